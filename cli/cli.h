@@ -1,0 +1,18 @@
+/* The command-line front end: one function per subcommand. */
+#ifndef DP_CLI_H
+#define DP_CLI_H
+
+#include <stdbool.h>
+
+int cmd_record(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+/* Prints "dataprof: <msg>" to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The whole command line, for the profile header. */
+extern const char *cli_cmdline;
+/* True when argv[i] is --help or -h. */
+bool cli_wants_help(int argc, char **argv);
+
+#endif

@@ -1,0 +1,240 @@
+/* dataprof dump: every record of a profile, one line each, like perf script -D. */
+#include "cli.h"
+#include "dataprof/data_src.h"
+#include "dataprof/profile.h"
+#include "util.h"
+#include "../profile/perf_record.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+typedef struct dump_opts {
+	bool regs, callchain, summary_only;
+} dump_opts;
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: dataprof dump [OPTIONS] [FILE]\n\n"
+		   "Prints every record of a profile (dataprof.dprof by default), one line\n"
+		   "each: offset, time, type and fields.\n\n"
+		   "  -i, --input FILE   the profile (also the positional FILE)\n"
+		   "  -r, --regs         print the sampled registers\n"
+		   "  -g, --callchain    print call chains\n"
+		   "  -s, --summary      print only the summary\n"
+		   "  -h, --help         show this help\n");
+}
+
+static void print_time(const dp_record *r)
+{
+	if (r->has_time)
+		printf(" %" PRIu64 ".%09" PRIu64, r->time / 1000000000u, r->time % 1000000000u);
+	else
+		printf(" -");
+}
+
+static void print_sample(const dp_profile *p, const dp_sample *s, const dump_opts *o)
+{
+	size_t nev;
+	const dp_event_info *ev = dp_profile_events(p, &nev);
+	uint64_t st = s->sample_type;
+
+	printf(" %s pid %u/%u cpu %u ip 0x%" PRIx64 " %s",
+	       s->event < nev && ev[s->event].name ? ev[s->event].name : "?", s->pid, s->tid,
+	       s->cpu, s->ip, (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL
+				      ? "kernel"
+				      : "user");
+	if (st & PERF_SAMPLE_ADDR)
+		printf(" addr 0x%" PRIx64, s->addr);
+	if (st & PERF_SAMPLE_PERIOD)
+		printf(" period %" PRIu64, s->period);
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
+		printf(" weight %" PRIu64, s->weight);
+	if (st & PERF_SAMPLE_DATA_SRC) {
+		char lvl[64], tlb[64];
+
+		dp_data_src_level(s->data_src, lvl, sizeof(lvl));
+		dp_data_src_tlb(s->data_src, tlb, sizeof(tlb));
+		printf(" data_src 0x%" PRIx64 " [%s, %s, tlb %s]", s->data_src,
+		       dp_data_src_op(s->data_src), lvl, tlb);
+	}
+	if (o->regs && s->regs_user.abi) {
+		printf(" regs");
+		for (unsigned i = 0; i < DP_MAX_REGS; i++)
+			if (s->regs_user.mask & (1ull << i))
+				printf(" %s=0x%" PRIx64, dp_perf_reg_name(i), s->regs_user.regs[i]);
+	}
+	if (o->callchain && s->callchain_nr) {
+		printf(" callchain");
+		for (uint32_t i = 0; i < s->callchain_nr; i++)
+			printf(" 0x%" PRIx64, s->callchain[i]);
+	}
+}
+
+static void print_record(const dp_profile *p, const dp_record *r, const dump_opts *o)
+{
+	printf("0x%08" PRIx64, r->offset);
+	print_time(r);
+	printf(" %s", dp_record_kind_name(r->kind));
+	switch (r->kind) {
+	case DP_R_SAMPLE:
+		print_sample(p, r->sample, o);
+		break;
+	case DP_R_MMAP: {
+		const dp_mmap_info *m = &r->mmap;
+
+		printf(" pid %u/%u [0x%" PRIx64 "-0x%" PRIx64 ") pgoff 0x%" PRIx64 " %c%c%c %s",
+		       m->pid, m->tid, m->start, m->start + m->len, m->pgoff,
+		       m->prot & 1 ? 'r' : '-', m->prot & 2 ? 'w' : '-', m->prot & 4 ? 'x' : '-',
+		       m->exec ? "exec" : "data");
+		if (m->build_id_size) {
+			printf(" build-id ");
+			for (unsigned i = 0; i < m->build_id_size; i++)
+				printf("%02x", m->build_id[i]);
+		}
+		printf(" %s", m->filename);
+		break;
+	}
+	case DP_R_COMM:
+		printf(" pid %u/%u %s%s", r->pid, r->tid, r->comm.comm, r->comm.exec ? " (exec)" : "");
+		break;
+	case DP_R_FORK:
+	case DP_R_EXIT:
+		printf(" pid %u/%u parent %u/%u", r->task.pid, r->task.tid, r->task.ppid,
+		       r->task.ptid);
+		break;
+	case DP_R_LOST:
+	case DP_R_LOST_SAMPLES:
+		printf(" %" PRIu64 " lost", r->lost.count);
+		break;
+	case DP_R_THROTTLE:
+	case DP_R_UNTHROTTLE:
+		printf(" id %" PRIu64, r->throttle.id);
+		break;
+	case DP_R_META:
+		printf(" %s = %s", r->meta.key, r->meta.value);
+		break;
+	case DP_R_EVENT: {
+		size_t n;
+		const dp_event_info *e = dp_profile_events(p, &n);
+
+		if (r->event < n)
+			printf(" #%u %s type %u config 0x%llx %s %llu ip %s class %s", r->event,
+			       e[r->event].name, e[r->event].attr.type,
+			       (unsigned long long)e[r->event].attr.config,
+			       e[r->event].attr.freq ? "freq" : "period",
+			       (unsigned long long)e[r->event].attr.sample_period,
+			       dp_ip_semantics_name(e[r->event].ip_sem),
+			       dp_event_class_name(e[r->event].evclass));
+		break;
+	}
+	case DP_R_FINISH: {
+		const struct dp_rec_finish *f = r->finish;
+
+		printf(" samples %" PRIu64 " lost %" PRIu64 " throttles %" PRIu64, f->samples,
+		       f->lost, f->throttles);
+		if (f->flags & DP_FINISH_DETACHED)
+			printf(" detached");
+		else if (WIFEXITED(f->wait_status))
+			printf(" exit %d", WEXITSTATUS(f->wait_status));
+		else if (WIFSIGNALED(f->wait_status))
+			printf(" killed by signal %d", WTERMSIG(f->wait_status));
+		if (f->flags & DP_FINISH_INTERRUPTED)
+			printf(" interrupted");
+		if (f->flags & DP_FINISH_DISK_FULL)
+			printf(" disk-full");
+		break;
+	}
+	case DP_R_THREAD:
+		printf(" pid %u/%u fs_base 0x%" PRIx64 " gs_base 0x%" PRIx64, r->pid, r->tid,
+		       r->thread->fs_base, r->thread->gs_base);
+		break;
+	case DP_R_WARNING:
+		printf(" %s", r->warning);
+		break;
+	case DP_R_OTHER:
+		printf(" type 0x%x size %u", r->type, r->size);
+		break;
+	}
+	putchar('\n');
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"input", required_argument, 0, 'i'}, {"regs", no_argument, 0, 'r'},
+		{"callchain", no_argument, 0, 'g'},   {"summary", no_argument, 0, 's'},
+		{"help", no_argument, 0, 'h'},        {0, 0, 0, 0},
+	};
+	const char *path = "dataprof.dprof";
+	dump_opts o = {0};
+	dp_error err = {{0}};
+	dp_profile *p;
+	dp_record r;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:rgsh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			path = optarg;
+			break;
+		case 'r':
+			o.regs = true;
+			break;
+		case 'g':
+			o.callchain = true;
+			break;
+		case 's':
+			o.summary_only = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "'dataprof dump --help' lists the options\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc) {
+		cli_error("dump reads one profile; '%s' is one too many", argv[optind]);
+		return 2;
+	}
+	p = dp_profile_open(path, &err);
+	if (!p) {
+		cli_error("%s", err.msg);
+		return 1;
+	}
+	while ((rc = dp_profile_next(p, &r)) > 0)
+		if (!o.summary_only)
+			print_record(p, &r, &o);
+
+	const dp_read_status *st = dp_profile_status(p);
+	size_t nev;
+	const dp_event_info *ev = dp_profile_events(p, &nev);
+
+	printf("# %" PRIu64 " records, %" PRIu64 " samples", st->records, st->samples);
+	for (size_t i = 0; i < nev; i++)
+		printf("%s%s %" PRIu64, i ? ", " : " (", ev[i].name ? ev[i].name : "?",
+		       ev[i].samples);
+	printf("%s, %" PRIu64 " lost, %" PRIu64 " throttled, %" PRIu64 " unknown, %" PRIu64
+	       " bad samples\n",
+	       nev ? ")" : "", st->lost + st->lost_samples, st->throttles, st->unknown_records,
+	       st->bad_samples);
+	if (rc < 0)
+		cli_error("%s: %s", path, st->error);
+	else if (st->truncated_at)
+		cli_error("warning: '%s' ends inside a record at offset %" PRIu64
+			  ": the recording was cut short; every record before it was read",
+			  path, st->truncated_at);
+	else if (!st->finished && st->format == DP_FMT_DPROF)
+		cli_error("warning: '%s' has no end record: the recorder did not finish (killed?); "
+			  "every record in it was read",
+			  path);
+	dp_profile_close(p);
+	return rc < 0 ? 1 : 0;
+}

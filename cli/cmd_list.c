@@ -1,0 +1,136 @@
+/* dataprof list: the events libpfm4 knows here, and which can be opened. */
+#include "cli.h"
+#include "../sampler/event_spec.h"
+
+#include <fnmatch.h>
+#include <getopt.h>
+#include <linux/perf_event.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: dataprof list [OPTIONS] [PATTERN]\n\n"
+		   "Lists the events of this machine's PMUs as libpfm4 knows them, with\n"
+		   "'yes' where this machine can open the event now. PATTERN is a glob on\n"
+		   "the name (case-insensitive).\n\n"
+		   "  -a, --all      list every umask combination (EVENT.UMASK)\n"
+		   "  -o, --openable only the events that can be opened here\n"
+		   "  -h, --help     show this help\n\n"
+		   "Data breakpoints are written mem:ADDR[/LEN][:w|rw] (see record --help).\n");
+}
+
+static bool openable(const char *name)
+{
+	dp_event_spec e;
+	dp_error err;
+	long fd;
+
+	if (dp_event_parse(name, &e, &err) < 0)
+		return false;
+	e.attr.disabled = 1;
+	e.attr.exclude_kernel = 1;
+	e.attr.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &e.attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	dp_event_spec_free(&e);
+	if (fd < 0)
+		return false;
+	close((int)fd);
+	return true;
+}
+
+static void show(const char *pmu, const char *name, const char *desc, const char *pattern,
+		 bool only_ok)
+{
+	char full[256];
+	bool ok;
+
+	snprintf(full, sizeof(full), "%s::%s", pmu, name);
+	if (pattern && fnmatch(pattern, name, FNM_CASEFOLD) && fnmatch(pattern, full, FNM_CASEFOLD))
+		return;
+	ok = openable(full);
+	if (only_ok && !ok)
+		return;
+	printf("  %-44s %-3s %.70s\n", name, ok ? "yes" : "no", desc ? desc : "");
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"all", no_argument, 0, 'a'},
+		{"openable", no_argument, 0, 'o'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	bool all = false, only_ok = false;
+	const char *pattern = NULL;
+	dp_error err;
+	pfm_pmu_t pmu;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "aoh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			all = true;
+			break;
+		case 'o':
+			only_ok = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "'dataprof list --help' lists the options\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		pattern = argv[optind];
+	if (dp_events_init(&err) < 0) {
+		cli_error("%s", err.msg);
+		return 1;
+	}
+	if (!dp_have_hw_pmu())
+		printf("# this machine exposes no hardware PMU: hardware events cannot be opened "
+		       "here; software events (cpu-clock, page-faults) and breakpoints can\n");
+	pfm_for_all_pmus(pmu)
+	{
+		pfm_pmu_info_t pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (pfm_get_pmu_info(pmu, &pi) != PFM_SUCCESS || !pi.is_present)
+			continue;
+		printf("%s: %s\n", pi.name, pi.desc);
+		printf("  %-44s %-3s %s\n", "EVENT", "OK", "DESCRIPTION");
+		for (int idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+			pfm_event_info_t ei;
+
+			memset(&ei, 0, sizeof(ei));
+			ei.size = sizeof(ei);
+			if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+				continue;
+			show(pi.name, ei.name, ei.desc, pattern, only_ok);
+			if (!all)
+				continue;
+			for (int a = 0; a < ei.nattrs; a++) {
+				pfm_event_attr_info_t ai;
+				char n[200];
+
+				memset(&ai, 0, sizeof(ai));
+				ai.size = sizeof(ai);
+				if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
+					    PFM_SUCCESS ||
+				    ai.type != PFM_ATTR_UMASK)
+					continue;
+				snprintf(n, sizeof(n), "%s.%s", ei.name, ai.name);
+				show(pi.name, n, ai.desc, pattern, only_ok);
+			}
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,116 @@
+/* The raw profile (.dprof) on disk. Documented in docs/format.md.
+ *
+ * A file is a 64-byte header followed by records. Every record starts with
+ * the kernel's struct perf_event_header {u32 type; u16 misc; u16 size} and
+ * is a multiple of 8 bytes long. Records the kernel produced (samples,
+ * MMAP2, COMM, FORK, EXIT, LOST, THROTTLE...) are stored exactly as the
+ * kernel wrote them into the ring buffer; dataprof's own records use types
+ * from DP_REC_BASE up. The file is written as the run goes and never
+ * rewritten, so any prefix that ends on a record boundary is a valid profile:
+ * a reader stops at the first incomplete record and reports its offset.
+ * All integers are little-endian; all times are CLOCK_MONOTONIC nanoseconds.
+ */
+#ifndef DATAPROF_FORMAT_H
+#define DATAPROF_FORMAT_H
+
+#include <stdint.h>
+
+#define DP_FILE_MAGIC       "DPROF\r\n\032"
+#define DP_FILE_MAGIC_LEN   8
+#define DP_FILE_VERSION     1
+#define DP_FILE_HEADER_SIZE 64
+
+#define DP_ARCH_X86_64 1
+
+struct dp_file_header {
+	char magic[DP_FILE_MAGIC_LEN];
+	uint32_t version;
+	uint32_t header_size;        /* bytes before the first record */
+	uint64_t start_time_ns;      /* CLOCK_MONOTONIC when recording began */
+	uint64_t start_realtime_ns;  /* CLOCK_REALTIME at the same moment */
+	uint32_t arch;               /* DP_ARCH_* of the registers in samples */
+	uint32_t flags;              /* none defined yet; readers ignore unknown bits */
+	uint8_t reserved[24];
+};
+
+/* dataprof's own record types. The kernel's are small integers (< 0x100). */
+#define DP_REC_BASE 0x44500000u /* "DP" */
+enum dp_rec_type {
+	DP_REC_META = DP_REC_BASE + 1,      /* key\0value\0 */
+	DP_REC_EVENT = DP_REC_BASE + 2,     /* struct dp_rec_event + attr + name */
+	DP_REC_EVENT_IDS = DP_REC_BASE + 3, /* struct dp_rec_event_ids */
+	DP_REC_FINISH = DP_REC_BASE + 4,    /* struct dp_rec_finish */
+	DP_REC_THREAD = DP_REC_BASE + 5,    /* struct dp_rec_thread */
+	DP_REC_ALLOC = DP_REC_BASE + 6,     /* struct dp_rec_alloc (+ call sites) */
+	DP_REC_FREE = DP_REC_BASE + 7,      /* struct dp_rec_free */
+	DP_REC_SENSOR = DP_REC_BASE + 8,    /* struct dp_rec_sensor + name */
+	DP_REC_READING = DP_REC_BASE + 9,   /* struct dp_rec_reading */
+	DP_REC_MARKER = DP_REC_BASE + 10,   /* struct dp_rec_marker */
+	DP_REC_MARKER_NAME = DP_REC_BASE + 11, /* struct dp_rec_marker_name + name */
+	DP_REC_WARNING = DP_REC_BASE + 12,  /* u64 time, then text\0 */
+};
+
+/* Where the sampled IP and registers stand relative to the instruction that
+ * caused the event (see DESIGN.md: IP semantics). */
+enum dp_ip_semantics {
+	DP_IP_NONE = 0,        /* not tied to an instruction */
+	DP_IP_EXACT = 1,       /* IP is the causing instruction; registers from before it ran (page faults) */
+	DP_IP_EXACT_AFTER = 2, /* IP is the causing instruction; registers from after it retired (PEBS) */
+	DP_IP_AFTER = 3,       /* the causing instruction retired before IP (traps, interrupts: skid) */
+};
+
+/* What kind of instruction can cause the event. */
+enum dp_event_class {
+	DP_EVC_NONE = 0,   /* not a memory event: verdict no-memory */
+	DP_EVC_LOAD = 1,   /* loads only */
+	DP_EVC_STORE = 2,  /* stores only */
+	DP_EVC_MEMORY = 3, /* any memory access */
+	DP_EVC_TIME = 4,   /* time-based (cpu-clock, cycles): the nearest memory access before the IP */
+};
+
+struct dp_rec_header {
+	uint32_t type;
+	uint16_t misc;
+	uint16_t size;
+};
+
+struct dp_rec_event {
+	struct dp_rec_header h;
+	uint32_t index;     /* event number in this profile, from 0 */
+	uint16_t ip_sem;    /* enum dp_ip_semantics */
+	uint16_t evclass;   /* enum dp_event_class */
+	uint32_t attr_size; /* bytes of struct perf_event_attr that follow */
+	uint32_t name_len;  /* bytes of the name that follow the attr, NUL included */
+	/* uint8_t attr[attr_size]; char name[name_len]; padding to 8 */
+};
+
+struct dp_rec_event_ids {
+	struct dp_rec_header h;
+	uint32_t index; /* event */
+	uint32_t n;
+	uint64_t ids[]; /* the kernel's sample IDs of this event's file descriptors */
+};
+
+struct dp_rec_finish {
+	struct dp_rec_header h;
+	uint64_t time;
+	int32_t wait_status;  /* the target's status as waitpid() gave it; -1 if detached */
+	uint32_t flags;       /* DP_FINISH_* */
+	uint64_t samples;     /* sample records written */
+	uint64_t lost;        /* samples the kernel reported lost (LOST records) */
+	uint64_t throttles;   /* THROTTLE records */
+	uint64_t bytes;       /* bytes of records written before this one */
+};
+#define DP_FINISH_INTERRUPTED 1u /* stopped by SIGINT/SIGTERM */
+#define DP_FINISH_DETACHED    2u /* -p: detached, target still running */
+#define DP_FINISH_DISK_FULL   4u /* the output filled up; the record stopped early */
+
+struct dp_rec_thread {
+	struct dp_rec_header h;
+	uint64_t time;
+	uint32_t pid, tid;
+	uint64_t fs_base; /* thread pointer: fs-relative operands add it */
+	uint64_t gs_base;
+};
+
+#endif

@@ -1,0 +1,189 @@
+/* Reading a profile: dataprof's raw profile (.dprof) or a perf.data file,
+ * through one interface. Records come in file order; each carries the
+ * parsed fields of the kernel record it came from.
+ *
+ *	dp_profile *p = dp_profile_open("dataprof.dprof", &err);
+ *	dp_record r;
+ *	while (dp_profile_next(p, &r) > 0)
+ *		if (r.kind == DP_R_SAMPLE) use(r.sample);
+ *	if (dp_profile_status(p)->truncated_at) ...
+ *	dp_profile_close(p);
+ *
+ * Pointers inside a record (names, call chains, raw data) stay valid until
+ * the profile is closed.
+ */
+#ifndef DATAPROF_PROFILE_H
+#define DATAPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#include "format.h"
+
+typedef struct dp_profile dp_profile;
+
+/* Registers are indexed by the kernel's perf register numbers
+ * (PERF_REG_X86_AX...); regs_mask says which were captured. */
+#define DP_MAX_REGS 64
+
+typedef struct dp_regs {
+	uint64_t abi;  /* PERF_SAMPLE_REGS_ABI_*; 0: none captured */
+	uint64_t mask; /* bit n set: regs[n] is valid */
+	uint64_t regs[DP_MAX_REGS];
+} dp_regs;
+
+typedef struct dp_sample {
+	uint32_t event; /* index into dp_profile_events() */
+	uint32_t cpu;
+	uint32_t pid, tid;
+	uint16_t misc; /* PERF_RECORD_MISC_*: user/kernel, exact IP */
+	uint64_t time;
+	uint64_t ip;
+	uint64_t addr;
+	uint64_t id, stream_id;
+	uint64_t period;
+	uint64_t weight;           /* WEIGHT, or WEIGHT_STRUCT's first field */
+	uint32_t weight2, weight3; /* WEIGHT_STRUCT: instruction latency, ... */
+	uint64_t data_src;         /* union perf_mem_data_src */
+	uint64_t transaction;
+	uint64_t phys_addr;
+	uint64_t cgroup;
+	uint64_t data_page_size, code_page_size;
+	uint32_t callchain_nr;
+	const uint64_t *callchain;
+	uint32_t raw_size;
+	const void *raw;
+	uint64_t branch_nr;
+	const struct perf_branch_entry *branches;
+	uint64_t stack_user_size;
+	const void *stack_user;
+	uint64_t read_size;
+	const void *read; /* PERF_SAMPLE_READ values, as the kernel laid them out */
+	dp_regs regs_user;
+	dp_regs regs_intr;
+	uint64_t sample_type; /* which of the fields above are valid */
+} dp_sample;
+
+typedef struct dp_mmap_info {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	uint8_t build_id_size;
+	uint8_t build_id[20];
+	bool exec; /* false for data mappings (mmap_data) */
+	const char *filename;
+} dp_mmap_info;
+
+enum dp_record_kind {
+	DP_R_SAMPLE,
+	DP_R_MMAP, /* MMAP and MMAP2 */
+	DP_R_COMM,
+	DP_R_FORK,
+	DP_R_EXIT,
+	DP_R_LOST,         /* kernel dropped records: lost = count */
+	DP_R_LOST_SAMPLES, /* hardware/driver dropped samples */
+	DP_R_THROTTLE,
+	DP_R_UNTHROTTLE,
+	DP_R_META,
+	DP_R_EVENT,
+	DP_R_FINISH,
+	DP_R_THREAD,
+	DP_R_WARNING,
+	DP_R_OTHER, /* a record this reader keeps but does not interpret */
+};
+
+typedef struct dp_record {
+	enum dp_record_kind kind;
+	uint32_t type; /* raw record type */
+	uint16_t misc;
+	uint32_t size;
+	uint64_t offset; /* where it starts in the file (or decompressed stream) */
+	/* from the record or its sample_id trailer, when present */
+	uint64_t time;
+	uint32_t pid, tid, cpu;
+	bool has_time;
+	union {
+		const dp_sample *sample;
+		dp_mmap_info mmap;
+		struct {
+			const char *comm;
+			bool exec;
+		} comm;
+		struct {
+			uint32_t pid, ppid, tid, ptid;
+		} task; /* FORK and EXIT */
+		struct {
+			uint64_t id, count;
+		} lost;
+		struct {
+			uint64_t id, stream_id;
+		} throttle;
+		struct {
+			const char *key, *value;
+		} meta;
+		uint32_t event; /* DP_R_EVENT: the index */
+		const struct dp_rec_finish *finish;
+		const struct dp_rec_thread *thread;
+		const char *warning;
+		const void *other; /* the whole record */
+	};
+} dp_record;
+
+typedef struct dp_event_info {
+	uint32_t index;
+	const char *name;
+	struct perf_event_attr attr;
+	enum dp_ip_semantics ip_sem;
+	enum dp_event_class evclass;
+	uint64_t samples; /* filled while reading */
+} dp_event_info;
+
+typedef enum dp_profile_format {
+	DP_FMT_DPROF,
+	DP_FMT_PERF_FILE,
+	DP_FMT_PERF_PIPE,
+} dp_profile_format;
+
+/* Counts a reader keeps as it goes. */
+typedef struct dp_read_status {
+	dp_profile_format format;
+	uint64_t records;
+	uint64_t samples;
+	uint64_t lost;          /* sum of LOST counts */
+	uint64_t lost_samples;  /* sum of LOST_SAMPLES counts */
+	uint64_t throttles;
+	uint64_t unknown_records; /* types skipped by size */
+	uint64_t bad_samples;     /* samples that did not parse: skipped, counted */
+	uint64_t truncated_at;    /* != 0: the file ends inside the record at this offset */
+	bool finished;            /* a FINISH record was seen (the recorder ended normally) */
+	char error[512];          /* set when reading stopped on corrupt data */
+} dp_read_status;
+
+struct dp_error;
+
+/* Opens a raw profile or a perf.data file (detected from its first bytes).
+ * Returns NULL with a one-line message in err. */
+dp_profile *dp_profile_open(const char *path, struct dp_error *err);
+void dp_profile_close(dp_profile *p);
+
+/* 1: a record; 0: the end (or a truncated tail: see status); -1: corrupt
+ * data, message in status->error. */
+int dp_profile_next(dp_profile *p, dp_record *r);
+/* Back to the first record, for a second pass. */
+void dp_profile_rewind(dp_profile *p);
+
+const dp_read_status *dp_profile_status(const dp_profile *p);
+const dp_event_info *dp_profile_events(const dp_profile *p, size_t *n);
+/* Metadata: "cmdline", "hostname", "kernel", "cpu", "clock", "version"... */
+const char *dp_profile_meta(const dp_profile *p, const char *key);
+const struct dp_file_header *dp_profile_header(const dp_profile *p);
+
+const char *dp_record_kind_name(enum dp_record_kind k);
+const char *dp_ip_semantics_name(enum dp_ip_semantics s);
+const char *dp_event_class_name(enum dp_event_class c);
+
+#endif

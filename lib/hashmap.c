@@ -1,0 +1,98 @@
+#include "hashmap.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t dp_hash64(uint64_t x)
+{
+	/* splitmix64 finaliser: good avalanche for addresses that differ in low bits */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+uint64_t dp_hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	/* FNV-1a, then mixed: used for strings, which are short */
+	const unsigned char *s = p;
+	uint64_t h = 0xcbf29ce484222325ull ^ seed;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ull;
+	}
+	return dp_hash64(h);
+}
+
+void dp_hashmap_init(dp_hashmap *m, size_t expected)
+{
+	size_t cap = 16;
+
+	while (cap < expected * 2)
+		cap *= 2;
+	m->cap = cap;
+	m->n = 0;
+	m->keys = dp_malloc(cap * sizeof(*m->keys));
+	m->vals = dp_malloc(cap * sizeof(*m->vals));
+	m->used = dp_calloc(cap, 1);
+}
+
+void dp_hashmap_free(dp_hashmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+bool dp_hashmap_get(const dp_hashmap *m, uint64_t key, uint64_t *val)
+{
+	size_t mask = m->cap - 1, i;
+
+	if (!m->cap)
+		return false;
+	for (i = dp_hash64(key) & mask; m->used[i]; i = (i + 1) & mask) {
+		if (m->keys[i] == key) {
+			*val = m->vals[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+static void grow(dp_hashmap *m)
+{
+	dp_hashmap n;
+
+	dp_hashmap_init(&n, m->cap);
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->used[i])
+			dp_hashmap_put(&n, m->keys[i], m->vals[i]);
+	dp_hashmap_free(m);
+	*m = n;
+}
+
+void dp_hashmap_put(dp_hashmap *m, uint64_t key, uint64_t val)
+{
+	size_t mask, i;
+
+	if (!m->cap)
+		dp_hashmap_init(m, 8);
+	if ((m->n + 1) * 4 > m->cap * 3)
+		grow(m);
+	mask = m->cap - 1;
+	for (i = dp_hash64(key) & mask; m->used[i]; i = (i + 1) & mask) {
+		if (m->keys[i] == key) {
+			m->vals[i] = val;
+			return;
+		}
+	}
+	m->used[i] = 1;
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->n++;
+}

@@ -1,0 +1,28 @@
+/* Open-addressing hash map from a 64-bit key to a 64-bit value (often an
+ * index into an array owned by the caller). Per-sample caches live on it,
+ * so lookups allocate nothing and touch one or two cache lines. */
+#ifndef DP_HASHMAP_H
+#define DP_HASHMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dp_hashmap {
+	uint64_t *keys;
+	uint64_t *vals;
+	uint8_t *used;
+	size_t cap; /* power of two */
+	size_t n;
+} dp_hashmap;
+
+void dp_hashmap_init(dp_hashmap *m, size_t expected);
+void dp_hashmap_free(dp_hashmap *m);
+/* Returns true and sets *val when key is present. */
+bool dp_hashmap_get(const dp_hashmap *m, uint64_t key, uint64_t *val);
+/* Inserts or replaces. */
+void dp_hashmap_put(dp_hashmap *m, uint64_t key, uint64_t val);
+uint64_t dp_hash64(uint64_t x);
+uint64_t dp_hash_bytes(const void *p, size_t n, uint64_t seed);
+
+#endif

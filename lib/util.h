@@ -1,0 +1,89 @@
+/* Small helpers shared by every stage: allocation that never returns NULL,
+ * growable arrays, one-line error messages. */
+#ifndef DP_UTIL_H
+#define DP_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdarg.h>
+
+#define DP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define DP_ALIGN(x, a)  (((x) + ((a)-1)) & ~((uint64_t)(a)-1))
+#define DP_MIN(a, b)    ((a) < (b) ? (a) : (b))
+#define DP_MAX(a, b)    ((a) > (b) ? (a) : (b))
+#define DP_UNUSED       __attribute__((unused))
+#define DP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* One error message, one line, that names the thing and what to do. */
+typedef struct dp_error {
+	char msg[512];
+} dp_error;
+
+void dp_error_set(dp_error *err, const char *fmt, ...) DP_PRINTF(2, 3);
+void dp_error_prefix(dp_error *err, const char *fmt, ...) DP_PRINTF(2, 3);
+
+/* Fatal on allocation failure: a profiler that runs out of memory cannot
+ * report anything useful, and checking every call obscures the logic. */
+void *dp_malloc(size_t n);
+void *dp_calloc(size_t n, size_t size);
+void *dp_realloc(void *p, size_t n);
+char *dp_strdup(const char *s);
+char *dp_strndup(const char *s, size_t n);
+char *dp_asprintf(const char *fmt, ...) DP_PRINTF(1, 2);
+
+/* Growable array: struct { T *v; size_t n, cap; }. */
+#define DP_VEC(T)                                                                                  \
+	struct {                                                                                   \
+		T *v;                                                                              \
+		size_t n, cap;                                                                     \
+	}
+#define dp_vec_grow(vec, want)                                                                     \
+	do {                                                                                       \
+		if ((want) > (vec)->cap) {                                                         \
+			size_t nc_ = (vec)->cap ? (vec)->cap * 2 : 8;                              \
+			while (nc_ < (want))                                                       \
+				nc_ *= 2;                                                          \
+			(vec)->v = dp_realloc((vec)->v, nc_ * sizeof(*(vec)->v));                  \
+			(vec)->cap = nc_;                                                          \
+		}                                                                                  \
+	} while (0)
+#define dp_vec_push(vec, x)                                                                        \
+	do {                                                                                       \
+		dp_vec_grow((vec), (vec)->n + 1);                                                  \
+		(vec)->v[(vec)->n++] = (x);                                                        \
+	} while (0)
+#define dp_vec_free(vec)                                                                           \
+	do {                                                                                       \
+		free((vec)->v);                                                                    \
+		(vec)->v = NULL;                                                                   \
+		(vec)->n = (vec)->cap = 0;                                                         \
+	} while (0)
+
+/* A growable byte/string buffer. */
+typedef struct dp_buf {
+	char *p;
+	size_t len, cap;
+} dp_buf;
+
+void dp_buf_reserve(dp_buf *b, size_t extra);
+void dp_buf_add(dp_buf *b, const void *data, size_t n);
+void dp_buf_puts(dp_buf *b, const char *s);
+void dp_buf_printf(dp_buf *b, const char *fmt, ...) DP_PRINTF(2, 3);
+void dp_buf_vprintf(dp_buf *b, const char *fmt, va_list ap);
+void dp_buf_free(dp_buf *b);
+
+/* Time on the clock every record of a profile uses (CLOCK_MONOTONIC). */
+uint64_t dp_now_ns(void);
+
+/* Parse helpers: strict, whole-string, with range check. */
+bool dp_parse_u64(const char *s, uint64_t *out);
+bool dp_parse_double(const char *s, double *out);
+
+/* Edit distance for "did you mean" suggestions. */
+unsigned dp_edit_distance(const char *a, const char *b, unsigned limit);
+
+/* stderr progress is only shown when stderr is a terminal. */
+bool dp_stderr_is_tty(void);
+
+#endif

@@ -1,0 +1,404 @@
+#include "perf_record.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* A cursor over one record's bytes. */
+typedef struct cur {
+	const uint8_t *p, *end;
+	int bad;
+} cur;
+
+static uint64_t rd64(cur *c)
+{
+	uint64_t v = 0;
+
+	if (c->bad || (size_t)(c->end - c->p) < 8) {
+		c->bad = 1;
+		return 0;
+	}
+	memcpy(&v, c->p, 8);
+	c->p += 8;
+	return v;
+}
+
+static uint32_t rd32(cur *c)
+{
+	uint32_t v = 0;
+
+	if (c->bad || (size_t)(c->end - c->p) < 4) {
+		c->bad = 1;
+		return 0;
+	}
+	memcpy(&v, c->p, 4);
+	c->p += 4;
+	return v;
+}
+
+/* Returns a pointer to n bytes and skips them, or NULL when they are not there. */
+static const void *take(cur *c, uint64_t n)
+{
+	const void *r = c->p;
+
+	if (c->bad || (uint64_t)(c->end - c->p) < n) {
+		c->bad = 1;
+		return NULL;
+	}
+	c->p += n;
+	return r;
+}
+
+static void read_regs(cur *c, uint64_t mask, dp_regs *r)
+{
+	r->abi = rd64(c);
+	r->mask = 0;
+	if (!r->abi)
+		return;
+	for (unsigned i = 0; i < 64; i++) {
+		if (!(mask & (1ull << i)))
+			continue;
+		uint64_t v = rd64(c);
+		if (i < DP_MAX_REGS) {
+			r->regs[i] = v;
+			r->mask |= 1ull << i;
+		}
+	}
+}
+
+static uint64_t read_size(const struct perf_event_attr *attr)
+{
+	uint64_t rf = attr->read_format, entry = 8, n = 0;
+
+	if (rf & PERF_FORMAT_ID)
+		entry += 8;
+	if (rf & PERF_FORMAT_LOST)
+		entry += 8;
+	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		n += 8;
+	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		n += 8;
+	if (rf & PERF_FORMAT_GROUP)
+		return 0; /* variable: nr first */
+	return n + entry;
+}
+
+int dp_perf_parse_sample(const struct perf_event_attr *attr, const void *rec, size_t size,
+			 dp_sample *s)
+{
+	cur c = {(const uint8_t *)rec + sizeof(struct perf_event_header), (const uint8_t *)rec + size,
+		 0};
+	uint64_t st = attr->sample_type;
+
+	if (size < sizeof(struct perf_event_header))
+		return -1;
+	memset(s, 0, offsetof(dp_sample, regs_user));
+	s->regs_user.abi = s->regs_user.mask = 0;
+	s->regs_intr.abi = s->regs_intr.mask = 0;
+	s->sample_type = st;
+	s->misc = ((const struct perf_event_header *)rec)->misc;
+
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		s->id = rd64(&c);
+	if (st & PERF_SAMPLE_IP)
+		s->ip = rd64(&c);
+	if (st & PERF_SAMPLE_TID) {
+		s->pid = rd32(&c);
+		s->tid = rd32(&c);
+	}
+	if (st & PERF_SAMPLE_TIME)
+		s->time = rd64(&c);
+	if (st & PERF_SAMPLE_ADDR)
+		s->addr = rd64(&c);
+	if (st & PERF_SAMPLE_ID)
+		s->id = rd64(&c);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		s->stream_id = rd64(&c);
+	if (st & PERF_SAMPLE_CPU) {
+		s->cpu = rd32(&c);
+		rd32(&c);
+	}
+	if (st & PERF_SAMPLE_PERIOD)
+		s->period = rd64(&c);
+	if (st & PERF_SAMPLE_READ) {
+		const uint8_t *start = c.p;
+		uint64_t n = read_size(attr);
+
+		if (!n) { /* group: nr, [time_enabled], [time_running], {value, [id], [lost]}[nr] */
+			uint64_t nr = rd64(&c), entry = 8, extra = 0;
+			uint64_t rf = attr->read_format;
+
+			if (rf & PERF_FORMAT_ID)
+				entry += 8;
+			if (rf & PERF_FORMAT_LOST)
+				entry += 8;
+			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+				extra += 8;
+			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+				extra += 8;
+			if (nr > (uint64_t)(c.end - c.p) / entry)
+				return -1;
+			n = extra + nr * entry;
+		}
+		take(&c, n);
+		s->read = start;
+		s->read_size = (uint64_t)(c.p - start);
+	}
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr = rd64(&c);
+
+		if (nr > (uint64_t)(c.end - c.p) / 8)
+			return -1;
+		s->callchain_nr = (uint32_t)nr;
+		s->callchain = take(&c, nr * 8);
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		s->raw_size = rd32(&c);
+		s->raw = take(&c, s->raw_size);
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		uint64_t nr = rd64(&c);
+
+		if (attr->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+			rd64(&c);
+		if (nr > (uint64_t)(c.end - c.p) / sizeof(struct perf_branch_entry))
+			return -1;
+		s->branch_nr = nr;
+		s->branches = take(&c, nr * sizeof(struct perf_branch_entry));
+	}
+	if (st & PERF_SAMPLE_REGS_USER)
+		read_regs(&c, attr->sample_regs_user, &s->regs_user);
+	if (st & PERF_SAMPLE_STACK_USER) {
+		uint64_t sz = rd64(&c);
+
+		s->stack_user = take(&c, sz);
+		if (sz)
+			s->stack_user_size = rd64(&c); /* dyn_size: what was really copied */
+		if (s->stack_user_size > sz)
+			s->stack_user_size = sz;
+	}
+	if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
+		uint64_t w = rd64(&c);
+
+		s->weight = (uint32_t)w;
+		s->weight2 = (uint16_t)(w >> 32);
+		s->weight3 = (uint16_t)(w >> 48);
+	} else if (st & PERF_SAMPLE_WEIGHT) {
+		s->weight = rd64(&c);
+	}
+	if (st & PERF_SAMPLE_DATA_SRC)
+		s->data_src = rd64(&c);
+	if (st & PERF_SAMPLE_TRANSACTION)
+		s->transaction = rd64(&c);
+	if (st & PERF_SAMPLE_REGS_INTR)
+		read_regs(&c, attr->sample_regs_intr, &s->regs_intr);
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		s->phys_addr = rd64(&c);
+	if (st & PERF_SAMPLE_AUX) {
+		uint64_t sz = rd64(&c);
+		take(&c, sz);
+	}
+	if (st & PERF_SAMPLE_CGROUP)
+		s->cgroup = rd64(&c);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		s->data_page_size = rd64(&c);
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		s->code_page_size = rd64(&c);
+	return c.bad ? -1 : 0;
+}
+
+int dp_perf_parse_sample_id(const struct perf_event_attr *attr, const void *rec, size_t size,
+			    dp_sample_id *sid)
+{
+	uint64_t st = attr->sample_type;
+	size_t n = 0;
+	cur c;
+
+	memset(sid, 0, sizeof(*sid));
+	if (!attr->sample_id_all)
+		return 0;
+	if (st & PERF_SAMPLE_TID)
+		n += 8;
+	if (st & PERF_SAMPLE_TIME)
+		n += 8;
+	if (st & PERF_SAMPLE_ID)
+		n += 8;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		n += 8;
+	if (st & PERF_SAMPLE_CPU)
+		n += 8;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		n += 8;
+	if (size < sizeof(struct perf_event_header) + n)
+		return -1;
+	c.p = (const uint8_t *)rec + size - n;
+	c.end = (const uint8_t *)rec + size;
+	c.bad = 0;
+	if (st & PERF_SAMPLE_TID) {
+		sid->pid = rd32(&c);
+		sid->tid = rd32(&c);
+		sid->has_tid = 1;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		sid->time = rd64(&c);
+		sid->has_time = 1;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		sid->id = rd64(&c);
+		sid->has_id = 1;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID)
+		rd64(&c);
+	if (st & PERF_SAMPLE_CPU) {
+		sid->cpu = rd32(&c);
+		rd32(&c);
+		sid->has_cpu = 1;
+	}
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		sid->id = rd64(&c);
+		sid->has_id = 1;
+	}
+	return c.bad ? -1 : 0;
+}
+
+int dp_perf_record_id(const struct perf_event_attr *attr, const void *rec, size_t size,
+		      uint64_t *id)
+{
+	const struct perf_event_header *h = rec;
+	uint64_t st = attr->sample_type;
+	size_t off = sizeof(*h);
+
+	if (size < sizeof(*h))
+		return -1;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (!(st & PERF_SAMPLE_IDENTIFIER)) {
+			if (!(st & PERF_SAMPLE_ID))
+				return -1;
+			if (st & PERF_SAMPLE_IP)
+				off += 8;
+			if (st & PERF_SAMPLE_TID)
+				off += 8;
+			if (st & PERF_SAMPLE_TIME)
+				off += 8;
+			if (st & PERF_SAMPLE_ADDR)
+				off += 8;
+		}
+		if (size < off + 8)
+			return -1;
+		memcpy(id, (const uint8_t *)rec + off, 8);
+		return 0;
+	}
+	dp_sample_id sid;
+	if (dp_perf_parse_sample_id(attr, rec, size, &sid) < 0 || !sid.has_id)
+		return -1;
+	*id = sid.id;
+	return 0;
+}
+
+/* A NUL-terminated string inside [p, end), or NULL. */
+static const char *str_in(const uint8_t *p, const uint8_t *end)
+{
+	if (p >= end || !memchr(p, 0, (size_t)(end - p)))
+		return NULL;
+	return (const char *)p;
+}
+
+int dp_perf_decode_side_record(const void *rec, size_t size, dp_record *r)
+{
+	const struct perf_event_header *h = rec;
+	const uint8_t *b = rec, *end = b + size;
+	cur c = {b + sizeof(*h), end, 0};
+
+	switch (h->type) {
+	case PERF_RECORD_MMAP: {
+		dp_mmap_info *m = &r->mmap;
+
+		memset(m, 0, sizeof(*m));
+		r->kind = DP_R_MMAP;
+		m->pid = rd32(&c);
+		m->tid = rd32(&c);
+		m->start = rd64(&c);
+		m->len = rd64(&c);
+		m->pgoff = rd64(&c);
+		m->exec = !(h->misc & PERF_RECORD_MISC_MMAP_DATA);
+		m->prot = m->exec ? 5 : 1; /* PROT_READ|PROT_EXEC; MMAP carries no prot */
+		m->filename = c.bad ? NULL : str_in(c.p, end);
+		return m->filename ? 0 : -1;
+	}
+	case PERF_RECORD_MMAP2: {
+		dp_mmap_info *m = &r->mmap;
+
+		memset(m, 0, sizeof(*m));
+		r->kind = DP_R_MMAP;
+		m->pid = rd32(&c);
+		m->tid = rd32(&c);
+		m->start = rd64(&c);
+		m->len = rd64(&c);
+		m->pgoff = rd64(&c);
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			const uint8_t *bid = take(&c, 24);
+
+			if (bid) {
+				m->build_id_size = bid[0] > 20 ? 20 : bid[0];
+				memcpy(m->build_id, bid + 4, m->build_id_size);
+			}
+		} else {
+			m->maj = rd32(&c);
+			m->min = rd32(&c);
+			m->ino = rd64(&c);
+			m->ino_generation = rd64(&c);
+		}
+		m->prot = rd32(&c);
+		m->flags = rd32(&c);
+		m->exec = !(h->misc & PERF_RECORD_MISC_MMAP_DATA);
+		m->filename = c.bad ? NULL : str_in(c.p, end);
+		return m->filename ? 0 : -1;
+	}
+	case PERF_RECORD_COMM:
+		r->kind = DP_R_COMM;
+		rd32(&c);
+		rd32(&c);
+		r->comm.exec = (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+		r->comm.comm = c.bad ? NULL : str_in(c.p, end);
+		return r->comm.comm ? 0 : -1;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		r->kind = h->type == PERF_RECORD_FORK ? DP_R_FORK : DP_R_EXIT;
+		r->task.pid = rd32(&c);
+		r->task.ppid = rd32(&c);
+		r->task.tid = rd32(&c);
+		r->task.ptid = rd32(&c);
+		rd64(&c);
+		return c.bad ? -1 : 0;
+	case PERF_RECORD_LOST:
+		r->kind = DP_R_LOST;
+		r->lost.id = rd64(&c);
+		r->lost.count = rd64(&c);
+		return c.bad ? -1 : 0;
+	case PERF_RECORD_LOST_SAMPLES:
+		r->kind = DP_R_LOST_SAMPLES;
+		r->lost.id = 0;
+		r->lost.count = rd64(&c);
+		return c.bad ? -1 : 0;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		r->kind = h->type == PERF_RECORD_THROTTLE ? DP_R_THROTTLE : DP_R_UNTHROTTLE;
+		rd64(&c); /* time */
+		r->throttle.id = rd64(&c);
+		r->throttle.stream_id = rd64(&c);
+		return c.bad ? -1 : 0;
+	default:
+		r->kind = DP_R_OTHER;
+		r->other = rec;
+		return 0;
+	}
+}
+
+const char *dp_perf_reg_name(unsigned reg)
+{
+	static const char *const names[] = {
+		"ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "ip", "flags", "cs", "ss",
+		"ds", "es", "fs", "gs", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+	};
+
+	return reg < sizeof(names) / sizeof(names[0]) ? names[reg] : "?";
+}

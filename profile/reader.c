@@ -1,0 +1,506 @@
+/* Opening a profile and reading dataprof's raw profile container. */
+#include "reader_impl.h"
+#include "perf_record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_EVENTS 4096
+
+dp_event_info *dp_profile_add_event(dp_profile *p, uint32_t index, const char *name,
+				    const void *attr, size_t attr_size)
+{
+	dp_event_info *e;
+
+	if (index >= MAX_EVENTS)
+		return NULL;
+	if (index >= p->events.n) {
+		size_t old = p->events.n;
+
+		dp_vec_grow(&p->events, (size_t)index + 1);
+		memset(p->events.v + old, 0, (index + 1 - old) * sizeof(*p->events.v));
+		p->events.n = index + 1;
+	}
+	e = &p->events.v[index];
+	e->index = index;
+	if (name && !e->name)
+		e->name = dp_strdup(name);
+	memset(&e->attr, 0, sizeof(e->attr));
+	memcpy(&e->attr, attr, DP_MIN(attr_size, sizeof(e->attr)));
+	return e;
+}
+
+void dp_profile_add_id(dp_profile *p, uint64_t id, uint32_t index)
+{
+	dp_hashmap_put(&p->id2event, id, index);
+}
+
+void dp_profile_set_meta(dp_profile *p, const char *key, const char *value)
+{
+	for (size_t i = 0; i < p->meta.n; i++) {
+		if (!strcmp(p->meta.v[i].key, key)) {
+			free(p->meta.v[i].value);
+			p->meta.v[i].value = dp_strdup(value);
+			return;
+		}
+	}
+	dp_meta_kv kv = {dp_strdup(key), dp_strdup(value)};
+	dp_vec_push(&p->meta, kv);
+}
+
+/* The attr that locates IDs in records: the first event's. */
+static const struct perf_event_attr *id_attr(const dp_profile *p)
+{
+	for (size_t i = 0; i < p->events.n; i++)
+		if (p->events.v[i].name || p->events.v[i].attr.sample_type)
+			return &p->events.v[i].attr;
+	return NULL;
+}
+
+static int event_of(const dp_profile *p, const void *rec, size_t size, uint32_t *ev)
+{
+	const struct perf_event_attr *a = id_attr(p);
+	uint64_t id, v;
+
+	if (!a)
+		return -1;
+	if (p->events.n == 1 || dp_perf_record_id(a, rec, size, &id) < 0) {
+		*ev = 0;
+		return p->events.n ? 0 : -1;
+	}
+	if (!dp_hashmap_get(&p->id2event, id, &v))
+		return -1;
+	*ev = (uint32_t)v;
+	return 0;
+}
+
+int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_record *r)
+{
+	const struct perf_event_header *h = rec;
+	uint32_t ev = 0;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		dp_sample *s = &p->sample;
+
+		if (event_of(p, rec, size, &ev) < 0 ||
+		    dp_perf_parse_sample(&p->events.v[ev].attr, rec, size, s) < 0) {
+			p->st.bad_samples++;
+			return -1;
+		}
+		s->event = ev;
+		r->kind = DP_R_SAMPLE;
+		r->sample = s;
+		r->time = s->time;
+		r->has_time = (s->sample_type & PERF_SAMPLE_TIME) != 0;
+		r->pid = s->pid;
+		r->tid = s->tid;
+		r->cpu = s->cpu;
+		p->events.v[ev].samples++;
+		p->st.samples++;
+		return 0;
+	}
+	if (dp_perf_decode_side_record(rec, size, r) < 0)
+		return -1;
+	if (r->kind != DP_R_OTHER && p->events.n) {
+		const struct perf_event_attr *a = id_attr(p);
+		dp_sample_id sid;
+
+		if (event_of(p, rec, size, &ev) == 0)
+			a = &p->events.v[ev].attr;
+		if (a && dp_perf_parse_sample_id(a, rec, size, &sid) == 0) {
+			r->time = sid.time;
+			r->has_time = sid.has_time;
+			r->cpu = sid.cpu;
+			if (sid.has_tid) {
+				r->pid = sid.pid;
+				r->tid = sid.tid;
+			}
+		}
+	}
+	switch (r->kind) {
+	case DP_R_MMAP:
+		r->pid = r->mmap.pid;
+		r->tid = r->mmap.tid;
+		break;
+	case DP_R_FORK:
+	case DP_R_EXIT:
+		r->pid = r->task.pid;
+		r->tid = r->task.tid;
+		break;
+	case DP_R_LOST:
+		p->st.lost += r->lost.count;
+		break;
+	case DP_R_LOST_SAMPLES:
+		p->st.lost_samples += r->lost.count;
+		break;
+	case DP_R_THROTTLE:
+		p->st.throttles++;
+		break;
+	case DP_R_OTHER:
+		p->st.unknown_records++;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* dataprof's own record types. */
+static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_record *r,
+			    bool first_pass)
+{
+	const struct dp_rec_header *h = (const void *)rec;
+	const uint8_t *end = rec + size;
+
+	switch (h->type) {
+	case DP_REC_META: {
+		const char *k = (const char *)rec + 8, *v;
+		const char *z = memchr(k, 0, (size_t)(end - (const uint8_t *)k));
+
+		if (!z)
+			return -1;
+		v = z + 1;
+		if ((const uint8_t *)v >= end || !memchr(v, 0, (size_t)(end - (const uint8_t *)v)))
+			return -1;
+		r->kind = DP_R_META;
+		r->meta.key = k;
+		r->meta.value = v;
+		if (first_pass)
+			dp_profile_set_meta(p, k, v);
+		return 0;
+	}
+	case DP_REC_EVENT: {
+		const struct dp_rec_event *e = (const void *)rec;
+		const char *name;
+
+		if (size < sizeof(*e) || e->attr_size > size - sizeof(*e) ||
+		    e->name_len > size - sizeof(*e) - e->attr_size || e->name_len == 0)
+			return -1;
+		name = (const char *)rec + sizeof(*e) + e->attr_size;
+		if (name[e->name_len - 1] != 0)
+			return -1;
+		r->kind = DP_R_EVENT;
+		r->event = e->index;
+		if (first_pass) {
+			dp_event_info *ei = dp_profile_add_event(p, e->index, name, e + 1, e->attr_size);
+
+			if (!ei)
+				return -1;
+			ei->ip_sem = e->ip_sem;
+			ei->evclass = e->evclass;
+		}
+		return 0;
+	}
+	case DP_REC_EVENT_IDS: {
+		const struct dp_rec_event_ids *e = (const void *)rec;
+
+		if (size < sizeof(*e) || e->n > (size - sizeof(*e)) / 8)
+			return -1;
+		r->kind = DP_R_OTHER;
+		r->other = rec;
+		if (first_pass)
+			for (uint32_t i = 0; i < e->n; i++)
+				dp_profile_add_id(p, e->ids[i], e->index);
+		return 0;
+	}
+	case DP_REC_FINISH:
+		if (size < sizeof(struct dp_rec_finish))
+			return -1;
+		r->kind = DP_R_FINISH;
+		r->finish = (const void *)rec;
+		r->time = r->finish->time;
+		r->has_time = true;
+		p->st.finished = true;
+		return 0;
+	case DP_REC_THREAD:
+		if (size < sizeof(struct dp_rec_thread))
+			return -1;
+		r->kind = DP_R_THREAD;
+		r->thread = (const void *)rec;
+		r->time = r->thread->time;
+		r->has_time = true;
+		r->pid = r->thread->pid;
+		r->tid = r->thread->tid;
+		return 0;
+	case DP_REC_WARNING: {
+		const char *t = (const char *)rec + 16;
+
+		if (size < 17 || rec[size - 1] != 0)
+			return -1;
+		r->kind = DP_R_WARNING;
+		memcpy(&r->time, rec + 8, 8);
+		r->has_time = true;
+		r->warning = t;
+		return 0;
+	}
+	default:
+		r->kind = DP_R_OTHER;
+		r->other = rec;
+		p->st.unknown_records++;
+		return 0;
+	}
+}
+
+/* Reads the next raw-profile record. */
+static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
+{
+	for (;;) {
+		const struct perf_event_header *h;
+		size_t left = p->size - p->pos;
+
+		if (left == 0)
+			return 0;
+		if (left < sizeof(*h)) {
+			p->st.truncated_at = p->pos;
+			return 0;
+		}
+		h = (const void *)(p->data + p->pos);
+		if (h->size < sizeof(*h) || (h->size & 7)) {
+			snprintf(p->st.error, sizeof(p->st.error),
+				 "corrupt record at offset %zu (type %u, size %u): the profile is "
+				 "damaged from here on",
+				 p->pos, h->type, h->size);
+			return -1;
+		}
+		if (h->size > left) {
+			p->st.truncated_at = p->pos;
+			return 0;
+		}
+		memset(r, 0, sizeof(*r));
+		r->type = h->type;
+		r->misc = h->misc;
+		r->size = h->size;
+		r->offset = p->pos;
+		p->pos += h->size;
+		p->st.records++;
+		int rc = h->type >= DP_REC_BASE
+				 ? decode_dp_record(p, (const uint8_t *)h, h->size, r, first_pass)
+				 : dp_profile_decode_kernel(p, h, h->size, r);
+		if (rc < 0) {
+			if (h->type != PERF_RECORD_SAMPLE)
+				p->st.unknown_records++;
+			continue; /* skip one malformed record, keep the rest */
+		}
+		return 1;
+	}
+}
+
+static bool read_whole(int fd, dp_profile *p, dp_error *err)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb) < 0) {
+		dp_error_set(err, "%s: %s", p->path, strerror(errno));
+		return false;
+	}
+	if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
+		p->map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p->map != MAP_FAILED) {
+			p->data = p->map;
+			p->size = (size_t)sb.st_size;
+			return true;
+		}
+		p->map = NULL;
+	}
+	/* a pipe, or mmap refused: read it all */
+	dp_buf b = {0};
+	for (;;) {
+		dp_buf_reserve(&b, 1 << 20);
+		ssize_t n = read(fd, b.p + b.len, b.cap - b.len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			dp_error_set(err, "%s: %s", p->path, strerror(errno));
+			dp_buf_free(&b);
+			return false;
+		}
+		if (n == 0)
+			break;
+		b.len += (size_t)n;
+	}
+	p->owned = (uint8_t *)b.p;
+	p->data = p->owned;
+	p->size = b.len;
+	return true;
+}
+
+dp_profile *dp_profile_open(const char *path, dp_error *err)
+{
+	dp_profile *p = dp_calloc(1, sizeof(*p));
+	int fd = !strcmp(path, "-") ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	dp_record r;
+
+	p->path = dp_strdup(path);
+	if (fd < 0) {
+		dp_error_set(err, "cannot open profile '%s': %s%s", path, strerror(errno),
+			     errno == ENOENT ? " (record one with 'dataprof record')" : "");
+		dp_profile_close(p);
+		return NULL;
+	}
+	bool ok = read_whole(fd, p, err);
+	if (fd > 0)
+		close(fd);
+	if (!ok) {
+		dp_profile_close(p);
+		return NULL;
+	}
+	dp_hashmap_init(&p->id2event, 16);
+	if (p->size >= 8 && !memcmp(p->data, "PERFILE2", 8)) {
+		if (dp_perf_open(p, err) < 0) {
+			dp_profile_close(p);
+			return NULL;
+		}
+		return p;
+	}
+	if (p->size < DP_FILE_HEADER_SIZE || memcmp(p->data, DP_FILE_MAGIC, DP_FILE_MAGIC_LEN)) {
+		dp_error_set(err,
+			     "'%s' is not a dataprof profile nor a perf.data file%s", path,
+			     p->size < DP_FILE_HEADER_SIZE ? " (too short)" : " (unknown magic)");
+		dp_profile_close(p);
+		return NULL;
+	}
+	memcpy(&p->hdr, p->data, sizeof(p->hdr));
+	if (p->hdr.version > DP_FILE_VERSION || p->hdr.header_size < DP_FILE_HEADER_SIZE ||
+	    p->hdr.header_size > p->size || (p->hdr.header_size & 7)) {
+		dp_error_set(err,
+			     "'%s': raw profile version %u (header %u bytes) is not one this "
+			     "dataprof reads (version %u); use a newer dataprof",
+			     path, p->hdr.version, p->hdr.header_size, DP_FILE_VERSION);
+		dp_profile_close(p);
+		return NULL;
+	}
+	p->fmt = DP_FMT_DPROF;
+	p->first = p->pos = p->hdr.header_size;
+	/* The description records (META, EVENT, EVENT_IDS) come first: read them
+	 * now so that events are known before the first sample. */
+	for (;;) {
+		size_t at = p->pos;
+		int rc = dprof_next(p, &r, true);
+
+		if (rc <= 0 || r.type < DP_REC_BASE) {
+			p->prescan_end = rc > 0 ? at : p->pos;
+			break;
+		}
+	}
+	dp_profile_rewind(p);
+	return p;
+}
+
+int dp_profile_next(dp_profile *p, dp_record *r)
+{
+	if (p->fmt != DP_FMT_DPROF)
+		return dp_perf_next(p, r);
+	return dprof_next(p, r, p->pos >= p->prescan_end);
+}
+
+void dp_profile_rewind(dp_profile *p)
+{
+	dp_profile_format f = p->fmt;
+
+	if (f != DP_FMT_DPROF) {
+		dp_perf_rewind(p);
+	} else {
+		p->pos = p->first;
+	}
+	memset(&p->st, 0, sizeof(p->st));
+	p->st.format = f;
+	for (size_t i = 0; i < p->events.n; i++)
+		p->events.v[i].samples = 0;
+}
+
+void dp_profile_close(dp_profile *p)
+{
+	if (!p)
+		return;
+	if (p->perf)
+		dp_perf_close(p);
+	if (p->map)
+		munmap(p->map, p->size);
+	free(p->owned);
+	for (size_t i = 0; i < p->events.n; i++)
+		free((char *)p->events.v[i].name);
+	dp_vec_free(&p->events);
+	for (size_t i = 0; i < p->meta.n; i++) {
+		free(p->meta.v[i].key);
+		free(p->meta.v[i].value);
+	}
+	dp_vec_free(&p->meta);
+	dp_hashmap_free(&p->id2event);
+	free(p->path);
+	free(p);
+}
+
+const dp_read_status *dp_profile_status(const dp_profile *p)
+{
+	return &p->st;
+}
+
+const dp_event_info *dp_profile_events(const dp_profile *p, size_t *n)
+{
+	*n = p->events.n;
+	return p->events.v;
+}
+
+const char *dp_profile_meta(const dp_profile *p, const char *key)
+{
+	for (size_t i = 0; i < p->meta.n; i++)
+		if (!strcmp(p->meta.v[i].key, key))
+			return p->meta.v[i].value;
+	return NULL;
+}
+
+const struct dp_file_header *dp_profile_header(const dp_profile *p)
+{
+	return &p->hdr;
+}
+
+const char *dp_record_kind_name(enum dp_record_kind k)
+{
+	static const char *const n[] = {
+		[DP_R_SAMPLE] = "SAMPLE",   [DP_R_MMAP] = "MMAP",
+		[DP_R_COMM] = "COMM",       [DP_R_FORK] = "FORK",
+		[DP_R_EXIT] = "EXIT",       [DP_R_LOST] = "LOST",
+		[DP_R_LOST_SAMPLES] = "LOST_SAMPLES",
+		[DP_R_THROTTLE] = "THROTTLE", [DP_R_UNTHROTTLE] = "UNTHROTTLE",
+		[DP_R_META] = "META",       [DP_R_EVENT] = "EVENT",
+		[DP_R_FINISH] = "FINISH",   [DP_R_THREAD] = "THREAD",
+		[DP_R_WARNING] = "WARNING", [DP_R_OTHER] = "OTHER",
+	};
+	return (unsigned)k < sizeof(n) / sizeof(n[0]) && n[k] ? n[k] : "?";
+}
+
+const char *dp_ip_semantics_name(enum dp_ip_semantics s)
+{
+	switch (s) {
+	case DP_IP_EXACT:
+		return "exact";
+	case DP_IP_EXACT_AFTER:
+		return "exact-regs-after";
+	case DP_IP_AFTER:
+		return "after";
+	default:
+		return "none";
+	}
+}
+
+const char *dp_event_class_name(enum dp_event_class c)
+{
+	switch (c) {
+	case DP_EVC_LOAD:
+		return "load";
+	case DP_EVC_STORE:
+		return "store";
+	case DP_EVC_MEMORY:
+		return "memory";
+	case DP_EVC_TIME:
+		return "time";
+	default:
+		return "none";
+	}
+}

@@ -1,0 +1,50 @@
+/* Internals shared by the profile readers (raw profile and perf.data). */
+#ifndef DP_READER_IMPL_H
+#define DP_READER_IMPL_H
+
+#include "dataprof/profile.h"
+#include "hashmap.h"
+#include "util.h"
+
+typedef struct dp_meta_kv {
+	char *key, *value;
+} dp_meta_kv;
+
+struct dp_perf_state; /* perf.data container state, perf_file.c */
+
+struct dp_profile {
+	dp_profile_format fmt;
+	char *path;
+	const uint8_t *data; /* the whole input, mapped or read */
+	size_t size;
+	void *map;
+	uint8_t *owned;
+	size_t first, pos; /* offsets of the first record and of the next one */
+	size_t prescan_end;
+	struct dp_file_header hdr;
+	DP_VEC(dp_event_info) events;
+	dp_hashmap id2event;
+	DP_VEC(dp_meta_kv) meta;
+	dp_sample sample;
+	dp_read_status st;
+	struct dp_perf_state *perf;
+};
+
+/* Registers an event; index may arrive out of order. */
+dp_event_info *dp_profile_add_event(dp_profile *p, uint32_t index, const char *name,
+				    const void *attr, size_t attr_size);
+void dp_profile_add_id(dp_profile *p, uint64_t id, uint32_t index);
+void dp_profile_set_meta(dp_profile *p, const char *key, const char *value);
+
+/* Decodes one kernel record (type < PERF_RECORD_MAX or any unknown) that
+ * lies at rec[0..size) into r. Returns 0, or -1 if a known record is
+ * malformed (counted; the caller skips it). */
+int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_record *r);
+
+/* perf.data containers (perf_file.c). */
+int dp_perf_open(dp_profile *p, struct dp_error *err);
+int dp_perf_next(dp_profile *p, dp_record *r);
+void dp_perf_rewind(dp_profile *p);
+void dp_perf_close(dp_profile *p);
+
+#endif

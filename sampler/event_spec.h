@@ -1,0 +1,42 @@
+/* Turning what the user wrote after -e into a perf_event_attr, an IP
+ * semantics and an event class. Names go through libpfm4; hardware
+ * breakpoints use perf's "mem:ADDR[/LEN][:r|w|rw|x]" form. */
+#ifndef DP_EVENT_SPEC_H
+#define DP_EVENT_SPEC_H
+
+#include <stdbool.h>
+#include <linux/perf_event.h>
+
+#include "dataprof/format.h"
+#include "util.h"
+
+typedef struct dp_event_spec {
+	char *name;      /* as written */
+	char *canonical; /* libpfm4's fully qualified name, or the breakpoint */
+	struct perf_event_attr attr;
+	enum dp_ip_semantics ip_sem;
+	enum dp_event_class evclass;
+	bool has_period; /* the spec set its own period or frequency */
+	bool is_breakpoint;
+	bool is_hardware; /* counts on a CPU PMU */
+} dp_event_spec;
+
+int dp_events_init(dp_error *err);
+/* Parses spec; user_only: default privilege level is user space alone. */
+int dp_event_parse(const char *spec, dp_event_spec *out, dp_error *err);
+void dp_event_spec_free(dp_event_spec *e);
+
+/* Classification, exposed for tests. */
+void dp_event_classify(const struct perf_event_attr *attr, const char *pfm_name,
+		       enum dp_ip_semantics *ip, enum dp_event_class *cls);
+
+/* Does this machine expose a CPU PMU to perf_event_open? */
+bool dp_have_hw_pmu(void);
+
+/* Explains a failed perf_event_open of e (errno err_no) in one line. */
+void dp_event_open_error(const dp_event_spec *e, int err_no, dp_error *err);
+
+/* Up to n names close to a mistyped event, comma-separated, into out. */
+void dp_event_suggest(const char *bad, char *out, size_t outlen);
+
+#endif

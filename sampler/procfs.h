@@ -1,0 +1,23 @@
+/* What the recorder reads from /proc and /sys. */
+#ifndef DP_PROCFS_H
+#define DP_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+typedef DP_VEC(int) dp_int_vec;
+
+/* Online CPUs (from /sys/devices/system/cpu/online). */
+int dp_online_cpus(dp_int_vec *out);
+/* Threads of a process (/proc/PID/task). */
+int dp_process_threads(pid_t pid, dp_int_vec *out);
+/* The CPU model name, or "unknown". */
+void dp_cpu_model(char *out, size_t len);
+/* Whole small /proc file into a NUL-terminated buffer; NULL on error. */
+char *dp_read_file(const char *path, size_t *len);
+
+#endif

@@ -1,0 +1,600 @@
+#include "recorder.h"
+#include "procfs.h"
+#include "ring.h"
+#include "synth.h"
+#include "target.h"
+#include "../profile/writer.h"
+#include "hashmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef DATAPROF_VERSION
+#define DATAPROF_VERSION "0"
+#endif
+
+#define DEFAULT_FREQ  4000 /* perf record's default */
+#define DEFAULT_PAGES 128  /* 512 KiB per CPU: within perf_event_mlock_kb for a normal user */
+#define POLL_MS       100  /* drain at least this often, so a killed recorder loses little */
+#define GRACE_NS      3000000000ull
+
+typedef struct rec_event {
+	dp_event_spec *spec;
+	struct perf_event_attr attr;
+	DP_VEC(int) fds;
+	DP_VEC(uint64_t) ids;
+	uint64_t samples;
+} rec_event;
+
+typedef struct recorder {
+	const dp_record_opts *o;
+	dp_writer w;
+	rec_event *ev;
+	size_t nev;
+	dp_int_vec cpus;
+	dp_ring *rings;
+	dp_hashmap id2ev;
+	uint64_t samples, lost, throttles;
+	bool no_build_id, weight_plain;
+	int sigfd, pidfd;
+	dp_target target;
+	pid_t child;    /* what we wait for: the target, or -p's command */
+	pid_t attached; /* -p */
+	int child_status;
+	bool child_done, target_gone, interrupted, disk_full;
+	int interrupts;
+	uint64_t grace_until;
+	int escalation;
+} recorder;
+
+static long perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
+			    unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
+}
+
+static bool is_count_event(const struct perf_event_attr *a)
+{
+	/* software events that count happenings rather than time: sample each one */
+	return a->type == PERF_TYPE_SOFTWARE && a->config != PERF_COUNT_SW_CPU_CLOCK &&
+	       a->config != PERF_COUNT_SW_TASK_CLOCK;
+}
+
+static void build_attr(recorder *r, size_t i)
+{
+	const dp_record_opts *o = r->o;
+	const dp_event_spec *s = &o->events[i];
+	struct perf_event_attr *a = &r->ev[i].attr;
+	size_t ring = (o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+
+	*a = s->attr;
+	a->size = sizeof(*a);
+	a->disabled = 1;
+	a->enable_on_exec = o->pid == 0;
+	a->inherit = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->exclude_hv = 1;
+	a->exclude_callchain_kernel = 1;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(ring / 4);
+	if (!s->has_period) {
+		a->freq = 0;
+		if (o->period) {
+			a->sample_period = o->period;
+		} else if (o->freq) {
+			a->freq = 1;
+			a->sample_freq = o->freq;
+		} else if (s->is_breakpoint || is_count_event(a)) {
+			a->sample_period = 1;
+		} else {
+			a->freq = 1;
+			a->sample_freq = DEFAULT_FREQ;
+		}
+	}
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	if (!o->no_regs) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user = DP_X86_REGS_MASK;
+	}
+	if (s->evclass != DP_EVC_NONE && s->evclass != DP_EVC_TIME)
+		a->sample_type |= PERF_SAMPLE_ADDR;
+	if (s->is_hardware) {
+		a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+		a->sample_type |= r->weight_plain ? PERF_SAMPLE_WEIGHT : PERF_SAMPLE_WEIGHT_STRUCT;
+	}
+	if (o->callchain)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (i == 0) {
+		/* one event tracks the address space and tasks for all */
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->mmap_data = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+		a->build_id = !r->no_build_id;
+	}
+}
+
+/* Opens one event instance, stepping down through features older kernels lack. */
+static int open_one(recorder *r, size_t i, pid_t pid, int cpu)
+{
+	for (;;) {
+		long fd = perf_event_open(&r->ev[i].attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd >= 0)
+			return (int)fd;
+		if (errno == EINVAL && r->ev[i].attr.build_id) {
+			r->no_build_id = true;
+			r->ev[i].attr.build_id = 0;
+			continue;
+		}
+		if (errno == EINVAL && (r->ev[i].attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT)) {
+			r->weight_plain = true;
+			r->ev[i].attr.sample_type &= ~(uint64_t)PERF_SAMPLE_WEIGHT_STRUCT;
+			r->ev[i].attr.sample_type |= PERF_SAMPLE_WEIGHT;
+			continue;
+		}
+		return -1;
+	}
+}
+
+static int open_events(recorder *r, const dp_int_vec *tids, dp_error *err)
+{
+	size_t pages = r->o->mmap_pages ? r->o->mmap_pages : DEFAULT_PAGES;
+
+	r->rings = dp_calloc(r->cpus.n, sizeof(*r->rings));
+	for (size_t i = 0; i < r->nev; i++) {
+		rec_event *e = &r->ev[i];
+		size_t opened_threads = 0;
+
+		for (size_t t = 0; t < tids->n; t++) {
+			size_t ok = 0;
+
+			for (size_t c = 0; c < r->cpus.n; c++) {
+				int fd = open_one(r, i, tids->v[t], r->cpus.v[c]);
+				uint64_t id;
+
+				if (fd < 0) {
+					if (errno == ESRCH && r->o->pid)
+						break; /* the thread exited meanwhile */
+					dp_event_open_error(e->spec, errno, err);
+					return -1;
+				}
+				dp_vec_push(&e->fds, fd);
+				if (!r->rings[c].base) {
+					if (dp_ring_map(&r->rings[c], fd, pages) < 0) {
+						dp_error_set(err,
+							     "cannot map a %zu KiB ring buffer: %s "
+							     "(lower -m, or raise "
+							     "kernel.perf_event_mlock_kb)",
+							     pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
+							     strerror(errno));
+						return -1;
+					}
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[c].fd) < 0) {
+					dp_error_set(err, "cannot share the ring buffer of CPU %d: %s",
+						     r->cpus.v[c], strerror(errno));
+					return -1;
+				}
+				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+					dp_error_set(err, "cannot read the ID of event '%s': %s",
+						     e->spec->name, strerror(errno));
+					return -1;
+				}
+				dp_vec_push(&e->ids, id);
+				dp_hashmap_put(&r->id2ev, id, i);
+				ok++;
+			}
+			if (ok)
+				opened_threads++;
+		}
+		if (!opened_threads) {
+			dp_error_set(err, "process %d has no threads left to profile",
+				     (int)r->o->pid);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void close_events(recorder *r)
+{
+	for (size_t i = 0; i < r->nev; i++) {
+		for (size_t k = 0; k < r->ev[i].fds.n; k++)
+			close(r->ev[i].fds.v[k]);
+		r->ev[i].fds.n = 0;
+	}
+	if (r->rings)
+		for (size_t c = 0; c < r->cpus.n; c++)
+			dp_ring_unmap(&r->rings[c]);
+}
+
+static void ioctl_all(recorder *r, unsigned long req)
+{
+	for (size_t i = 0; i < r->nev; i++)
+		for (size_t k = 0; k < r->ev[i].fds.n; k++)
+			ioctl(r->ev[i].fds.v[k], req, 0);
+}
+
+static void on_record(void *ctx, const void *rec, size_t size)
+{
+	recorder *r = ctx;
+	const struct perf_event_header *h = rec;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE: {
+		uint64_t id, ev;
+
+		r->samples++;
+		memcpy(&id, (const uint8_t *)rec + sizeof(*h), 8); /* IDENTIFIER comes first */
+		if (dp_hashmap_get(&r->id2ev, id, &ev))
+			r->ev[ev].samples++;
+		break;
+	}
+	case PERF_RECORD_LOST: {
+		uint64_t n;
+
+		memcpy(&n, (const uint8_t *)rec + sizeof(*h) + 8, 8);
+		r->lost += n;
+		break;
+	}
+	case PERF_RECORD_THROTTLE:
+		r->throttles++;
+		break;
+	}
+	dp_writer_add(&r->w, rec, size);
+}
+
+static void drain(recorder *r)
+{
+	for (size_t c = 0; c < r->cpus.n; c++)
+		dp_ring_drain(&r->rings[c], on_record, r);
+	if (dp_writer_flush(&r->w) < 0 && !r->disk_full) {
+		r->disk_full = true;
+		fprintf(stderr,
+			"dataprof: cannot write '%s' (%s): recording stopped; the file keeps the "
+			"%llu bytes written so far\n",
+			r->o->output, strerror(r->w.failed_errno),
+			(unsigned long long)r->w.written);
+		ioctl_all(r, PERF_EVENT_IOC_DISABLE);
+	}
+}
+
+static void write_header_meta(recorder *r)
+{
+	const dp_record_opts *o = r->o;
+	struct utsname u;
+	char cpu[256], buf[64];
+	dp_buf cmd = {0};
+
+	dp_writer_add_meta(&r->w, "version", DATAPROF_VERSION);
+	dp_writer_add_meta(&r->w, "cmdline", o->cmdline ? o->cmdline : "");
+	for (size_t i = 0; o->argv && o->argv[i]; i++)
+		dp_buf_printf(&cmd, "%s%s", i ? " " : "", o->argv[i]);
+	dp_writer_add_meta(&r->w, "command", cmd.p ? cmd.p : "");
+	dp_buf_free(&cmd);
+	if (o->pid) {
+		snprintf(buf, sizeof(buf), "%d", (int)o->pid);
+		dp_writer_add_meta(&r->w, "attach_pid", buf);
+	}
+	if (uname(&u) == 0) {
+		dp_writer_add_meta(&r->w, "hostname", u.nodename);
+		dp_writer_add_meta(&r->w, "kernel", u.release);
+		dp_writer_add_meta(&r->w, "arch", u.machine);
+	}
+	dp_cpu_model(cpu, sizeof(cpu));
+	dp_writer_add_meta(&r->w, "cpu", cpu);
+	snprintf(buf, sizeof(buf), "%zu", r->cpus.n);
+	dp_writer_add_meta(&r->w, "ncpus", buf);
+	snprintf(buf, sizeof(buf), "%ld", sysconf(_SC_PAGESIZE));
+	dp_writer_add_meta(&r->w, "page_size", buf);
+	dp_writer_add_meta(&r->w, "clock", "CLOCK_MONOTONIC");
+	dp_writer_add_meta(&r->w, "hw_pmu", dp_have_hw_pmu() ? "yes" : "no");
+}
+
+static void write_events(recorder *r)
+{
+	for (size_t i = 0; i < r->nev; i++) {
+		rec_event *e = &r->ev[i];
+
+		dp_writer_add_event(&r->w, (uint32_t)i, e->spec->name, &e->attr, e->spec->ip_sem,
+				    e->spec->evclass, e->ids.v, e->ids.n);
+	}
+}
+
+static void on_signal(recorder *r, const struct signalfd_siginfo *si)
+{
+	if (si->ssi_signo == SIGCHLD) {
+		int st;
+		pid_t p;
+
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (p == r->child) {
+				r->child_done = true;
+				r->child_status = st;
+			}
+		}
+		return;
+	}
+	/* SIGINT, SIGTERM, SIGHUP */
+	r->interrupted = true;
+	r->interrupts++;
+	if (r->attached || !r->child || r->child_done)
+		return;
+	if (r->interrupts > 1) {
+		kill(r->child, SIGKILL);
+		return;
+	}
+	/* A Ctrl-C from the terminal reached the whole process group already;
+	 * a signal sent to the recorder alone is passed on. */
+	if (si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE)
+		kill(r->child, (int)si->ssi_signo);
+	r->grace_until = dp_now_ns() + GRACE_NS;
+}
+
+static void escalate(recorder *r)
+{
+	if (!r->interrupted || r->attached || r->child_done || !r->grace_until)
+		return;
+	if (dp_now_ns() < r->grace_until)
+		return;
+	kill(r->child, r->escalation++ ? SIGKILL : SIGTERM);
+	r->grace_until = dp_now_ns() + GRACE_NS;
+}
+
+static void run_loop(recorder *r)
+{
+	size_t np = r->cpus.n + 2;
+	struct pollfd *pfd = dp_calloc(np, sizeof(*pfd));
+
+	for (size_t c = 0; c < r->cpus.n; c++) {
+		pfd[c].fd = r->rings[c].fd;
+		pfd[c].events = POLLIN;
+	}
+	pfd[r->cpus.n].fd = r->sigfd;
+	pfd[r->cpus.n].events = POLLIN;
+	pfd[r->cpus.n + 1].fd = r->pidfd;
+	pfd[r->cpus.n + 1].events = POLLIN;
+	for (;;) {
+		int n = poll(pfd, r->pidfd >= 0 ? np : np - 1, POLL_MS);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		drain(r);
+		if (pfd[r->cpus.n].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				on_signal(r, &si);
+		}
+		if (r->pidfd >= 0 && (pfd[r->cpus.n + 1].revents & (POLLIN | POLLHUP)))
+			r->target_gone = true;
+		if (r->child_done || r->target_gone)
+			break;
+		if (r->interrupted && r->attached)
+			break;
+		escalate(r);
+	}
+	free(pfd);
+}
+
+static int setup_signals(recorder *r, sigset_t *old, dp_error *err)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, old);
+	signal(SIGPIPE, SIG_IGN);
+	/* a file-size limit must end the recording cleanly (EFBIG), not kill it */
+	signal(SIGXFSZ, SIG_IGN);
+	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (r->sigfd < 0) {
+		dp_error_set(err, "signalfd: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void finish(recorder *r)
+{
+	struct dp_rec_finish f;
+
+	memset(&f, 0, sizeof(f));
+	f.time = dp_now_ns();
+	f.wait_status = r->attached ? -1 : r->child_status;
+	f.flags = (r->interrupted ? DP_FINISH_INTERRUPTED : 0) |
+		  (r->attached ? DP_FINISH_DETACHED : 0) | (r->disk_full ? DP_FINISH_DISK_FULL : 0);
+	f.samples = r->samples;
+	f.lost = r->lost;
+	f.throttles = r->throttles;
+	f.bytes = r->w.written;
+	dp_writer_add_dp(&r->w, DP_REC_FINISH, (const uint8_t *)&f + sizeof(f.h),
+			 sizeof(f) - sizeof(f.h));
+	dp_writer_flush(&r->w);
+}
+
+static void print_summary(const recorder *r, const dp_record_opts *o)
+{
+	if (o->quiet)
+		return;
+	fprintf(stderr, "[ dataprof record: %llu samples", (unsigned long long)r->samples);
+	if (r->nev > 1) {
+		fprintf(stderr, " (");
+		for (size_t i = 0; i < r->nev; i++)
+			fprintf(stderr, "%s%s %llu", i ? ", " : "", r->ev[i].spec->name,
+				(unsigned long long)r->ev[i].samples);
+		fprintf(stderr, ")");
+	}
+	fprintf(stderr, ", %llu lost, %.1f KiB written to '%s' ]\n", (unsigned long long)r->lost,
+		(double)r->w.written / 1024.0, o->output);
+	if (r->lost)
+		fprintf(stderr,
+			"dataprof: warning: the kernel dropped %llu samples (ring buffers full); "
+			"use a larger -m or a lower -F/-c rate\n",
+			(unsigned long long)r->lost);
+	if (r->throttles)
+		fprintf(stderr,
+			"dataprof: warning: sampling was throttled %llu times "
+			"(kernel.perf_event_max_sample_rate); use a lower rate\n",
+			(unsigned long long)r->throttles);
+}
+
+static int exit_code_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
+{
+	recorder r;
+	dp_int_vec tids = {0};
+	sigset_t oldmask;
+	struct timespec rt;
+	uint64_t t0 = dp_now_ns();
+	int rc = -1;
+	bool launched = false;
+
+	memset(&r, 0, sizeof(r));
+	memset(res, 0, sizeof(*res));
+	r.o = o;
+	r.sigfd = r.pidfd = -1;
+	r.nev = o->nevents;
+	r.ev = dp_calloc(r.nev, sizeof(*r.ev));
+	dp_hashmap_init(&r.id2ev, 64);
+	for (size_t i = 0; i < r.nev; i++)
+		r.ev[i].spec = &o->events[i];
+	if (dp_online_cpus(&r.cpus) < 0) {
+		dp_error_set(err, "cannot find the online CPUs");
+		goto out;
+	}
+	if (setup_signals(&r, &oldmask, err) < 0)
+		goto out;
+
+	if (o->pid) {
+		r.attached = o->pid;
+		if (dp_process_threads(o->pid, &tids) < 0) {
+			dp_error_set(err, "no process %d to attach to (%s)", (int)o->pid,
+				     strerror(errno));
+			goto out_sig;
+		}
+		r.pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
+	} else {
+		if (dp_target_fork(&r.target, o->argv, o->env, err) < 0)
+			goto out_sig;
+		launched = true;
+		r.child = r.target.pid;
+		dp_vec_push(&tids, r.target.pid);
+	}
+
+	for (size_t i = 0; i < r.nev; i++)
+		build_attr(&r, i);
+	if (open_events(&r, &tids, err) < 0)
+		goto out_events;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	if (dp_writer_open(&r.w, o->output, t0,
+			   (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec, err) < 0)
+		goto out_events;
+	write_header_meta(&r);
+	write_events(&r);
+	if (o->pid) {
+		dp_synth_process(&r.w, o->pid, &r.ev[0].attr, r.ev[0].ids.v[0]);
+		dp_writer_flush(&r.w);
+		ioctl_all(&r, PERF_EVENT_IOC_ENABLE);
+		if (o->argv && o->argv[0]) {
+			if (dp_target_fork(&r.target, o->argv, o->env, err) < 0 ||
+			    dp_target_go(&r.target, o->argv[0], err) < 0)
+				goto out_writer;
+			r.child = r.target.pid;
+		}
+	} else {
+		if (dp_writer_flush(&r.w) < 0) {
+			dp_error_set(err, "cannot write '%s': %s", o->output,
+				     strerror(r.w.failed_errno));
+			goto out_writer;
+		}
+		launched = false; /* from here the child is ours to wait for, not to abort */
+		if (dp_target_go(&r.target, o->argv[0], err) < 0) {
+			unlink(o->output);
+			dp_writer_close(&r.w);
+			close_events(&r);
+			res->exit_code = r.target.exec_errno == ENOENT ? 127 : 126;
+			goto out_sig;
+		}
+	}
+
+	run_loop(&r);
+	if (r.attached)
+		ioctl_all(&r, PERF_EVENT_IOC_DISABLE);
+	drain(&r);
+	finish(&r);
+	rc = 0;
+	res->exit_code = r.attached ? 0 : exit_code_of(r.child_status);
+	if (r.disk_full)
+		res->exit_code = res->exit_code ? res->exit_code : 1;
+	res->samples = r.samples;
+	res->lost = r.lost;
+	res->throttles = r.throttles;
+	res->disk_full = r.disk_full;
+	res->interrupted = r.interrupted;
+out_writer:
+	close_events(&r);
+	res->bytes = r.w.written;
+	if (dp_writer_close(&r.w) < 0 && rc == 0 && !r.disk_full) {
+		dp_error_set(err, "cannot write '%s': %s", o->output, strerror(r.w.failed_errno));
+		rc = -1;
+	}
+	if (rc == 0)
+		print_summary(&r, o);
+	if (rc < 0 && r.child && !r.child_done && !r.attached) {
+		kill(r.child, SIGKILL);
+		waitpid(r.child, NULL, 0);
+	}
+	goto out_sig;
+out_events:
+	close_events(&r);
+	if (launched)
+		dp_target_abort(&r.target);
+out_sig:
+	if (r.pidfd >= 0)
+		close(r.pidfd);
+	if (r.sigfd >= 0)
+		close(r.sigfd);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+out:
+	for (size_t i = 0; i < r.nev; i++) {
+		dp_vec_free(&r.ev[i].fds);
+		dp_vec_free(&r.ev[i].ids);
+	}
+	free(r.ev);
+	free(r.rings);
+	dp_vec_free(&r.cpus);
+	dp_vec_free(&tids);
+	dp_hashmap_free(&r.id2ev);
+	return rc;
+}

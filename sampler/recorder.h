@@ -1,0 +1,41 @@
+/* dataprof record: open the events on the target, drain their rings into
+ * a raw profile while it runs, and finish the file when it ends. */
+#ifndef DP_RECORDER_H
+#define DP_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "event_spec.h"
+#include "util.h"
+
+typedef struct dp_record_opts {
+	dp_event_spec *events;
+	size_t nevents;
+	uint64_t period;   /* -c: for every event without its own; 0: default */
+	uint64_t freq;     /* -F */
+	bool callchain;    /* -g: user call chains */
+	bool no_regs;      /* --no-regs: skip register capture (smaller, no decode) */
+	size_t mmap_pages; /* -m: data pages per CPU ring (power of two) */
+	const char *output;
+	pid_t pid;         /* -p: attach; 0: launch argv */
+	char **argv;       /* the command (launch), or what to wait for with -p */
+	char **env;        /* extra environment for the launched command */
+	bool quiet;
+	const char *cmdline; /* dataprof's own command line, for the header */
+} dp_record_opts;
+
+typedef struct dp_record_result {
+	int exit_code; /* what dataprof exits with: the target's */
+	uint64_t samples, lost, throttles, bytes;
+	bool disk_full, interrupted;
+} dp_record_result;
+
+/* The sampled registers: every x86-64 general-purpose register, IP, flags. */
+#define DP_X86_REGS_MASK 0xff0fffull
+
+int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err);
+
+#endif

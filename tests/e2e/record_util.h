@@ -1,0 +1,18 @@
+/* Helpers shared by end-to-end tests of dataprof record. */
+#ifndef DP_RECORD_UTIL_H
+#define DP_RECORD_UTIL_H
+
+#include "dataprof/profile.h"
+#include "tu.h"
+
+/* Records cmd (a shell word list) with the given dataprof options into
+ * profile; the target's stdout (truth lines) comes back in res->out. */
+int rec_run(tu_result *res, const char *profile, const char *opts, const char *cmd);
+
+/* Iterates the samples of a profile. */
+typedef void (*rec_sample_fn)(void *ctx, const dp_profile *p, const dp_record *r);
+/* Reads the whole profile, calling fn for each record; asserts it reads
+ * cleanly; returns the number of samples. */
+size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,540 @@
+/* dataprof record on real kernel samples: page faults, cpu-clock, data
+ * breakpoints, threads, forks, attach, signals, and bad input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "record_util.h"
+#include "sampler/event_spec.h"
+#include "util.h"
+
+/* ---- page faults: every touched address, exactly ---- */
+
+typedef struct pf_ctx {
+	tu_truth *truth;
+	size_t ntruth;
+	uint64_t region, region_size;
+	uint32_t pid;
+	bool *seen;
+	size_t in_region, matched;
+	uint64_t text_lo, text_hi; /* the fixture's executable mapping */
+	size_t exact_ip;
+} pf_ctx;
+
+static void pf_visit(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	pf_ctx *c = ctx;
+
+	(void)p;
+	if (r->kind == DP_R_MMAP && r->mmap.exec && strstr(r->mmap.filename, "pagetouch")) {
+		c->text_lo = r->mmap.start;
+		c->text_hi = r->mmap.start + r->mmap.len;
+		c->pid = r->mmap.pid;
+	}
+	if (r->kind != DP_R_SAMPLE)
+		return;
+	const dp_sample *s = r->sample;
+	if (s->addr < c->region || s->addr >= c->region + c->region_size)
+		return;
+	c->in_region++;
+	if (s->ip >= c->text_lo && s->ip < c->text_hi)
+		c->exact_ip++;
+	for (size_t i = 0; i < c->ntruth; i++) {
+		if (strcmp(c->truth[i].kind, "access") || tu_truth_u64(&c->truth[i], "addr") != s->addr)
+			continue;
+		if (!c->seen[i])
+			c->matched++;
+		c->seen[i] = true;
+		return;
+	}
+}
+
+static void check_page_faults(const char *fixture)
+{
+	char *prof = tu_path("pf.dprof"), *fx = tu_fixture(fixture), *cmd;
+	tu_result res;
+	pf_ctx c = {0};
+	size_t accesses = 0;
+
+	cmd = dp_asprintf("'%s' 64", fx);
+	assert_int_equal(rec_run(&res, prof, "-e page-faults", cmd), 0);
+	c.ntruth = tu_truth_parse(res.out, &c.truth);
+	for (size_t i = 0; i < c.ntruth; i++) {
+		if (!strcmp(c.truth[i].kind, "region")) {
+			c.region = tu_truth_u64(&c.truth[i], "start");
+			c.region_size = tu_truth_u64(&c.truth[i], "size");
+		}
+		accesses += !strcmp(c.truth[i].kind, "access");
+	}
+	assert_int_equal(accesses, 64);
+	c.seen = calloc(c.ntruth, 1);
+	rec_each(prof, pf_visit, &c);
+	tu_report_accuracy(fixture, c.matched, c.in_region, accesses);
+	/* one fault per page, each at the address the program touched */
+	assert_int_equal(c.in_region, accesses);
+	assert_int_equal(c.matched, accesses);
+	/* page faults have exact IPs: in the program's own code */
+	assert_int_equal(c.exact_ip, accesses);
+	free(c.seen);
+	free(c.truth);
+	free(cmd);
+	free(fx);
+	free(prof);
+	tu_result_free(&res);
+}
+
+static void test_page_faults_O0(void **state)
+{
+	(void)state;
+	check_page_faults("pagetouch_O0");
+}
+
+static void test_page_faults_O2(void **state)
+{
+	(void)state;
+	check_page_faults("pagetouch_O2");
+}
+
+/* ---- cpu-clock: samples land in the functions that burn time ---- */
+
+typedef struct cc_ctx {
+	uint64_t a_lo, a_hi, b_lo, b_hi;
+	uint32_t pid;
+	size_t in_a, in_b, total;
+} cc_ctx;
+
+static void cc_visit(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	cc_ctx *c = ctx;
+
+	(void)p;
+	if (r->kind != DP_R_SAMPLE || r->sample->pid != c->pid)
+		return;
+	c->total++;
+	if (r->sample->ip >= c->a_lo && r->sample->ip < c->a_hi)
+		c->in_a++;
+	else if (r->sample->ip >= c->b_lo && r->sample->ip < c->b_hi)
+		c->in_b++;
+}
+
+static void test_cpu_clock_functions(void **state)
+{
+	char *prof = tu_path("cc.dprof"), *fx = tu_fixture("spin_O2"), *cmd;
+	tu_result res;
+	tu_truth *t;
+	size_t n;
+	uint64_t sa = 0, sb = 0;
+	cc_ctx c = {0};
+
+	(void)state;
+	cmd = dp_asprintf("'%s' 800", fx);
+	assert_int_equal(rec_run(&res, prof, "-e cpu-clock -F 2000", cmd), 0);
+	n = tu_truth_parse(res.out, &t);
+	assert_true(n >= 2);
+	tu_elf_symbol(fx, "hot_a", &sa);
+	tu_elf_symbol(fx, "hot_b", &sb);
+	assert_true(sa > 0 && sb > 0);
+	c.a_lo = tu_truth_u64(&t[0], "addr");
+	c.a_hi = c.a_lo + sa;
+	c.b_lo = tu_truth_u64(&t[1], "addr");
+	c.b_hi = c.b_lo + sb;
+	/* the target is the only process that ran hot_a: take the pid from any sample in it */
+	dp_error err;
+	dp_profile *p = dp_profile_open(prof, &err);
+	dp_record r;
+	while (dp_profile_next(p, &r) > 0)
+		if (r.kind == DP_R_SAMPLE && r.sample->ip >= c.a_lo && r.sample->ip < c.a_hi) {
+			c.pid = r.sample->pid;
+			break;
+		}
+	dp_profile_close(p);
+	assert_true(c.pid != 0);
+	rec_each(prof, cc_visit, &c);
+	double in = (double)(c.in_a + c.in_b) / (double)c.total;
+	double share_a = (double)c.in_a / (double)(c.in_a + c.in_b);
+	printf("cpu-clock: %zu samples, %.1f%% in hot_a+hot_b, hot_a share %.1f%% (expected 70%%)\n",
+	       c.total, 100 * in, 100 * share_a);
+	assert_true(c.total > 400);
+	assert_true(in > 0.85);
+	assert_true(share_a > 0.60 && share_a < 0.80);
+	free(t);
+	free(cmd);
+	free(fx);
+	free(prof);
+	tu_result_free(&res);
+}
+
+/* ---- data breakpoints: one sample per access, at the watched address ---- */
+
+typedef struct bp_ctx {
+	uint64_t addr;
+	size_t at_addr, other;
+} bp_ctx;
+
+static void bp_visit(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	bp_ctx *c = ctx;
+
+	(void)p;
+	if (r->kind != DP_R_SAMPLE)
+		return;
+	if (r->sample->addr == c->addr)
+		c->at_addr++;
+	else
+		c->other++;
+}
+
+static void check_breakpoint(const char *fixture, const char *type, size_t expect)
+{
+	char *prof = tu_path("bp.dprof"), *fx = tu_fixture(fixture), *opts, *cmd;
+	tu_result res;
+	bp_ctx c = {0};
+
+	c.addr = tu_elf_symbol(fx, "watched", NULL);
+	assert_true(c.addr != 0);
+	opts = dp_asprintf("-e mem:0x%llx/8:%s", (unsigned long long)c.addr, type);
+	cmd = dp_asprintf("'%s' 10 5", fx);
+	assert_int_equal(rec_run(&res, prof, opts, cmd), 0);
+	rec_each(prof, bp_visit, &c);
+	printf("breakpoint %s on %s: %zu samples at the address (expected %zu), %zu elsewhere\n",
+	       type, fixture, c.at_addr, expect, c.other);
+	assert_int_equal(c.at_addr, expect);
+	assert_int_equal(c.other, 0);
+	free(opts);
+	free(cmd);
+	free(fx);
+	free(prof);
+	tu_result_free(&res);
+}
+
+static void test_breakpoint_rw(void **state)
+{
+	(void)state;
+	check_breakpoint("watch_O0", "rw", 15);
+	check_breakpoint("watch_O2", "rw", 15);
+}
+
+static void test_breakpoint_w(void **state)
+{
+	(void)state;
+	check_breakpoint("watch_O2", "w", 10);
+}
+
+/* ---- threads and children are followed ---- */
+
+typedef struct pair_ctx {
+	tu_truth *truth;
+	size_t ntruth;
+	bool *seen;
+	const char *idkey; /* "tid" or "pid" */
+	size_t forks;
+} pair_ctx;
+
+static void pair_visit(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	pair_ctx *c = ctx;
+
+	(void)p;
+	if (r->kind == DP_R_FORK && r->task.pid != r->task.ppid)
+		c->forks++;
+	if (r->kind != DP_R_SAMPLE)
+		return;
+	for (size_t i = 0; i < c->ntruth; i++) {
+		uint32_t want = (uint32_t)tu_truth_u64(&c->truth[i], c->idkey);
+		uint32_t got = !strcmp(c->idkey, "tid") ? r->sample->tid : r->sample->pid;
+
+		if (!strcmp(c->truth[i].kind, "access") &&
+		    tu_truth_u64(&c->truth[i], "addr") == r->sample->addr && want == got)
+			c->seen[i] = true;
+	}
+}
+
+static size_t check_pairs(const char *fixture, const char *args, const char *idkey,
+			  size_t *forks)
+{
+	char *prof = tu_path("pairs.dprof"), *fx = tu_fixture(fixture), *cmd;
+	tu_result res;
+	pair_ctx c = {0};
+	size_t found = 0, want = 0;
+
+	cmd = dp_asprintf("'%s' %s", fx, args);
+	assert_int_equal(rec_run(&res, prof, "-e page-faults", cmd), 0);
+	c.ntruth = tu_truth_parse(res.out, &c.truth);
+	c.seen = calloc(c.ntruth, 1);
+	c.idkey = idkey;
+	rec_each(prof, pair_visit, &c);
+	for (size_t i = 0; i < c.ntruth; i++) {
+		if (strcmp(c.truth[i].kind, "access"))
+			continue;
+		want++;
+		found += c.seen[i];
+	}
+	tu_report_accuracy(fixture, found, want, want);
+	assert_int_equal(found, want);
+	if (forks)
+		*forks = c.forks;
+	free(c.seen);
+	free(c.truth);
+	free(cmd);
+	free(fx);
+	free(prof);
+	tu_result_free(&res);
+	return want;
+}
+
+static void test_threads_followed(void **state)
+{
+	(void)state;
+	assert_int_equal(check_pairs("threads_O2", "4 16", "tid", NULL), 64);
+}
+
+static void test_children_followed(void **state)
+{
+	size_t forks = 0;
+
+	(void)state;
+	assert_int_equal(check_pairs("forker_O2", "3", "pid", &forks), 24);
+	assert_true(forks >= 3);
+}
+
+/* ---- signals: SIGKILL leaves a readable prefix; SIGINT a complete file ---- */
+
+typedef struct fin_ctx {
+	bool finished, interrupted, detached;
+	size_t samples, mmaps_of;
+	uint32_t pid;
+	const char *name;
+} fin_ctx;
+
+static void fin_visit(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	fin_ctx *c = ctx;
+
+	(void)p;
+	if (r->kind == DP_R_FINISH) {
+		c->finished = true;
+		c->interrupted = r->finish->flags & DP_FINISH_INTERRUPTED;
+		c->detached = r->finish->flags & DP_FINISH_DETACHED;
+	}
+	if (r->kind == DP_R_SAMPLE && (!c->pid || r->sample->pid == c->pid))
+		c->samples++;
+	if (r->kind == DP_R_MMAP && c->name && strstr(r->mmap.filename, c->name) &&
+	    (!c->pid || r->mmap.pid == c->pid))
+		c->mmaps_of++;
+}
+
+static void test_sigkill_leaves_prefix(void **state)
+{
+	char *prof = tu_path("killed.dprof"), *out = tu_path("killed.out");
+	char *fx = tu_fixture("sleeper_O2");
+	tu_result res;
+	fin_ctx c = {0};
+
+	(void)state;
+	tu_sh(&res,
+	      "'%s' record -q -e cpu-clock -F 1000 -o '%s' -- '%s' 4000 > '%s' & R=$!; "
+	      "sleep 1; kill -9 $R; sleep 0.2; "
+	      "kill $(sed -n 's/TRUTH pid pid=//p' '%s') 2>/dev/null; wait $R; exit 0",
+	      DATAPROF_BIN, prof, fx, out, out);
+	rec_each(prof, fin_visit, &c);
+	printf("after SIGKILL: %zu samples readable, finish record %s\n", c.samples,
+	       c.finished ? "present" : "absent");
+	assert_true(c.samples > 100);
+	assert_false(c.finished);
+	tu_result_free(&res);
+	free(prof);
+	free(out);
+	free(fx);
+}
+
+static void test_sigint_stops_target(void **state)
+{
+	char *prof = tu_path("int.dprof"), *fx = tu_fixture("sleeper_O2");
+	char *argv[] = {DATAPROF_BIN, "record", "-q", "-e", "cpu-clock", "-o", prof, "--",
+			fx, "20000", NULL};
+	fin_ctx c = {0};
+	int st;
+	pid_t pid;
+
+	(void)state;
+	/* started directly: a shell would start a background job with SIGINT ignored */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		freopen("/dev/null", "w", stdout);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	usleep(700 * 1000);
+	kill(pid, SIGINT);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	/* the recorder passed SIGINT on; the target died of it: 128 + 2 */
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 130);
+	rec_each(prof, fin_visit, &c);
+	assert_true(c.finished);
+	assert_true(c.interrupted);
+	assert_true(c.samples > 50);
+	free(prof);
+	free(fx);
+}
+
+static void test_attach_pid(void **state)
+{
+	char *prof = tu_path("attach.dprof"), *out = tu_path("attach.out");
+	char *fx = tu_fixture("sleeper_O2");
+	tu_result res;
+	tu_truth *t;
+	fin_ctx c = {0};
+
+	(void)state;
+	tu_sh(&res,
+	      "'%s' 3000 > '%s' & S=$!; sleep 0.3; "
+	      "'%s' record -q -e cpu-clock -F 1000 -o '%s' -p $S -- sleep 0.6; echo \"rc=$?\"; "
+	      "kill -0 $S && echo alive; kill $S; wait $S 2>/dev/null; exit 0",
+	      fx, out, DATAPROF_BIN, prof);
+	assert_non_null(strstr(res.out, "rc=0"));
+	assert_non_null(strstr(res.out, "alive")); /* detached, not killed */
+	tu_result_free(&res);
+	tu_sh(&res, "cat '%s'", out);
+	assert_int_equal(tu_truth_parse(res.out, &t), 1);
+	c.pid = (uint32_t)tu_truth_u64(&t[0], "pid");
+	c.name = "sleeper_O2";
+	rec_each(prof, fin_visit, &c);
+	printf("attached to %u: %zu samples, %zu synthesized mappings of the binary\n", c.pid,
+	       c.samples, c.mmaps_of);
+	assert_true(c.samples > 200);
+	assert_true(c.mmaps_of >= 1);
+	assert_true(c.finished && c.detached);
+	free(t);
+	tu_result_free(&res);
+	free(prof);
+	free(out);
+	free(fx);
+}
+
+/* ---- a full disk stops the recording cleanly ---- */
+
+static void test_disk_full(void **state)
+{
+	char *prof = tu_path("full.dprof"), *fx = tu_fixture("pagetouch_O2");
+	tu_result res;
+	struct stat sb;
+
+	(void)state;
+	/* ulimit -f counts KiB: 16 KiB of profile, then EFBIG as a full disk gives ENOSPC */
+	tu_sh(&res, "ulimit -f 16; '%s' record -e page-faults -o '%s' -- '%s' 3000 >/dev/null",
+	      DATAPROF_BIN, prof, fx);
+	assert_int_not_equal(res.status, 0);
+	assert_non_null(strstr(res.err, "recording stopped"));
+	assert_int_equal(stat(prof, &sb), 0);
+	assert_true(sb.st_size <= 16 * 1024);
+	size_t n = rec_each(prof, NULL, NULL); /* reads cleanly, no truncated tail */
+	dp_error err;
+	dp_profile *p = dp_profile_open(prof, &err);
+	dp_record r;
+	while (dp_profile_next(p, &r) > 0)
+		;
+	assert_int_equal(dp_profile_status(p)->truncated_at, 0);
+	dp_profile_close(p);
+	printf("disk full after %lld bytes: %zu samples kept\n", (long long)sb.st_size, n);
+	assert_true(n > 10);
+	tu_result_free(&res);
+	free(prof);
+	free(fx);
+}
+
+/* ---- bad input: one line, a clear message, a non-zero exit ---- */
+
+static void expect_error(const char *args, int status, const char *want)
+{
+	tu_result res;
+
+	tu_sh(&res, "cd '%s' && '%s' %s", tu_tmpdir(), DATAPROF_BIN, args);
+	if (res.status != status || !strstr(res.err, want))
+		fail_msg("dataprof %s: exit %d (want %d), stderr '%s' (want '%s')", args,
+			 res.status, status, res.err, want);
+	/* one line */
+	assert_non_null(strchr(res.err, '\n'));
+	assert_null(strchr(strchr(res.err, '\n') + 1, '\n'));
+	tu_result_free(&res);
+}
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	expect_error("record -e no_such_event -- true", 125, "unknown event 'no_such_event'");
+	expect_error("record -e cpu-clok -- true", 125, "did you mean");
+	if (!dp_have_hw_pmu())
+		expect_error("record -e cycles -- true", 125, "no hardware PMU");
+	expect_error("record -e cpu-clock -- /nonexistent/program", 127, "cannot execute '/nonexistent/program'");
+	expect_error("record -e cpu-clock -o /nonexistent/dir/p.dprof -- true", 125, "cannot write the profile");
+	expect_error("record", 125, "nothing to record");
+	expect_error("record -c 0 -- true", 125, "-c needs a positive count");
+	expect_error("record -c 10 -F 10 -- true", 125, "-c and -F");
+	expect_error("record -p 0 -- true", 125, "-p needs a process ID");
+	expect_error("record -e cpu-clock -p 99999999 -- true", 125, "no process 99999999");
+	expect_error("record -e mem:0x1001/8 -- true", 125, "not aligned");
+	expect_error("frobnicate", 2, "not a command");
+	expect_error("dump /nonexistent.dprof", 1, "cannot open profile");
+}
+
+static void test_help_and_version(void **state)
+{
+	tu_result res;
+
+	(void)state;
+	assert_int_equal(tu_sh(&res, "'%s' --version", DATAPROF_BIN), 0);
+	assert_non_null(strstr(res.out, "dataprof "));
+	tu_result_free(&res);
+	const char *cmds[] = {"record", "dump", "list"};
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(tu_sh(&res, "'%s' %s --help", DATAPROF_BIN, cmds[i]), 0);
+		assert_non_null(strstr(res.out, "usage: dataprof"));
+		tu_result_free(&res);
+	}
+}
+
+static void test_list(void **state)
+{
+	tu_result res;
+
+	(void)state;
+	assert_int_equal(tu_sh(&res, "'%s' list -o 'perf::*'", DATAPROF_BIN), 0);
+	/* software events can always be opened */
+	assert_non_null(strstr(res.out, "PERF_COUNT_SW_CPU_CLOCK"));
+	assert_non_null(strstr(res.out, "PERF_COUNT_SW_PAGE_FAULTS"));
+	tu_result_free(&res);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_cleanup();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page_faults_O0),     cmocka_unit_test(test_page_faults_O2),
+		cmocka_unit_test(test_cpu_clock_functions), cmocka_unit_test(test_breakpoint_rw),
+		cmocka_unit_test(test_breakpoint_w),       cmocka_unit_test(test_threads_followed),
+		cmocka_unit_test(test_children_followed),  cmocka_unit_test(test_sigkill_leaves_prefix),
+		cmocka_unit_test(test_sigint_stops_target), cmocka_unit_test(test_attach_pid),
+		cmocka_unit_test(test_disk_full),          cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_help_and_version),   cmocka_unit_test(test_list),
+	};
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}

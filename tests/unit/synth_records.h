@@ -1,0 +1,59 @@
+/* Building kernel-format records by hand, for tests of the readers. */
+#ifndef DP_SYNTH_RECORDS_H
+#define DP_SYNTH_RECORDS_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* A PERF_RECORD_SAMPLE laid out for attr, from the fields of s. */
+static inline void synth_sample(dp_buf *b, const struct perf_event_attr *a, uint64_t id,
+				uint64_t ip, uint32_t pid, uint32_t tid, uint64_t time,
+				uint64_t addr, uint32_t cpu, uint64_t period, uint64_t weight,
+				uint64_t data_src, const uint64_t *regs, const uint64_t *chain,
+				uint64_t chain_nr)
+{
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0};
+	size_t start = b->len;
+	uint64_t st = a->sample_type;
+	uint32_t pt[2] = {pid, tid}, cr[2] = {cpu, 0};
+
+	dp_buf_add(b, &h, sizeof(h));
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		dp_buf_add(b, &id, 8);
+	if (st & PERF_SAMPLE_IP)
+		dp_buf_add(b, &ip, 8);
+	if (st & PERF_SAMPLE_TID)
+		dp_buf_add(b, pt, 8);
+	if (st & PERF_SAMPLE_TIME)
+		dp_buf_add(b, &time, 8);
+	if (st & PERF_SAMPLE_ADDR)
+		dp_buf_add(b, &addr, 8);
+	if (st & PERF_SAMPLE_ID)
+		dp_buf_add(b, &id, 8);
+	if (st & PERF_SAMPLE_CPU)
+		dp_buf_add(b, cr, 8);
+	if (st & PERF_SAMPLE_PERIOD)
+		dp_buf_add(b, &period, 8);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		dp_buf_add(b, &chain_nr, 8);
+		dp_buf_add(b, chain, chain_nr * 8);
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		uint64_t abi = PERF_SAMPLE_REGS_ABI_64;
+		dp_buf_add(b, &abi, 8);
+		for (unsigned i = 0, k = 0; i < 64; i++)
+			if (a->sample_regs_user & (1ull << i))
+				dp_buf_add(b, &regs[k++], 8);
+	}
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
+		dp_buf_add(b, &weight, 8);
+	if (st & PERF_SAMPLE_DATA_SRC)
+		dp_buf_add(b, &data_src, 8);
+	((struct perf_event_header *)(b->p + start))->size = (uint16_t)(b->len - start);
+}
+
+#endif

@@ -1,0 +1,179 @@
+/* Draining a ring buffer laid out as the kernel lays it out, with records
+ * that wrap around its end; hardware samples (precise, DATA_SRC,
+ * WEIGHT_STRUCT) go from the ring through the writer to the reader intact. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "dataprof/profile.h"
+#include "profile/writer.h"
+#include <asm/perf_regs.h>
+#include "sampler/ring.h"
+#include "synth_records.h"
+#include "tu.h"
+
+#define DATA_SIZE 4096
+
+typedef struct fake_ring {
+	dp_ring ring;
+	struct perf_event_mmap_page *pc;
+	uint64_t head;
+} fake_ring;
+
+static void fake_init(fake_ring *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->pc = aligned_alloc(4096, 4096 + DATA_SIZE);
+	memset(f->pc, 0, 4096 + DATA_SIZE);
+	f->ring.base = f->pc;
+	f->ring.data = (uint8_t *)f->pc + 4096;
+	f->ring.data_size = DATA_SIZE;
+	f->ring.bounce = malloc(0x10000);
+}
+
+/* The kernel's side: write a record at head, wrapping. */
+static void fake_put(fake_ring *f, const void *rec, size_t size)
+{
+	for (size_t i = 0; i < size; i++)
+		f->ring.data[(f->head + i) % DATA_SIZE] = ((const uint8_t *)rec)[i];
+	f->head += size;
+	f->pc->data_head = f->head;
+}
+
+static void fake_free(fake_ring *f)
+{
+	free(f->pc);
+	free(f->ring.bounce);
+}
+
+static void collect(void *ctx, const void *rec, size_t size)
+{
+	dp_writer *w = ctx;
+	dp_writer_add(w, rec, size);
+}
+
+static struct perf_event_attr pebs_attr(void)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_RAW;
+	a.config = 0x20d1; /* MEM_LOAD_RETIRED.L3_MISS */
+	a.precise_ip = 2;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
+			PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_WEIGHT_STRUCT |
+			PERF_SAMPLE_DATA_SRC;
+	a.sample_regs_user = 0xff0fff;
+	a.sample_id_all = 1;
+	return a;
+}
+
+static void test_wrapping_hardware_samples(void **state)
+{
+	struct perf_event_attr a = pebs_attr();
+	char *path = tu_path("ring.dprof");
+	uint64_t id = 1234, regs[20];
+	fake_ring f;
+	dp_writer w;
+	dp_error err;
+	dp_buf b = {0};
+	size_t put = 0, drained = 0;
+
+	(void)state;
+	fake_init(&f);
+	assert_int_equal(dp_writer_open(&w, path, 0, 0, &err), 0);
+	dp_writer_add_event(&w, 0, "MEM_LOAD_RETIRED.L3_MISS:pp", &a, DP_IP_EXACT_AFTER,
+			    DP_EVC_LOAD, &id, 1);
+	/* 500 samples through a 4 KiB ring: it wraps many times, records split anywhere */
+	for (int round = 0; round < 50; round++) {
+		for (int k = 0; k < 10; k++) {
+			uint64_t n = put++;
+			for (int i = 0; i < 20; i++)
+				regs[i] = n * 100 + (uint64_t)i;
+			b.len = 0;
+			/* L3 miss served from local RAM: op load, lvl miss L3 + loc ram */
+			uint64_t data_src = PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, MISS) |
+					    PERF_MEM_S(LVL, L3) | PERF_MEM_S(LVLNUM, RAM) |
+					    PERF_MEM_S(TLB, HIT) | PERF_MEM_S(TLB, L1);
+			synth_sample(&b, &a, id, 0x401000 + n, 7, 8, 1000 + n, 0x7f0000 + n * 64,
+				     1, 10009, (200 + n) | (9ull << 32), data_src, regs, NULL, 0);
+			fake_put(&f, b.p, b.len);
+		}
+		drained += dp_ring_drain(&f.ring, collect, &w);
+		assert_int_equal(f.pc->data_tail, f.head);
+	}
+	assert_int_equal(drained, put);
+	assert_int_equal(dp_writer_close(&w), 0);
+
+	dp_profile *p = dp_profile_open(path, &err);
+	dp_record r;
+	uint64_t n = 0;
+
+	assert_non_null(p);
+	while (dp_profile_next(p, &r) > 0) {
+		if (r.kind != DP_R_SAMPLE)
+			continue;
+		const dp_sample *s = r.sample;
+		assert_int_equal(s->ip, 0x401000 + n);
+		assert_int_equal(s->addr, 0x7f0000 + n * 64);
+		assert_int_equal(s->weight, 200 + n);
+		assert_int_equal(s->weight2, 9);
+		assert_int_equal(s->regs_user.regs[PERF_REG_X86_R15], n * 100 + 19);
+		assert_true(s->data_src & PERF_MEM_S(LVLNUM, RAM));
+		n++;
+	}
+	assert_int_equal(n, put);
+	dp_profile_close(p);
+	dp_buf_free(&b);
+	fake_free(&f);
+	free(path);
+}
+
+/* A record whose header is split by the end of the ring. */
+static void test_split_header(void **state)
+{
+	fake_ring f;
+	dp_writer w;
+	dp_error err;
+	char *path = tu_path("split.dprof");
+	uint64_t rec[4] = {0};
+
+	(void)state;
+	fake_init(&f);
+	f.head = DATA_SIZE - 4; /* the next header starts 4 bytes before the end */
+	f.pc->data_tail = f.head;
+	((struct perf_event_header *)rec)->type = PERF_RECORD_LOST;
+	((struct perf_event_header *)rec)->size = sizeof(rec);
+	rec[1] = 1;
+	rec[2] = 77;
+	fake_put(&f, rec, sizeof(rec));
+	assert_int_equal(dp_writer_open(&w, path, 0, 0, &err), 0);
+	assert_int_equal(dp_ring_drain(&f.ring, collect, &w), 1);
+	assert_int_equal(w.buf.len, sizeof(rec));
+	assert_memory_equal(w.buf.p, rec, sizeof(rec));
+	dp_writer_close(&w);
+	fake_free(&f);
+	free(path);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_cleanup();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wrapping_hardware_samples),
+		cmocka_unit_test(test_split_header),
+	};
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}
