@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 
 #include "dataprof/format.h"
+#include "../profile/event_class.h"
 #include "util.h"
 
 typedef struct dp_event_spec {
@@ -25,10 +26,6 @@ int dp_events_init(dp_error *err);
 /* Parses spec; user_only: default privilege level is user space alone. */
 int dp_event_parse(const char *spec, dp_event_spec *out, dp_error *err);
 void dp_event_spec_free(dp_event_spec *e);
-
-/* Classification, exposed for tests. */
-void dp_event_classify(const struct perf_event_attr *attr, const char *pfm_name,
-		       enum dp_ip_semantics *ip, enum dp_event_class *cls);
 
 /* Does this machine expose a CPU PMU to perf_event_open? */
 bool dp_have_hw_pmu(void);

@@ -3,6 +3,7 @@
 #include "ring.h"
 #include "synth.h"
 #include "target.h"
+#include "agent_sink.h"
 #include "../profile/writer.h"
 #include "hashmap.h"
 
@@ -51,6 +52,7 @@ typedef struct recorder {
 	bool no_build_id, weight_plain;
 	int sigfd, pidfd;
 	dp_target target;
+	dp_agent_sink agent;
 	pid_t child;    /* what we wait for: the target, or -p's command */
 	pid_t attached; /* -p */
 	int child_status;
@@ -266,6 +268,8 @@ static void drain(recorder *r)
 {
 	for (size_t c = 0; c < r->cpus.n; c++)
 		dp_ring_drain(&r->rings[c], on_record, r);
+	if (!r->disk_full)
+		dp_agent_sink_drain(&r->agent, &r->w);
 	if (dp_writer_flush(&r->w) < 0 && !r->disk_full) {
 		r->disk_full = true;
 		fprintf(stderr,
@@ -361,7 +365,7 @@ static void escalate(recorder *r)
 
 static void run_loop(recorder *r)
 {
-	size_t np = r->cpus.n + 2;
+	size_t np = r->cpus.n + 3;
 	struct pollfd *pfd = dp_calloc(np, sizeof(*pfd));
 
 	for (size_t c = 0; c < r->cpus.n; c++) {
@@ -370,10 +374,12 @@ static void run_loop(recorder *r)
 	}
 	pfd[r->cpus.n].fd = r->sigfd;
 	pfd[r->cpus.n].events = POLLIN;
-	pfd[r->cpus.n + 1].fd = r->pidfd;
+	pfd[r->cpus.n + 1].fd = r->agent.rfd; /* -1: ignored by poll */
 	pfd[r->cpus.n + 1].events = POLLIN;
+	pfd[r->cpus.n + 2].fd = r->pidfd;
+	pfd[r->cpus.n + 2].events = POLLIN;
 	for (;;) {
-		int n = poll(pfd, r->pidfd >= 0 ? np : np - 1, POLL_MS);
+		int n = poll(pfd, np, POLL_MS);
 
 		if (n < 0 && errno != EINTR)
 			break;
@@ -384,7 +390,7 @@ static void run_loop(recorder *r)
 			while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 				on_signal(r, &si);
 		}
-		if (r->pidfd >= 0 && (pfd[r->cpus.n + 1].revents & (POLLIN | POLLHUP)))
+		if (r->pidfd >= 0 && (pfd[r->cpus.n + 2].revents & (POLLIN | POLLHUP)))
 			r->target_gone = true;
 		if (r->child_done || r->target_gone)
 			break;
@@ -469,10 +475,25 @@ static int exit_code_of(int status)
 	return 1;
 }
 
+typedef DP_VEC(char *) env_vec;
+
+/* The command's extra environment: the caller's, plus the agent channel. */
+static int make_agent_env(recorder *r, const dp_record_opts *o, env_vec *env, dp_error *err)
+{
+	if (dp_agent_sink_open(&r->agent, err) < 0)
+		return -1;
+	for (size_t i = 0; o->env && o->env[i]; i++)
+		dp_vec_push(env, dp_strdup(o->env[i]));
+	dp_vec_push(env, dp_asprintf("%s=%d", DP_AGENT_FD_ENV, r->agent.wfd));
+	dp_vec_push(env, NULL);
+	return 0;
+}
+
 int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 {
 	recorder r;
 	dp_int_vec tids = {0};
+	env_vec env = {0};
 	sigset_t oldmask;
 	struct timespec rt;
 	uint64_t t0 = dp_now_ns();
@@ -483,6 +504,7 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 	memset(res, 0, sizeof(*res));
 	r.o = o;
 	r.sigfd = r.pidfd = -1;
+	r.agent.rfd = r.agent.wfd = -1;
 	r.nev = o->nevents;
 	r.ev = dp_calloc(r.nev, sizeof(*r.ev));
 	dp_hashmap_init(&r.id2ev, 64);
@@ -504,8 +526,12 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		}
 		r.pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
 	} else {
-		if (dp_target_fork(&r.target, o->argv, o->env, err) < 0)
+		if (o->agent && make_agent_env(&r, o, &env, err) < 0)
 			goto out_sig;
+		if (dp_target_fork(&r.target, o->argv, env.v ? env.v : o->env, r.agent.wfd,
+				   err) < 0)
+			goto out_sig;
+		dp_agent_sink_close_writer(&r.agent);
 		launched = true;
 		r.child = r.target.pid;
 		dp_vec_push(&tids, r.target.pid);
@@ -527,7 +553,7 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		dp_writer_flush(&r.w);
 		ioctl_all(&r, PERF_EVENT_IOC_ENABLE);
 		if (o->argv && o->argv[0]) {
-			if (dp_target_fork(&r.target, o->argv, o->env, err) < 0 ||
+			if (dp_target_fork(&r.target, o->argv, o->env, -1, err) < 0 ||
 			    dp_target_go(&r.target, o->argv[0], err) < 0)
 				goto out_writer;
 			r.child = r.target.pid;
@@ -595,6 +621,10 @@ out:
 	free(r.rings);
 	dp_vec_free(&r.cpus);
 	dp_vec_free(&tids);
+	for (size_t i = 0; i + 1 < env.n; i++)
+		free(env.v[i]);
+	dp_vec_free(&env);
+	dp_agent_sink_close(&r.agent);
 	dp_hashmap_free(&r.id2ev);
 	return rc;
 }

@@ -23,6 +23,7 @@ typedef struct dp_record_opts {
 	pid_t pid;         /* -p: attach; 0: launch argv */
 	char **argv;       /* the command (launch), or what to wait for with -p */
 	char **env;        /* extra environment for the launched command */
+	bool agent;        /* open the agent channel (heap tracker, markers) */
 	bool quiet;
 	const char *cmdline; /* dataprof's own command line, for the header */
 } dp_record_opts;

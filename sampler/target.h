@@ -14,8 +14,10 @@ typedef struct dp_target {
 	int exec_errno; /* set when dp_target_go failed to exec */
 } dp_target;
 
-/* Forks; the child waits. env: extra "NAME=value" strings (may be NULL). */
-int dp_target_fork(dp_target *t, char *const argv[], char *const env[], dp_error *err);
+/* Forks; the child waits. env: extra "NAME=value" strings (may be NULL).
+ * keep_fd: a descriptor the command inherits across exec (-1: none). */
+int dp_target_fork(dp_target *t, char *const argv[], char *const env[], int keep_fd,
+		   dp_error *err);
 /* Lets the child exec. Returns 0, or -1 (message in err) if exec failed, in
  * which case the child has been reaped. */
 int dp_target_go(dp_target *t, const char *cmd, dp_error *err);

@@ -113,4 +113,41 @@ struct dp_rec_thread {
 	uint64_t gs_base;
 };
 
+/* Heap allocations, from the tracker the target loads (record --heap).
+ * frames[] is the allocation call site: return addresses, innermost first. */
+struct dp_rec_alloc {
+	struct dp_rec_header h;
+	uint64_t time;
+	uint32_t pid, tid;
+	uint64_t addr;
+	uint64_t size;
+	uint32_t kind; /* DP_ALLOC_* */
+	uint32_t nframes;
+	uint64_t frames[];
+};
+enum dp_alloc_kind {
+	DP_ALLOC_MALLOC = 1,
+	DP_ALLOC_CALLOC = 2,
+	DP_ALLOC_REALLOC = 3, /* a new block; the old one gets its FREE */
+	DP_ALLOC_ALIGNED = 4, /* aligned_alloc, posix_memalign, memalign, valloc */
+	DP_ALLOC_MMAP = 5,    /* anonymous mmap the program made itself */
+};
+
+struct dp_rec_free {
+	struct dp_rec_header h;
+	uint64_t time;
+	uint32_t pid, tid;
+	uint64_t addr;
+	uint32_t kind; /* DP_ALLOC_MMAP for munmap, else 0 */
+	uint32_t reserved;
+	uint64_t size; /* munmap length; 0 for free() */
+};
+
+/* The agent channel: libraries inside the target (heap tracker, marker
+ * collector) write dataprof records to the file descriptor named by this
+ * environment variable, in batches of whole records of at most
+ * DP_AGENT_BATCH bytes, each batch one write() (atomic on a pipe). */
+#define DP_AGENT_FD_ENV "DATAPROF_AGENT_FD"
+#define DP_AGENT_BATCH  4096
+
 #endif

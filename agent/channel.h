@@ -1,0 +1,24 @@
+/* The target's side of the agent channel (see DP_AGENT_FD_ENV in
+ * dataprof/format.h): per-thread batches of records, each written with one
+ * write() so that the threads and processes of the target never interleave
+ * inside a batch. No allocation after the first use of a thread. */
+#ifndef DP_AGENT_CHANNEL_H
+#define DP_AGENT_CHANNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dataprof/format.h"
+
+/* The channel's fd, or -1 when the target runs without dataprof. */
+int dp_chan_fd(void);
+/* Appends one record (size a multiple of 8, <= DP_AGENT_BATCH) to this
+ * thread's batch; sends the batch first if it would not fit. */
+void dp_chan_put(const void *rec, size_t size);
+/* Sends this thread's batch now. */
+void dp_chan_flush(void);
+/* Counts records that could not be sent (channel closed by the program). */
+uint64_t dp_chan_dropped(void);
+uint64_t dp_chan_now(void);
+
+#endif

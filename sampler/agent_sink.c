@@ -1,0 +1,127 @@
+#include "agent_sink.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PIPE_BYTES (1 << 20)
+
+int dp_agent_sink_open(dp_agent_sink *s, dp_error *err)
+{
+	int p[2];
+
+	memset(s, 0, sizeof(*s));
+	s->rfd = s->wfd = -1;
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		dp_error_set(err, "cannot create the agent pipe: %s", strerror(errno));
+		return -1;
+	}
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	/* room for bursts while the recorder is busy; the kernel may give less */
+	fcntl(p[1], F_SETPIPE_SZ, PIPE_BYTES);
+	s->rfd = p[0];
+	s->wfd = p[1];
+	return 0;
+}
+
+void dp_agent_sink_close_writer(dp_agent_sink *s)
+{
+	if (s->wfd >= 0)
+		close(s->wfd);
+	s->wfd = -1;
+}
+
+bool dp_agent_record_ok(const void *rec, size_t size)
+{
+	const struct dp_rec_header *h = rec;
+	size_t min;
+
+	if (size < sizeof(*h) || (size & 7) || h->size != size)
+		return false;
+	switch (h->type) {
+	case DP_REC_ALLOC: {
+		const struct dp_rec_alloc *a = rec;
+		if (size < sizeof(*a))
+			return false;
+		return a->nframes <= (size - sizeof(*a)) / 8;
+	}
+	case DP_REC_FREE:
+		min = sizeof(struct dp_rec_free);
+		break;
+	case DP_REC_THREAD:
+		min = sizeof(struct dp_rec_thread);
+		break;
+	case DP_REC_MARKER:
+	case DP_REC_MARKER_NAME:
+		min = 16;
+		break;
+	case DP_REC_WARNING:
+		return size >= 17 && ((const char *)rec)[size - 1] == 0;
+	default:
+		return false;
+	}
+	return size >= min;
+}
+
+static void take(dp_agent_sink *s, dp_writer *w)
+{
+	size_t off = 0;
+
+	while (s->pending.len - off >= sizeof(struct dp_rec_header)) {
+		const struct dp_rec_header *h = (const void *)(s->pending.p + off);
+
+		if (h->size < sizeof(*h) || (h->size & 7)) {
+			s->broken = true;
+			break;
+		}
+		if (s->pending.len - off < h->size)
+			break; /* the rest comes with the next read */
+		if (dp_agent_record_ok(h, h->size)) {
+			dp_writer_add(w, h, h->size);
+			s->records++;
+		} else {
+			s->rejected++;
+		}
+		off += h->size;
+	}
+	if (s->broken) {
+		dp_writer_add_warning(w, dp_now_ns(),
+				      "the agent channel sent malformed data; its records from "
+				      "here on were dropped");
+		s->pending.len = 0;
+		return;
+	}
+	memmove(s->pending.p, s->pending.p + off, s->pending.len - off);
+	s->pending.len -= off;
+}
+
+void dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
+{
+	if (s->rfd < 0)
+		return;
+	for (;;) {
+		char buf[65536];
+		ssize_t n = read(s->rfd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		if (s->broken)
+			continue; /* keep the pipe empty so the target never blocks */
+		dp_buf_add(&s->pending, buf, (size_t)n);
+		take(s, w);
+	}
+}
+
+void dp_agent_sink_close(dp_agent_sink *s)
+{
+	if (s->rfd >= 0)
+		close(s->rfd);
+	dp_agent_sink_close_writer(s);
+	s->rfd = -1;
+	dp_buf_free(&s->pending);
+}

@@ -1,0 +1,31 @@
+/* The recorder's side of the agent channel: a pipe whose write end the
+ * target inherits (DATAPROF_AGENT_FD), carrying heap and marker records from
+ * libraries loaded in the target. Records are checked before they reach the
+ * profile: the target is not trusted. */
+#ifndef DP_AGENT_SINK_H
+#define DP_AGENT_SINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../profile/writer.h"
+#include "util.h"
+
+typedef struct dp_agent_sink {
+	int rfd, wfd;
+	dp_buf pending; /* a record split between two reads */
+	uint64_t records, rejected;
+	bool broken; /* malformed data seen: the channel is ignored from then on */
+} dp_agent_sink;
+
+int dp_agent_sink_open(dp_agent_sink *s, dp_error *err);
+/* After the fork: the recorder keeps only the read end. */
+void dp_agent_sink_close_writer(dp_agent_sink *s);
+/* Moves whatever the channel holds now into the profile. */
+void dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w);
+void dp_agent_sink_close(dp_agent_sink *s);
+
+/* Is this a record type, of a sane size, that an agent may send? Exposed for tests. */
+bool dp_agent_record_ok(const void *rec, size_t size);
+
+#endif
