@@ -139,6 +139,40 @@ void tu_cleanup(void)
 	tmpdir = NULL;
 }
 
+/* TRUTH kind key=value key="value with spaces" ... */
+static void parse_truth_line(const char *p, const char *end, tu_truth *t)
+{
+	size_t k = 0;
+
+	memset(t, 0, sizeof(*t));
+	while (p < end && *p != ' ' && k + 1 < sizeof(t->kind))
+		t->kind[k++] = *p++;
+	while (p < end && t->n < 16) {
+		while (p < end && *p == ' ')
+			p++;
+		const char *eq = memchr(p, '=', (size_t)(end - p));
+		if (!eq)
+			break;
+		snprintf(t->key[t->n], sizeof(t->key[0]), "%.*s", (int)(eq - p), p);
+		p = eq + 1;
+		const char *v = p, *ve;
+		if (*p == '"') {
+			v = ++p;
+			ve = memchr(p, '"', (size_t)(end - p));
+			if (!ve)
+				ve = end;
+			p = ve < end ? ve + 1 : end;
+		} else {
+			ve = memchr(p, ' ', (size_t)(end - p));
+			if (!ve)
+				ve = end;
+			p = ve;
+		}
+		snprintf(t->val[t->n], sizeof(t->val[0]), "%.*s", (int)(ve - v), v);
+		t->n++;
+	}
+}
+
 size_t tu_truth_parse(const char *text, tu_truth **out)
 {
 	size_t n = 0, cap = 16;
@@ -150,28 +184,11 @@ size_t tu_truth_parse(const char *text, tu_truth **out)
 		size_t len = eol ? (size_t)(eol - line) : strlen(line);
 
 		if (len > 6 && !strncmp(line, "TRUTH ", 6)) {
-			char buf[4096];
-			char *save = NULL, *tok;
-
 			if (n == cap) {
 				cap *= 2;
 				v = realloc(v, cap * sizeof(*v));
 			}
-			tu_truth *t = &v[n++];
-			memset(t, 0, sizeof(*t));
-			snprintf(buf, sizeof(buf), "%.*s", (int)len - 6, line + 6);
-			tok = strtok_r(buf, " ", &save);
-			if (tok)
-				snprintf(t->kind, sizeof(t->kind), "%s", tok);
-			while ((tok = strtok_r(NULL, " ", &save)) && t->n < 16) {
-				char *eq = strchr(tok, '=');
-				if (!eq)
-					continue;
-				*eq = 0;
-				snprintf(t->key[t->n], sizeof(t->key[0]), "%s", tok);
-				snprintf(t->val[t->n], sizeof(t->val[0]), "%s", eq + 1);
-				t->n++;
-			}
+			parse_truth_line(line + 6, line + len, &v[n++]);
 		}
 		line = eol ? eol + 1 : NULL;
 	}

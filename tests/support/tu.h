@@ -32,7 +32,8 @@ const char *tu_tmpdir(void);
 char *tu_path(const char *name); /* tu_tmpdir()/name, malloc'd */
 void tu_cleanup(void);
 
-/* Truth lines printed by fixtures: "TRUTH kind key=value key=value ...". */
+/* Truth lines printed by fixtures: "TRUTH kind key=value key="a value" ...".
+ * Values with spaces are double-quoted. See tests/fixtures/README.md. */
 typedef struct tu_truth {
 	char kind[32];
 	size_t n;
