@@ -4,6 +4,7 @@
 #include "dataprof/profile.h"
 #include "util.h"
 #include "../profile/perf_record.h"
+#include "../decode/decode.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -12,7 +13,9 @@
 #include <sys/wait.h>
 
 typedef struct dump_opts {
-	bool regs, callchain, summary_only;
+	bool regs, callchain, summary_only, decoded;
+	const char *symfs;
+	dp_decoder *dec;
 } dump_opts;
 
 static void usage(FILE *f)
@@ -24,6 +27,9 @@ static void usage(FILE *f)
 		   "  -r, --regs         print the sampled registers\n"
 		   "  -g, --callchain    print call chains\n"
 		   "  -s, --summary      print only the summary\n"
+		   "  -d, --decoded      one line per sample: the causing instruction, its\n"
+		   "                     data address (computed and hardware) and the verdict\n"
+		   "      --symfs DIR    look for the profiled binaries under DIR first\n"
 		   "  -h, --help         show this help\n");
 }
 
@@ -73,8 +79,49 @@ static void print_sample(const dp_profile *p, const dp_sample *s, const dump_opt
 	}
 }
 
+static void print_decoded(const dp_profile *p, const dp_record *r, const dump_opts *o)
+{
+	const dp_sample *s = r->sample;
+	size_t nev;
+	const dp_event_info *ev = dp_profile_events(p, &nev);
+	dp_decoded x;
+	char text[128], bytes[64];
+
+	dp_decode_sample(o->dec, s, &x);
+	printf("0x%08" PRIx64, r->offset);
+	print_time(r);
+	printf(" %s %u/%u ip 0x%" PRIx64, s->event < nev && ev[s->event].name ? ev[s->event].name : "?",
+	       s->pid, s->tid, s->ip);
+	if (x.function)
+		printf(" %s+0x%" PRIx64, x.function, x.ip_vaddr - x.function_vaddr);
+	else if (x.map)
+		printf(" %s", x.map->name);
+	if (x.insn >= 0) {
+		dp_decoded_insn_text(o->dec, &x, text, sizeof(text));
+		dp_decoded_insn_bytes(&x, bytes, sizeof(bytes));
+		printf(" | insn 0x%" PRIx64 " [%s] %s", x.insn_ip, bytes, text);
+		if (x.distance)
+			printf(" (-%u)", x.distance);
+	}
+	printf(" |");
+	if (x.has_computed)
+		printf(" addr 0x%" PRIx64, x.computed_addr);
+	if (x.has_hw)
+		printf(" hw 0x%" PRIx64 "%s", x.hw_addr,
+		       x.has_computed ? (x.hw_agrees ? " (agrees)" : " (DIFFERS)") : "");
+	printf(" %s", dp_verdict_name(x.verdict));
+	if (x.reason)
+		printf(" (%s)", dp_reason_name(x.reason));
+	putchar('\n');
+}
+
 static void print_record(const dp_profile *p, const dp_record *r, const dump_opts *o)
 {
+	if (o->decoded) {
+		if (r->kind == DP_R_SAMPLE)
+			print_decoded(p, r, o);
+		return;
+	}
 	printf("0x%08" PRIx64, r->offset);
 	print_time(r);
 	printf(" %s", dp_record_kind_name(r->kind));
@@ -166,6 +213,7 @@ int cmd_dump(int argc, char **argv)
 	static const struct option opts[] = {
 		{"input", required_argument, 0, 'i'}, {"regs", no_argument, 0, 'r'},
 		{"callchain", no_argument, 0, 'g'},   {"summary", no_argument, 0, 's'},
+		{"decoded", no_argument, 0, 'd'},     {"symfs", required_argument, 0, 'S'},
 		{"help", no_argument, 0, 'h'},        {0, 0, 0, 0},
 	};
 	const char *path = "dataprof.dprof";
@@ -176,7 +224,7 @@ int cmd_dump(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:rgsh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:rgsdh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			path = optarg;
@@ -189,6 +237,12 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 's':
 			o.summary_only = true;
+			break;
+		case 'd':
+			o.decoded = true;
+			break;
+		case 'S':
+			o.symfs = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -209,9 +263,24 @@ int cmd_dump(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return 1;
 	}
-	while ((rc = dp_profile_next(p, &r)) > 0)
-		if (!o.summary_only)
+	if (o.decoded) {
+		dp_decode_opts dopts = {o.symfs, false};
+
+		o.dec = dp_decoder_open(p, &dopts, &err);
+		if (!o.dec) {
+			cli_error("%s", err.msg);
+			dp_profile_close(p);
+			return 1;
+		}
+	}
+	while ((rc = dp_profile_next(p, &r)) > 0) {
+		if (o.decoded && o.summary_only && r.kind == DP_R_SAMPLE) {
+			dp_decoded x;
+			dp_decode_sample(o.dec, r.sample, &x);
+		} else if (!o.summary_only) {
 			print_record(p, &r, &o);
+		}
+	}
 
 	const dp_read_status *st = dp_profile_status(p);
 	size_t nev;
@@ -225,6 +294,10 @@ int cmd_dump(int argc, char **argv)
 	       " bad samples\n",
 	       nev ? ")" : "", st->lost + st->lost_samples, st->throttles, st->unknown_records,
 	       st->bad_samples);
+	if (o.dec) {
+		dp_decode_print_summary(o.dec, p, stdout);
+		dp_decoder_free(o.dec);
+	}
 	if (rc < 0)
 		cli_error("%s: %s", path, st->error);
 	else if (st->truncated_at)

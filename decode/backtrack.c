@@ -1,0 +1,139 @@
+#include "backtrack.h"
+
+#include <string.h>
+
+/* The memory operand of in that can cause an event of class cls, or -1. */
+static int matching_operand(const dp_insn *in, enum dp_event_class cls)
+{
+	if (!(in->flags & DP_INSN_MEM))
+		return -1;
+	for (int m = 0; m < in->nmem; m++) {
+		uint8_t acc = in->mem[m].access;
+
+		if (cls == DP_EVC_LOAD && !(acc & DP_ACC_LOAD))
+			continue;
+		if (cls == DP_EVC_STORE && !(acc & DP_ACC_STORE))
+			continue;
+		return m;
+	}
+	return -1;
+}
+
+/* Does the candidate's own write spoil the registers the address is read from? */
+static bool self_clobbered(const dp_insn *in, const dp_memop *m, bool regs_after)
+{
+	uint32_t need = dp_memop_regs(m, regs_after), w = in->regs_written;
+
+	if (!regs_after)
+		return false;
+	if (m->implicit && m->after_base >= 0)
+		w &= ~(1u << m->after_base); /* moved by a known amount: accounted for */
+	if (m->implicit == DP_IMPLICIT_STRING)
+		w &= ~((1u << 9) | (1u << 2)); /* flags and the rep count: not address registers */
+	return (need & w) != 0;
+}
+
+static void found(dp_bt *o, const dp_func_table *t, long j, int m, bool regs_after,
+		  uint32_t written_between, bool crossed_leader, uint8_t distance)
+{
+	const dp_insn *c = &t->insns.v[j];
+	const dp_memop *mo = &c->mem[m];
+
+	o->insn = j;
+	o->mem = m;
+	o->regs_after = regs_after;
+	o->distance = distance;
+	o->verdict = DP_V_VERIFIED;
+	o->reason = DP_RS_NONE;
+	if (self_clobbered(c, mo, regs_after)) {
+		o->verdict = DP_V_UNVERIFIABLE;
+		o->reason = DP_RS_SELF_CLOBBER;
+	} else if (dp_memop_regs(mo, regs_after) & written_between) {
+		o->verdict = DP_V_UNVERIFIABLE;
+		o->reason = DP_RS_REG_WRITTEN_BETWEEN;
+	} else if (crossed_leader) {
+		o->verdict = DP_V_UNVERIFIABLE;
+		o->reason = DP_RS_BRANCH_TARGET;
+	}
+}
+
+static void none(dp_bt *o, dp_verdict v, dp_reason r)
+{
+	o->insn = -1;
+	o->mem = -1;
+	o->verdict = v;
+	o->reason = r;
+}
+
+void dp_backtrack(const dp_func_table *t, uint64_t ip, enum dp_ip_semantics sem,
+		  enum dp_event_class cls, dp_bt *o)
+{
+	long k = dp_func_table_find(t, ip);
+	uint32_t written = 0;
+	bool crossed = false;
+	int m;
+
+	memset(o, 0, sizeof(*o));
+	if (cls == DP_EVC_NONE || sem == DP_IP_NONE) {
+		none(o, DP_V_NO_MEMORY, DP_RS_NOT_MEMORY_EVENT);
+		return;
+	}
+	if (k < 0) {
+		none(o, DP_V_UNRESOLVABLE, DP_RS_NOT_BOUNDARY);
+		return;
+	}
+	if (sem == DP_IP_EXACT || sem == DP_IP_EXACT_AFTER) {
+		m = matching_operand(&t->insns.v[k], cls);
+		if (m < 0) {
+			none(o, DP_V_UNRESOLVABLE, DP_RS_NO_MEMORY_INSN);
+			return;
+		}
+		found(o, t, k, m, sem == DP_IP_EXACT_AFTER, 0, false, 0);
+		return;
+	}
+
+	/* DP_IP_AFTER: the cause retired before the IP. A repeated string
+	 * instruction that is interrupted between iterations leaves the IP on
+	 * itself: it may be the cause, but which iteration ran is unknown. */
+	if ((t->insns.v[k].flags & DP_INSN_REP) && (m = matching_operand(&t->insns.v[k], cls)) >= 0) {
+		found(o, t, k, m, true, 0, false, 0);
+		if (o->verdict == DP_V_VERIFIED) {
+			o->verdict = DP_V_UNVERIFIABLE;
+			o->reason = DP_RS_REP_ITERATION;
+		}
+		return;
+	}
+	for (long cur = k, steps = 0;; steps++) {
+		const dp_insn *at = &t->insns.v[cur];
+		long j;
+
+		if (cur == 0) {
+			none(o, DP_V_UNRESOLVABLE, DP_RS_FUNCTION_START);
+			return;
+		}
+		if (steps >= DP_BACKTRACK_WINDOW) {
+			none(o, DP_V_UNRESOLVABLE, DP_RS_WINDOW);
+			return;
+		}
+		if (at->pred < 0) {
+			none(o, DP_V_UNRESOLVABLE, DP_RS_BRANCH);
+			return;
+		}
+		/* several ways in: the step back is a guess from here on */
+		if (at->npred != 1)
+			crossed = true;
+		j = at->pred;
+		const dp_insn *c = &t->insns.v[j];
+		if (c->flags & DP_INSN_CALL) {
+			none(o, DP_V_UNRESOLVABLE, DP_RS_CALL);
+			return;
+		}
+		m = matching_operand(c, cls);
+		if (m >= 0) {
+			found(o, t, j, m, true, written, crossed, (uint8_t)DP_MIN(steps, 255));
+			return;
+		}
+		written |= c->regs_written;
+		cur = j;
+	}
+}
