@@ -179,29 +179,35 @@ static image_slot *image_of(dp_decoder *d, dp_map *m)
 
 static bool is_file_mapping(const dp_map *m)
 {
-	return m->name[0] == '/' || !strcmp(m->name, "[vdso]");
+	/* the kernel names anonymous and shared-memory mappings with slashes too */
+	if (!strcmp(m->name, "[vdso]"))
+		return true;
+	return m->name[0] == '/' && strncmp(m->name, "//anon", 6) &&
+	       strncmp(m->name, "/dev/zero", 9) && strncmp(m->name, "/memfd:", 7) &&
+	       strncmp(m->name, "/SYSV", 5) && !strstr(m->name, " (deleted)");
 }
 
-/* Prepares m->image and m->bias; returns the failure reason or NONE. */
-static dp_reason map_image(dp_decoder *d, dp_map *m, size_t *slot_index)
+/* Prepares m->image and m->bias once; returns the failure reason or NONE. */
+static dp_reason map_image(dp_decoder *d, dp_map *m)
 {
 	image_slot *s;
 
-	if (!is_file_mapping(m) || !m->exec) {
-		*slot_index = SIZE_MAX;
+	if (m->image_state > 0)
+		return DP_RS_NONE;
+	if (!is_file_mapping(m) || !m->exec)
 		return DP_RS_NO_MAPPING;
-	}
-	s = image_of(d, m);
-	*slot_index = (size_t)(s - d->images.v);
 	if (m->image_state == 0) {
+		s = image_of(d, m);
+		m->image_slot = (uint32_t)(s - d->images.v);
 		m->image_state = -1;
 		if (s->image && dp_image_bias(s->image, m->start, m->pgoff, &m->bias)) {
 			m->image = s->image;
 			m->image_state = 1;
+			return DP_RS_NONE;
 		}
 	}
-	if (m->image_state > 0)
-		return DP_RS_NONE;
+	s = &d->images.v[m->image_slot];
+	s->problem.samples++;
 	return s->image ? DP_RS_NOT_ELF : s->problem.reason;
 }
 
@@ -261,7 +267,6 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 	const ev_info *e = s->event < d->ev.n ? &d->ev.v[s->event] : &none_ev;
 	const ip_entry *ent = NULL;
 	dp_map *m;
-	size_t slot;
 	dp_reason r;
 
 	memset(o, 0, sizeof(*o));
@@ -283,9 +288,7 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 
 	/* the code: mapping, binary, function, the walk back (cached) */
 	m = dp_maps_find(&d->maps, s->pid, s->ip, s->time);
-	r = m ? map_image(d, m, &slot) : DP_RS_NO_MAPPING;
-	if (m && r != DP_RS_NONE && slot != SIZE_MAX)
-		d->images.v[slot].problem.samples++;
+	r = m ? map_image(d, m) : DP_RS_NO_MAPPING;
 	o->map = m;
 	if (r == DP_RS_NONE) {
 		o->image = m->image;
@@ -331,6 +334,7 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 		/* a fault on the code itself is not a data access */
 		if (!o->hw_agrees && o->hw_addr >= s->ip && o->hw_addr < s->ip + 16) {
 			o->data_addr = 0;
+			o->has_computed = false;
 			finish_verdict(d, s, o, DP_V_NO_MEMORY, DP_RS_IFETCH);
 			return;
 		}

@@ -28,7 +28,7 @@ typedef struct dp_map {
 	struct dp_image *image;
 	uint64_t bias; /* runtime address - ELF virtual address */
 	int image_state; /* 0 not tried, 1 usable, -1 failed */
-	int image_error;
+	uint32_t image_slot; /* the decoder's record of the file */
 } dp_map;
 
 typedef struct dp_addr_space dp_addr_space;

@@ -50,19 +50,24 @@ static const void *take(cur *c, uint64_t n)
 
 static void read_regs(cur *c, uint64_t mask, dp_regs *r)
 {
+	unsigned n = (unsigned)__builtin_popcountll(mask);
+
 	r->abi = rd64(c);
 	r->mask = 0;
 	if (!r->abi)
 		return;
-	for (unsigned i = 0; i < 64; i++) {
-		if (!(mask & (1ull << i)))
-			continue;
-		uint64_t v = rd64(c);
-		if (i < DP_MAX_REGS) {
-			r->regs[i] = v;
-			r->mask |= 1ull << i;
-		}
+	if (c->bad || (size_t)(c->end - c->p) < (size_t)n * 8) {
+		c->bad = 1;
+		return;
 	}
+	/* registers come in mask order: walk the set bits only */
+	for (uint64_t m = mask; m; m &= m - 1) {
+		unsigned i = (unsigned)__builtin_ctzll(m);
+
+		memcpy(&r->regs[i], c->p, 8);
+		c->p += 8;
+	}
+	r->mask = mask;
 }
 
 static uint64_t read_size(const struct perf_event_attr *attr)
