@@ -12,6 +12,8 @@ int cmd_list(int argc, char **argv);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The whole command line, for the profile header. */
 extern const char *cli_cmdline;
+/* The full path of an agent library (libdataprof_heap.so...), or NULL. */
+char *cli_agent_library(const char *name);
 /* True when argv[i] is --help or -h. */
 bool cli_wants_help(int argc, char **argv);
 

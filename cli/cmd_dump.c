@@ -5,6 +5,7 @@
 #include "util.h"
 #include "../profile/perf_record.h"
 #include "../decode/decode.h"
+#include "../annotate/annotate.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -13,9 +14,10 @@
 #include <sys/wait.h>
 
 typedef struct dump_opts {
-	bool regs, callchain, summary_only, decoded;
+	bool regs, callchain, summary_only, decoded, annotated;
 	const char *symfs;
 	dp_decoder *dec;
+	dp_annotator *ann;
 } dump_opts;
 
 static void usage(FILE *f)
@@ -29,6 +31,8 @@ static void usage(FILE *f)
 		   "  -s, --summary      print only the summary\n"
 		   "  -d, --decoded      one line per sample: the causing instruction, its\n"
 		   "                     data address (computed and hardware) and the verdict\n"
+		   "  -a, --annotated    one line per sample: function, source line, data object,\n"
+		   "                     type and member path, and why any is missing\n"
 		   "      --symfs DIR    look for the profiled binaries under DIR first\n"
 		   "  -h, --help         show this help\n");
 }
@@ -115,8 +119,49 @@ static void print_decoded(const dp_profile *p, const dp_record *r, const dump_op
 	putchar('\n');
 }
 
+static void print_annotated(const dp_profile *p, const dp_record *r, const dump_opts *o)
+{
+	const dp_sample *s = r->sample;
+	const dp_strtab *st = dp_annotator_strings(o->ann);
+	size_t nev;
+	const dp_event_info *ev = dp_profile_events(p, &nev);
+	dp_decoded x;
+	dp_annotation a;
+
+	dp_decode_sample(o->dec, s, &x);
+	dp_annotate(o->ann, s, &x, &a);
+	printf("0x%08" PRIx64, r->offset);
+	print_time(r);
+	printf(" %s %u/%u %s", s->event < nev && ev[s->event].name ? ev[s->event].name : "?",
+	       s->pid, s->tid, a.function ? dp_strtab_get(st, a.function) : "?");
+	if (a.inline_chain)
+		printf(" [%s]", dp_strtab_get(st, a.inline_chain));
+	if (a.line)
+		printf(" %s", dp_strtab_get(st, a.line));
+	printf(" | %s", dp_verdict_name(x.verdict));
+	if (x.data_addr)
+		printf(" 0x%" PRIx64, x.data_addr);
+	printf(" | %s", dp_object_kind_name(a.obj_kind));
+	if (a.object)
+		printf(" %s+0x%" PRIx64, dp_strtab_get(st, a.object),
+		       x.data_addr && a.obj_addr ? x.data_addr - a.obj_addr : 0);
+	if (a.obj_reason)
+		printf(" (%s)", dp_annot_reason_name(a.obj_reason));
+	printf(" | %s", a.type ? dp_strtab_get(st, a.type) : "-");
+	if (a.member)
+		printf(" %s", dp_strtab_get(st, a.member));
+	if (a.type_reason)
+		printf(" (%s)", dp_annot_reason_name(a.type_reason));
+	putchar('\n');
+}
+
 static void print_record(const dp_profile *p, const dp_record *r, const dump_opts *o)
 {
+	if (o->annotated) {
+		if (r->kind == DP_R_SAMPLE)
+			print_annotated(p, r, o);
+		return;
+	}
 	if (o->decoded) {
 		if (r->kind == DP_R_SAMPLE)
 			print_decoded(p, r, o);
@@ -201,6 +246,21 @@ static void print_record(const dp_profile *p, const dp_record *r, const dump_opt
 	case DP_R_WARNING:
 		printf(" %s", r->warning);
 		break;
+	case DP_R_ALLOC: {
+		static const char *const kinds[] = {"?", "malloc", "calloc", "realloc", "aligned",
+						    "mmap"};
+		const struct dp_rec_alloc *a = r->alloc;
+
+		printf(" pid %u/%u %s 0x%" PRIx64 " size %" PRIu64 " site", a->pid, a->tid,
+		       a->kind < 6 ? kinds[a->kind] : "?", a->addr, a->size);
+		for (uint32_t i = 0; i < a->nframes; i++)
+			printf(" 0x%" PRIx64, a->frames[i]);
+		break;
+	}
+	case DP_R_FREE:
+		printf(" pid %u/%u 0x%" PRIx64 "%s", r->free_rec->pid, r->free_rec->tid,
+		       r->free_rec->addr, r->free_rec->kind == DP_ALLOC_MMAP ? " (munmap)" : "");
+		break;
 	case DP_R_OTHER:
 		printf(" type 0x%x size %u", r->type, r->size);
 		break;
@@ -214,6 +274,7 @@ int cmd_dump(int argc, char **argv)
 		{"input", required_argument, 0, 'i'}, {"regs", no_argument, 0, 'r'},
 		{"callchain", no_argument, 0, 'g'},   {"summary", no_argument, 0, 's'},
 		{"decoded", no_argument, 0, 'd'},     {"symfs", required_argument, 0, 'S'},
+		{"annotated", no_argument, 0, 'a'},
 		{"help", no_argument, 0, 'h'},        {0, 0, 0, 0},
 	};
 	const char *path = "dataprof.dprof";
@@ -224,7 +285,7 @@ int cmd_dump(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:rgsdh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:rgsdah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			path = optarg;
@@ -240,6 +301,9 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'd':
 			o.decoded = true;
+			break;
+		case 'a':
+			o.annotated = o.decoded = true;
 			break;
 		case 'S':
 			o.symfs = optarg;
@@ -272,11 +336,16 @@ int cmd_dump(int argc, char **argv)
 			dp_profile_close(p);
 			return 1;
 		}
+		if (o.annotated)
+			o.ann = dp_annotator_open(o.dec, p, &err);
 	}
 	while ((rc = dp_profile_next(p, &r)) > 0) {
 		if (o.decoded && o.summary_only && r.kind == DP_R_SAMPLE) {
 			dp_decoded x;
+			dp_annotation an;
 			dp_decode_sample(o.dec, r.sample, &x);
+			if (o.ann)
+				dp_annotate(o.ann, r.sample, &x, &an);
 		} else if (!o.summary_only) {
 			print_record(p, &r, &o);
 		}
@@ -296,6 +365,10 @@ int cmd_dump(int argc, char **argv)
 	       st->bad_samples);
 	if (o.dec) {
 		dp_decode_print_summary(o.dec, p, stdout);
+		if (o.ann) {
+			dp_annotate_print_summary(o.ann, stdout);
+			dp_annotator_free(o.ann);
+		}
 		dp_decoder_free(o.dec);
 	}
 	if (rc < 0)

@@ -32,6 +32,9 @@ static void usage(FILE *f)
 		"  -m, --mmap-pages N    ring buffer data pages per CPU, a power of two\n"
 		"                        (default 128)\n"
 		"      --no-regs         do not capture registers (no data addresses later)\n"
+		"      --heap[=MIN]      track heap blocks of at least MIN bytes (default 0:\n"
+		"                        all) with their allocation sites, for data objects\n"
+		"      --heap-depth N    call-site frames kept per allocation (default 1)\n"
 		"  -q, --quiet           print no summary\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: the command's; 125 if dataprof itself failed, 126/127 if the\n"
@@ -66,9 +69,13 @@ int cmd_record(int argc, char **argv)
 		{"output", required_argument, 0, 'o'}, {"call-graph", no_argument, 0, 'g'},
 		{"mmap-pages", required_argument, 0, 'm'}, {"no-regs", no_argument, 0, 'R'},
 		{"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
+		{"heap", optional_argument, 0, 'H'},   {"heap-depth", required_argument, 0, 'D'},
 		{0, 0, 0, 0},
 	};
 	spec_vec ev = {0};
+	DP_VEC(char *) env = {0};
+	bool heap = false;
+	uint64_t heap_min = 0, heap_depth = 1;
 	dp_record_opts o;
 	dp_record_result res;
 	dp_error err = {{0}};
@@ -121,6 +128,19 @@ int cmd_record(int argc, char **argv)
 		case 'R':
 			o.no_regs = true;
 			break;
+		case 'H':
+			heap = true;
+			if (optarg && !dp_parse_u64(optarg, &heap_min)) {
+				cli_error("--heap takes a size in bytes, not '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 'D':
+			if (!dp_parse_u64(optarg, &heap_depth) || !heap_depth || heap_depth > 16) {
+				cli_error("--heap-depth needs 1 to 16 frames, not '%s'", optarg);
+				goto out;
+			}
+			break;
 		case 'q':
 			o.quiet = true;
 			break;
@@ -153,6 +173,31 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (heap) {
+		char *lib = cli_agent_library("libdataprof_heap.so");
+		const char *old = getenv("LD_PRELOAD");
+
+		if (o.pid) {
+			cli_error("--heap needs dataprof to start the command: it cannot be used "
+				  "with -p");
+			goto out;
+		}
+		if (!lib) {
+			cli_error("--heap: libdataprof_heap.so is not next to dataprof nor in "
+				  "../lib/dataprof; reinstall dataprof");
+			goto out;
+		}
+		dp_vec_push(&env, dp_asprintf("LD_PRELOAD=%s%s%s", lib, old ? ":" : "",
+					      old ? old : ""));
+		dp_vec_push(&env, dp_asprintf("DATAPROF_HEAP_MIN=%llu",
+					      (unsigned long long)heap_min));
+		dp_vec_push(&env, dp_asprintf("DATAPROF_HEAP_DEPTH=%llu",
+					      (unsigned long long)heap_depth));
+		free(lib);
+		o.agent = true;
+	}
+	dp_vec_push(&env, NULL);
+	o.env = env.v;
 	o.events = ev.v;
 	o.nevents = ev.n;
 	o.cmdline = cli_cmdline;
@@ -166,5 +211,8 @@ out:
 	for (size_t i = 0; i < ev.n; i++)
 		dp_event_spec_free(&ev.v[i]);
 	dp_vec_free(&ev);
+	for (size_t i = 0; i < env.n; i++)
+		free(env.v[i]);
+	dp_vec_free(&env);
 	return rc;
 }

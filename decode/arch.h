@@ -60,10 +60,23 @@ typedef struct dp_insn {
 	uint8_t len;
 	uint8_t nmem;
 	dp_memop mem[2];
+	/* what it does to one register, for type tracking (annotate/) */
+	uint8_t df;      /* DP_DF_* */
+	int8_t df_dst;   /* register written */
+	int8_t df_src;   /* register read (MOV, LEA) */
+	int64_t df_imm;  /* LEA displacement, ADD immediate */
 	/* control flow into this instruction (insn_table.c) */
 	uint8_t npred; /* how many instructions can run just before it; 255: unknown */
 	int32_t pred;  /* the one that can, or the most likely of several; -1: none */
 } dp_insn;
+
+enum {
+	DP_DF_NONE,
+	DP_DF_MOV,  /* dst = src (64-bit register copy) */
+	DP_DF_LEA,  /* dst = src + imm */
+	DP_DF_ADD,  /* dst += imm */
+	DP_DF_LOAD, /* dst = 64-bit load through mem[0] */
+};
 
 typedef DP_VEC(dp_insn) dp_insn_vec;
 

@@ -178,6 +178,36 @@ static void set_stack(dp_memop *mo, uint8_t access, int64_t disp_before, int8_t 
 	mo->after_disp = after_disp;
 }
 
+/* Register copies, pointer arithmetic and 64-bit loads: enough for annotate
+ * to follow a pointer back to the variable it came from. */
+static void dataflow(const cs_x86 *x, const char *m, dp_insn *in)
+{
+	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+
+	in->df = DP_DF_NONE;
+	if (x->op_count != 2 || a->type != X86_OP_REG || a->size != 8)
+		return;
+	in->df_dst = (int8_t)perf_reg(a->reg);
+	if (in->df_dst < 0)
+		return;
+	if (!strcmp(m, "mov") && b->type == X86_OP_REG && b->size == 8) {
+		in->df = DP_DF_MOV;
+		in->df_src = (int8_t)perf_reg(b->reg);
+	} else if (!strcmp(m, "lea") && b->type == X86_OP_MEM && b->mem.index == X86_REG_INVALID &&
+		   b->mem.segment == X86_REG_INVALID) {
+		in->df = DP_DF_LEA;
+		in->df_src = (int8_t)perf_reg(b->mem.base);
+		in->df_imm = b->mem.disp;
+	} else if ((!strcmp(m, "add") || !strcmp(m, "sub")) && b->type == X86_OP_IMM) {
+		in->df = DP_DF_ADD;
+		in->df_imm = !strcmp(m, "sub") ? -b->imm : b->imm;
+	} else if (!strcmp(m, "mov") && b->type == X86_OP_MEM && b->size == 8) {
+		in->df = DP_DF_LOAD;
+	}
+	if (in->df_src < 0 && (in->df == DP_DF_MOV || in->df == DP_DF_LEA))
+		in->df = DP_DF_NONE;
+}
+
 static void classify(dp_arch *a, const cs_insn *ci, dp_insn *in)
 {
 	const cs_x86 *x = &ci->detail->x86;
@@ -229,6 +259,7 @@ static void classify(dp_arch *a, const cs_insn *ci, dp_insn *in)
 	if (string && (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE))
 		in->flags |= DP_INSN_REP;
 
+	dataflow(x, m, in);
 	if (no_data_access(m))
 		return;
 

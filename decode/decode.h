@@ -46,6 +46,7 @@ typedef struct dp_decoded {
 	uint64_t function_vaddr;
 	const dp_func_table *table;
 	long insn; /* index in table, -1 */
+	int mem;   /* which memory operand of the instruction */
 } dp_decoded;
 
 typedef struct dp_decode_stats {
@@ -75,6 +76,13 @@ typedef struct dp_image_problem {
 } dp_image_problem;
 size_t dp_decoder_problems(const dp_decoder *d, const dp_image_problem **out);
 dp_maps *dp_decoder_maps(dp_decoder *d);
+/* The binary behind any file mapping (code or data), with its bias set in
+ * the map; NULL if it cannot be opened or the mapping is not a file. */
+dp_image *dp_decoder_map_image(dp_decoder *d, dp_map *m);
+/* How to free the state a later stage keeps in dp_image.annot. */
+void dp_decoder_set_annot_free(dp_decoder *d, void (*fn)(void *));
+/* The thread pointer (fs base) of tid, when the profile recorded it. */
+bool dp_decoder_fs_base(const dp_decoder *d, uint32_t tid, uint64_t *fs);
 
 /* Prints the per-event verdict table (like perf --type-stat) to f. */
 void dp_decode_print_summary(const dp_decoder *d, const dp_profile *p, FILE *f);

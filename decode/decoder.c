@@ -50,6 +50,7 @@ struct dp_decoder {
 	dp_hashmap fs_base; /* tid -> fs base */
 	DP_VEC(ev_info) ev;
 	DP_VEC(dp_image_problem) problems; /* view for dp_decoder_problems */
+	void (*annot_free)(void *); /* frees what annotate hangs on images */
 	dp_decode_stats st;
 };
 
@@ -122,6 +123,8 @@ void dp_decoder_free(dp_decoder *d)
 		dp_image *im = d->images.v[i].image;
 
 		if (im) {
+			if (im->annot && d->annot_free)
+				d->annot_free(im->annot);
 			for (size_t k = 0; k < im->tables.n; k++)
 				dp_func_table_free(im->tables.v[k]);
 			for (size_t k = 0; k < im->cfi_tables.n; k++)
@@ -314,6 +317,7 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 			c.fs_base = fs;
 		}
 		o->insn = ent->bt.insn;
+		o->mem = ent->bt.mem;
 		o->insn_vaddr = in->addr;
 		o->insn_ip = in->addr + m->bias;
 		o->access = mo->access;
@@ -378,6 +382,11 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 	finish_verdict(d, s, o, bt->verdict, bt->reason);
 }
 
+void dp_decoder_set_annot_free(dp_decoder *d, void (*fn)(void *))
+{
+	d->annot_free = fn;
+}
+
 const dp_decode_stats *dp_decoder_stats(const dp_decoder *d)
 {
 	return &d->st;
@@ -386,6 +395,27 @@ const dp_decode_stats *dp_decoder_stats(const dp_decoder *d)
 dp_maps *dp_decoder_maps(dp_decoder *d)
 {
 	return &d->maps;
+}
+
+dp_image *dp_decoder_map_image(dp_decoder *d, dp_map *m)
+{
+	if (m->image_state > 0)
+		return m->image;
+	if (m->image_state < 0 || !is_file_mapping(m))
+		return NULL;
+	image_slot *s = image_of(d, m);
+	m->image_slot = (uint32_t)(s - d->images.v);
+	m->image_state = -1;
+	if (s->image && dp_image_bias(s->image, m->start, m->pgoff, &m->bias)) {
+		m->image = s->image;
+		m->image_state = 1;
+	}
+	return m->image;
+}
+
+bool dp_decoder_fs_base(const dp_decoder *d, uint32_t tid, uint64_t *fs)
+{
+	return dp_hashmap_get(&d->fs_base, tid, fs);
 }
 
 void dp_decoded_insn_text(dp_decoder *d, const dp_decoded *x, char *buf, size_t len)

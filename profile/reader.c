@@ -228,6 +228,32 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 		r->pid = r->thread->pid;
 		r->tid = r->thread->tid;
 		return 0;
+	case DP_REC_ALLOC: {
+		const struct dp_rec_alloc *a = (const void *)rec;
+
+		if (size < sizeof(*a) || a->nframes > (size - sizeof(*a)) / 8)
+			return -1;
+		r->kind = DP_R_ALLOC;
+		r->alloc = a;
+		r->time = a->time;
+		r->has_time = true;
+		r->pid = a->pid;
+		r->tid = a->tid;
+		return 0;
+	}
+	case DP_REC_FREE: {
+		const struct dp_rec_free *f = (const void *)rec;
+
+		if (size < sizeof(*f))
+			return -1;
+		r->kind = DP_R_FREE;
+		r->free_rec = f;
+		r->time = f->time;
+		r->has_time = true;
+		r->pid = f->pid;
+		r->tid = f->tid;
+		return 0;
+	}
 	case DP_REC_WARNING: {
 		const char *t = (const char *)rec + 16;
 
@@ -470,7 +496,8 @@ const char *dp_record_kind_name(enum dp_record_kind k)
 		[DP_R_THROTTLE] = "THROTTLE", [DP_R_UNTHROTTLE] = "UNTHROTTLE",
 		[DP_R_META] = "META",       [DP_R_EVENT] = "EVENT",
 		[DP_R_FINISH] = "FINISH",   [DP_R_THREAD] = "THREAD",
-		[DP_R_WARNING] = "WARNING", [DP_R_OTHER] = "OTHER",
+		[DP_R_WARNING] = "WARNING", [DP_R_ALLOC] = "ALLOC",
+		[DP_R_FREE] = "FREE",       [DP_R_OTHER] = "OTHER",
 	};
 	return (unsigned)k < sizeof(n) / sizeof(n[0]) && n[k] ? n[k] : "?";
 }

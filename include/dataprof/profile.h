@@ -93,6 +93,8 @@ enum dp_record_kind {
 	DP_R_FINISH,
 	DP_R_THREAD,
 	DP_R_WARNING,
+	DP_R_ALLOC, /* a heap block (record --heap) */
+	DP_R_FREE,
 	DP_R_OTHER, /* a record this reader keeps but does not interpret */
 };
 
@@ -128,6 +130,8 @@ typedef struct dp_record {
 		uint32_t event; /* DP_R_EVENT: the index */
 		const struct dp_rec_finish *finish;
 		const struct dp_rec_thread *thread;
+		const struct dp_rec_alloc *alloc;
+		const struct dp_rec_free *free_rec;
 		const char *warning;
 		const void *other; /* the whole record */
 	};

@@ -1,0 +1,245 @@
+/* The heap tracker: an LD_PRELOAD library that `dataprof record --heap`
+ * puts into the target. It records every allocation at or above a size
+ * threshold (DATAPROF_HEAP_MIN, bytes, default 0: all) with its call site
+ * (DATAPROF_HEAP_DEPTH return addresses, default 1: the caller of malloc),
+ * and every free, into the profile through the agent channel. glibc's
+ * __libc_* entry points do the real work, so no dlsym bootstrap is needed.
+ * Each thread also reports its thread pointer (fs base) once, which decode
+ * uses for %fs-relative (TLS) addresses. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <unwind.h>
+#include <asm/prctl.h>
+
+#include "channel.h"
+
+#define MAX_DEPTH 16
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+extern void *__libc_valloc(size_t);
+
+static size_t min_size;
+static int depth = 1;
+static int enabled; /* the channel is there */
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_munmap)(void *, size_t);
+static __thread int busy;   /* inside a hook: allocations of our own are not recorded */
+static __thread int thread_seen;
+
+__attribute__((constructor)) static void heap_init(void)
+{
+	const char *v;
+
+	busy = 1;
+	v = getenv("DATAPROF_HEAP_MIN");
+	if (v)
+		min_size = strtoul(v, NULL, 0);
+	v = getenv("DATAPROF_HEAP_DEPTH");
+	if (v) {
+		depth = atoi(v);
+		depth = depth < 1 ? 1 : depth > MAX_DEPTH ? MAX_DEPTH : depth;
+	}
+	real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+	real_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
+	enabled = dp_chan_fd() >= 0;
+	busy = 0;
+}
+
+__attribute__((destructor)) static void heap_fini(void)
+{
+	dp_chan_flush();
+}
+
+static uint32_t tid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+static void report_thread(void)
+{
+	struct dp_rec_thread t;
+	unsigned long fs = 0, gs = 0;
+
+	thread_seen = 1;
+	memset(&t, 0, sizeof(t));
+	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
+	syscall(SYS_arch_prctl, ARCH_GET_GS, &gs);
+	t.h.type = DP_REC_THREAD;
+	t.h.size = sizeof(t);
+	t.time = dp_chan_now();
+	t.pid = (uint32_t)getpid();
+	t.tid = tid();
+	t.fs_base = fs;
+	t.gs_base = gs;
+	dp_chan_put(&t, sizeof(t));
+}
+
+typedef struct unwind_ctx {
+	uint64_t *frames;
+	int n, skip, max;
+} unwind_ctx;
+
+static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *uc, void *arg)
+{
+	unwind_ctx *c = arg;
+	uintptr_t ip = _Unwind_GetIP(uc);
+
+	if (!ip)
+		return _URC_END_OF_STACK;
+	if (c->skip > 0) {
+		c->skip--;
+		return _URC_NO_REASON;
+	}
+	c->frames[c->n++] = ip;
+	return c->n < c->max ? _URC_NO_REASON : _URC_END_OF_STACK;
+}
+
+/* caller: the return address into the code that called the allocator */
+static void record_alloc(void *p, size_t size, uint32_t kind, void *caller)
+{
+	struct {
+		struct dp_rec_alloc a;
+		uint64_t frames[MAX_DEPTH];
+	} r;
+	int n = 1;
+
+	if (!enabled || !p || busy || size < min_size)
+		return;
+	busy = 1;
+	if (!thread_seen)
+		report_thread();
+	r.frames[0] = (uint64_t)(uintptr_t)caller;
+	if (depth > 1) {
+		/* unwinding from here: skip this function and the hook */
+		unwind_ctx c = {r.frames, 0, 2, depth};
+		_Unwind_Backtrace(unwind_one, &c);
+		n = c.n ? c.n : 1;
+		if (!c.n)
+			r.frames[0] = (uint64_t)(uintptr_t)caller;
+	}
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.h.type = DP_REC_ALLOC;
+	r.a.h.size = (uint16_t)(sizeof(r.a) + (size_t)n * 8);
+	r.a.time = dp_chan_now();
+	r.a.pid = (uint32_t)getpid();
+	r.a.tid = tid();
+	r.a.addr = (uint64_t)(uintptr_t)p;
+	r.a.size = size;
+	r.a.kind = kind;
+	r.a.nframes = (uint32_t)n;
+	dp_chan_put(&r, r.a.h.size);
+	busy = 0;
+}
+
+static void record_free(void *p, uint32_t kind, size_t size)
+{
+	struct dp_rec_free f;
+
+	if (!enabled || !p || busy)
+		return;
+	busy = 1;
+	memset(&f, 0, sizeof(f));
+	f.h.type = DP_REC_FREE;
+	f.h.size = sizeof(f);
+	f.time = dp_chan_now();
+	f.pid = (uint32_t)getpid();
+	f.tid = tid();
+	f.addr = (uint64_t)(uintptr_t)p;
+	f.kind = kind;
+	f.size = size;
+	dp_chan_put(&f, sizeof(f));
+	busy = 0;
+}
+
+#define CALLER __builtin_return_address(0)
+
+void *malloc(size_t n)
+{
+	void *p = __libc_malloc(n);
+	record_alloc(p, n, DP_ALLOC_MALLOC, CALLER);
+	return p;
+}
+
+void *calloc(size_t n, size_t size)
+{
+	void *p = __libc_calloc(n, size);
+	record_alloc(p, n * size, DP_ALLOC_CALLOC, CALLER);
+	return p;
+}
+
+void *realloc(void *old, size_t n)
+{
+	void *p = __libc_realloc(old, n);
+
+	if (p || !n)
+		record_free(old, 0, 0);
+	record_alloc(p, n, DP_ALLOC_REALLOC, CALLER);
+	return p;
+}
+
+void free(void *p)
+{
+	record_free(p, 0, 0);
+	__libc_free(p);
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+	void *p = __libc_memalign(align, n);
+	record_alloc(p, n, DP_ALLOC_ALIGNED, CALLER);
+	return p;
+}
+
+void *memalign(size_t align, size_t n)
+{
+	void *p = __libc_memalign(align, n);
+	record_alloc(p, n, DP_ALLOC_ALIGNED, CALLER);
+	return p;
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+	void *p;
+
+	if (align < sizeof(void *) || (align & (align - 1)))
+		return EINVAL;
+	p = __libc_memalign(align, n);
+	if (!p)
+		return ENOMEM;
+	*out = p;
+	record_alloc(p, n, DP_ALLOC_ALIGNED, CALLER);
+	return 0;
+}
+
+void *valloc(size_t n)
+{
+	void *p = __libc_valloc(n);
+	record_alloc(p, n, DP_ALLOC_ALIGNED, CALLER);
+	return p;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p = real_mmap ? real_mmap(addr, len, prot, flags, fd, off)
+			    : (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+
+	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && !(prot & PROT_EXEC))
+		record_alloc(p, len, DP_ALLOC_MMAP, CALLER);
+	return p;
+}
+
+int munmap(void *addr, size_t len)
+{
+	record_free(addr, DP_ALLOC_MMAP, len);
+	return real_munmap ? real_munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
+}

@@ -1,0 +1,66 @@
+/* annotate/: what a programmer reads for each decoded sample — function,
+ * inline chain, file:line, and the data object with its type and member
+ * path — from DWARF (libdw), the heap tracker's records and the mappings.
+ *
+ *	dp_annotator *a = dp_annotator_open(decoder, profile, &err); // reads heap records
+ *	dp_decode_sample(decoder, s, &x);
+ *	dp_annotate(a, s, &x, &an);
+ *
+ * Strings are interned: fields are ids into dp_annotator_strings(a).
+ * Work is cached per distinct instruction; per sample it is lookups. */
+#ifndef DP_ANNOTATE_H
+#define DP_ANNOTATE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../decode/decode.h"
+#include "construct.h"
+#include "strtab.h"
+
+typedef enum dp_object_kind {
+	DP_OBJ_NONE,
+	DP_OBJ_GLOBAL,
+	DP_OBJ_STATIC,
+	DP_OBJ_TLS,
+	DP_OBJ_STACK,
+	DP_OBJ_HEAP,
+	DP_OBJ_MAPPING, /* a region known only by its mapping: [heap], [stack], a file's data */
+	DP_OBJ_COUNT,
+} dp_object_kind;
+
+const char *dp_object_kind_name(dp_object_kind k);
+
+typedef struct dp_annotation {
+	/* code: the causing instruction, or the IP when there is none */
+	uint32_t function, inline_chain, file, line; /* line: "file.c:123" */
+	uint32_t line_no;
+	/* data */
+	dp_object_kind obj_kind;
+	uint32_t object;     /* "nodes", "work::buf", "heap@objects.c:88", "[stack]" */
+	uint32_t site;       /* heap: the allocation site "objects.c:88" */
+	uint32_t site_func;  /* heap: the function that allocated */
+	uint64_t obj_addr, obj_size;
+	uint32_t type;       /* "struct node" */
+	uint32_t member;     /* "struct node.next"; 0: the whole object or unknown */
+	dp_annot_reason obj_reason, type_reason;
+} dp_annotation;
+
+typedef struct dp_annotate_stats {
+	uint64_t samples, with_object, with_type, with_member;
+	uint64_t obj_reason[DP_AR_COUNT], type_reason[DP_AR_COUNT];
+	uint64_t by_kind[DP_OBJ_COUNT];
+} dp_annotate_stats;
+
+typedef struct dp_annotator dp_annotator;
+
+dp_annotator *dp_annotator_open(dp_decoder *d, dp_profile *p, dp_error *err);
+void dp_annotator_free(dp_annotator *a);
+void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_annotation *out);
+const dp_strtab *dp_annotator_strings(const dp_annotator *a);
+dp_strtab *dp_annotator_strings_mut(dp_annotator *a);
+const dp_annotate_stats *dp_annotator_stats(const dp_annotator *a);
+bool dp_annotator_has_heap(const dp_annotator *a);
+void dp_annotate_print_summary(const dp_annotator *a, FILE *f);
+
+#endif

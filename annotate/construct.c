@@ -1,0 +1,343 @@
+#include "construct.h"
+
+#include <asm/perf_regs.h>
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRACK_DEPTH 12 /* instructions followed back per register */
+
+const char *dp_annot_reason_name(dp_annot_reason r)
+{
+	static const char *const n[DP_AR_COUNT] = {
+		[DP_AR_NONE] = "",
+		[DP_AR_NO_ADDRESS] = "no trusted data address",
+		[DP_AR_NO_INSN] = "no causing instruction",
+		[DP_AR_NO_DEBUG_INFO] = "no debug info",
+		[DP_AR_NO_VARIABLE] = "no variable for register",
+		[DP_AR_AMBIGUOUS] = "paths disagree",
+		[DP_AR_NOT_POINTER] = "register's variable is not a pointer",
+		[DP_AR_OFFSET_OUTSIDE] = "offset outside type",
+		[DP_AR_PADDING] = "padding",
+		[DP_AR_STACK_OP] = "stack push/pop",
+		[DP_AR_NO_OBJECT] = "address in no known object",
+		[DP_AR_HEAP_UNTRACKED] = "heap not tracked (record --heap)",
+		[DP_AR_NO_TYPE] = "object type unknown",
+	};
+	return (unsigned)r < DP_AR_COUNT && n[r] ? n[r] : "?";
+}
+
+/* What a register holds: a pointer into an object of type pointee, adj
+ * bytes from the start of the pointee. */
+typedef struct ptr_type {
+	bool found;
+	dp_annot_reason fail;
+	Dwarf_Die pointee;
+	int64_t adj;
+	uint32_t var;
+	bool tracked;
+} ptr_type;
+
+typedef struct ctx {
+	dp_image_dwarf *id;
+	dp_strtab *strs;
+	const dp_func_table *t;
+} ctx;
+
+/* A variable located in reg at pc (its value is reg, or reg + k). */
+static bool var_in_reg(ctx *c, uint64_t pc, int reg, ptr_type *o)
+{
+	Dwarf_Addr cb;
+	Dwarf_Die *cu = dwfl_module_addrdie(c->id->im->mod, pc, &cb), *scopes = NULL;
+	int n;
+	bool found = false;
+
+	if (!cu)
+		return false;
+	n = dwarf_getscopes(cu, pc - cb, &scopes);
+	for (int i = 0; i < n && !found; i++) {
+		Dwarf_Die v;
+
+		if (dwarf_child(&scopes[i], &v) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&v);
+			dp_loc loc;
+			Dwarf_Die type;
+
+			if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
+				continue;
+			dp_var_location(&v, pc - cb, &loc);
+			if (!((loc.kind == DP_LOC_REG && loc.reg == reg) ||
+			      (loc.kind == DP_LOC_VALUE && loc.reg == reg)))
+				continue;
+			if (!dp_die_type(&v, &type))
+				continue;
+			if (!dp_type_pointee(&type, &o->pointee)) {
+				o->fail = DP_AR_NOT_POINTER;
+				continue;
+			}
+			Dwarf_Attribute at;
+			const char *nm = dwarf_attr_integrate(&v, DW_AT_name, &at)
+						 ? dwarf_formstring(&at)
+						 : NULL;
+			o->found = true;
+			o->adj = loc.kind == DP_LOC_VALUE ? -loc.off : 0;
+			o->var = dp_strtab_intern(c->strs, nm);
+			found = true;
+			break;
+		} while (dwarf_siblingof(&v, &v) == 0);
+	}
+	free(scopes);
+	return found;
+}
+
+static bool falls_through(const dp_insn *in)
+{
+	return !(in->flags & (DP_INSN_JUMP | DP_INSN_RET | DP_INSN_INVALID | DP_INSN_CALL));
+}
+
+/* Every instruction that can run just before i. Returns -1 when unknown
+ * (the function's entry, a jump table). */
+static int predecessors(const dp_func_table *t, long i, long *out, int max)
+{
+	const dp_insn *in = &t->insns.v[i];
+	int n = 0;
+
+	if (i == 0 || in->npred == 255)
+		return -1;
+	if (in->npred == 1) {
+		out[0] = in->pred;
+		return 1;
+	}
+	if (falls_through(&t->insns.v[i - 1]) && n < max)
+		out[n++] = i - 1;
+	for (size_t j = 0; j < t->insns.n && n < max; j++)
+		if ((t->insns.v[j].flags & (DP_INSN_JUMP | DP_INSN_COND)) &&
+		    t->insns.v[j].target == in->addr)
+			out[n++] = (long)j;
+	return n;
+}
+
+static bool same_type(Dwarf_Die *a, Dwarf_Die *b)
+{
+	return dwarf_dieoffset(a) == dwarf_dieoffset(b);
+}
+
+static void member_type_at(ctx *c, Dwarf_Die *obj, int64_t off, ptr_type *o);
+static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o);
+
+/* The pointer type of what the load at j brings into a register. */
+static void loaded_type(ctx *c, long j, int depth, ptr_type *o)
+{
+	const dp_insn *in = &c->t->insns.v[j];
+	const dp_memop *m = &in->mem[0];
+	ptr_type base;
+
+	memset(o, 0, sizeof(*o));
+	o->fail = DP_AR_NO_VARIABLE;
+	if (in->nmem < 1 || m->index >= 0 || m->seg)
+		return;
+	if (m->base == PERF_REG_X86_IP) {
+		const dp_static_var *v =
+			dp_static_at(c->id, c->strs, in->addr + in->len + (uint64_t)m->disp);
+		if (!v || !v->has_type)
+			return;
+		uint64_t vaddr = in->addr + in->len + (uint64_t)m->disp;
+		member_type_at(c, (Dwarf_Die *)&v->type, (int64_t)(vaddr - v->addr), o);
+		return;
+	}
+	if (m->base < 0 || m->base == PERF_REG_X86_SP || m->base == PERF_REG_X86_BP)
+		return; /* spilled pointers: left to the stack slot's variable */
+	reg_type(c, j, m->base, depth - 1, &base);
+	if (!base.found) {
+		*o = base;
+		return;
+	}
+	member_type_at(c, &base.pointee, base.adj + m->disp, o);
+	o->tracked = true;
+}
+
+/* The member of obj at off, if it is a pointer: what it points to. */
+static void member_type_at(ctx *c, Dwarf_Die *obj, int64_t off, ptr_type *o)
+{
+	Dwarf_Die leaf;
+	dp_buf path = {0};
+
+	memset(o, 0, sizeof(*o));
+	if (off < 0 || dp_member_path(obj, (uint64_t)off, &path, &leaf) != DP_PATH_OK) {
+		o->fail = DP_AR_OFFSET_OUTSIDE;
+	} else if (dp_type_pointee(&leaf, &o->pointee)) {
+		o->found = true;
+		o->tracked = true;
+	} else {
+		o->fail = DP_AR_NOT_POINTER;
+	}
+	(void)c;
+	dp_buf_free(&path);
+}
+
+/* What reg holds just before instruction i runs. */
+static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o)
+{
+	long preds[8];
+	int np;
+	ptr_type acc;
+	bool have = false;
+
+	memset(o, 0, sizeof(*o));
+	o->fail = DP_AR_NO_VARIABLE;
+	if (reg < 0)
+		return;
+	if (var_in_reg(c, c->t->insns.v[i].addr, reg, o))
+		return;
+	if (depth <= 0)
+		return;
+	np = predecessors(c->t, i, preds, 8);
+	if (np <= 0)
+		return;
+	for (int k = 0; k < np; k++) {
+		const dp_insn *in = &c->t->insns.v[preds[k]];
+		ptr_type r;
+
+		memset(&r, 0, sizeof(r));
+		r.fail = DP_AR_NO_VARIABLE;
+		if (!(in->regs_written & (1u << reg))) {
+			reg_type(c, preds[k], reg, depth - 1, &r);
+		} else if (in->df_dst == reg && in->df == DP_DF_MOV) {
+			reg_type(c, preds[k], in->df_src, depth - 1, &r);
+			r.tracked = true;
+		} else if (in->df_dst == reg && in->df == DP_DF_LEA) {
+			reg_type(c, preds[k], in->df_src, depth - 1, &r);
+			r.adj += in->df_imm;
+			r.tracked = true;
+		} else if (in->df_dst == reg && in->df == DP_DF_ADD) {
+			reg_type(c, preds[k], reg, depth - 1, &r);
+			r.adj += in->df_imm;
+			r.tracked = true;
+		} else if (in->df_dst == reg && in->df == DP_DF_LOAD) {
+			loaded_type(c, preds[k], depth - 1, &r);
+		}
+		if (!r.found) {
+			*o = r;
+			return; /* one path unknown: the join is unknown */
+		}
+		if (have && (!same_type(&acc.pointee, &r.pointee) || acc.adj != r.adj)) {
+			o->fail = DP_AR_AMBIGUOUS;
+			return;
+		}
+		if (!have)
+			acc = r;
+		have = true;
+	}
+	*o = acc;
+	o->tracked = true;
+}
+
+static void set_path(ctx *c, dp_construct *k, Dwarf_Die *type, int64_t off, bool wrap)
+{
+	dp_buf path = {0}, tn = {0};
+	uint64_t size = dp_type_size(type);
+	dp_path_result pr;
+
+	if (off < 0) {
+		k->reason = DP_AR_OFFSET_OUTSIDE;
+		return;
+	}
+	/* through a pointer, one element of an array of the type */
+	if (wrap && size && (uint64_t)off >= size)
+		off %= (int64_t)size;
+	pr = dp_member_path(type, (uint64_t)off, &path, NULL);
+	if (pr != DP_PATH_OK) {
+		k->reason = pr == DP_PATH_PADDING ? DP_AR_PADDING : DP_AR_OFFSET_OUTSIDE;
+		dp_buf_free(&path);
+		return;
+	}
+	dp_type_name(type, &tn);
+	k->type = dp_strtab_intern(c->strs, tn.p);
+	if (path.p && strcmp(path.p, tn.p))
+		k->member = dp_strtab_intern(c->strs, path.p);
+	dp_buf_free(&path);
+	dp_buf_free(&tn);
+}
+
+static void compute(ctx *c, long i, int mem, dp_construct *k)
+{
+	const dp_insn *in = &c->t->insns.v[i];
+	const dp_memop *m = &in->mem[mem];
+
+	memset(k, 0, sizeof(*k));
+	if (!c->id->dw) {
+		k->reason = DP_AR_NO_DEBUG_INFO;
+		return;
+	}
+	if (m->implicit == DP_IMPLICIT_STACK) {
+		k->reason = DP_AR_STACK_OP;
+		return;
+	}
+	if (m->seg) {
+		k->reason = DP_AR_NO_VARIABLE;
+		return;
+	}
+	if (m->base == PERF_REG_X86_IP || m->base < 0) {
+		uint64_t a = (m->base < 0 ? 0 : in->addr + in->len) + (uint64_t)m->disp;
+		const dp_static_var *v = dp_static_at(c->id, c->strs, a);
+
+		if (!v || !v->has_type) {
+			k->reason = v ? DP_AR_NO_TYPE : DP_AR_NO_VARIABLE;
+			return;
+		}
+		k->origin = DP_CO_STATIC;
+		k->var = v->name;
+		set_path(c, k, (Dwarf_Die *)&v->type, (int64_t)(a - v->addr), m->index >= 0);
+		return;
+	}
+	if (m->base == PERF_REG_X86_SP || m->base == PERF_REG_X86_BP) {
+		const dp_frame_info *f = dp_frame_at(c->id, c->strs, in->addr);
+
+		for (size_t v = 0; v < f->vars.n; v++) {
+			const dp_frame_var *fv = &f->vars.v[v];
+			int64_t rel;
+
+			if (fv->reg == m->base)
+				rel = m->disp - fv->off;
+			else if (fv->reg < 0 && f->cfa_known && f->cfa_reg == m->base)
+				rel = m->disp - f->cfa_off - fv->off; /* addr - CFA - var offset */
+			else
+				continue;
+			if (rel < 0 || (uint64_t)rel >= DP_MAX(fv->size, 1))
+				continue;
+			k->origin = DP_CO_STACK;
+			k->var = fv->name;
+			set_path(c, k, (Dwarf_Die *)&fv->type, rel, false);
+			return;
+		}
+		/* rbp may also be an ordinary pointer register at -O2: fall through */
+	}
+	ptr_type p;
+	reg_type(c, i, m->base, TRACK_DEPTH, &p);
+	if (!p.found) {
+		k->reason = p.fail ? p.fail : DP_AR_NO_VARIABLE;
+		return;
+	}
+	k->origin = p.tracked ? DP_CO_TRACKED : DP_CO_POINTER;
+	k->var = p.var;
+	set_path(c, k, &p.pointee, p.adj + m->disp, true);
+}
+
+const dp_construct *dp_construct_of(dp_image_dwarf *id, dp_strtab *strs, const dp_func_table *t,
+				    long insn, int mem)
+{
+	uint64_t key = (t->insns.v[insn].addr << 1) | (uint64_t)(mem & 1), v;
+	ctx c = {id, strs, t};
+	dp_construct k;
+
+	if (!id->cons_v)
+		id->cons_v = dp_calloc(1, sizeof(*id->cons_v));
+	if (dp_hashmap_get(&id->constructs, key, &v))
+		return &id->cons_v->v[v];
+	compute(&c, insn, mem, &k);
+	dp_vec_push(id->cons_v, k);
+	dp_hashmap_put(&id->constructs, key, id->cons_v->n - 1);
+	return &id->cons_v->v[id->cons_v->n - 1];
+}

@@ -1,0 +1,56 @@
+/* The construct table: for each distinct memory instruction, the source
+ * construct it touches — a type and member path found from DWARF through
+ * the operand's base register — computed once and cached per image. */
+#ifndef DP_CONSTRUCT_H
+#define DP_CONSTRUCT_H
+
+#include <stdint.h>
+
+#include "../decode/insn_table.h"
+#include "image_dwarf.h"
+
+typedef enum dp_annot_reason {
+	DP_AR_NONE,
+	DP_AR_NO_ADDRESS,     /* the verdict gave no trusted data address */
+	DP_AR_NO_INSN,        /* no causing instruction */
+	DP_AR_NO_DEBUG_INFO,  /* the binary has no DWARF */
+	DP_AR_NO_VARIABLE,    /* no variable for the base register */
+	DP_AR_AMBIGUOUS,      /* the paths into the instruction disagree */
+	DP_AR_NOT_POINTER,    /* the register's variable is not a pointer */
+	DP_AR_OFFSET_OUTSIDE, /* the offset lies beyond the type */
+	DP_AR_PADDING,        /* the offset falls between members */
+	DP_AR_STACK_OP,       /* push, pop, call, ret: a stack slot, no variable */
+	DP_AR_NO_OBJECT,      /* the address is in no known object */
+	DP_AR_HEAP_UNTRACKED, /* a heap address, recorded without --heap */
+	DP_AR_NO_TYPE,        /* the object's type is unknown (no DWARF for it) */
+	DP_AR_COUNT,
+} dp_annot_reason;
+
+const char *dp_annot_reason_name(dp_annot_reason r);
+
+enum dp_construct_origin {
+	DP_CO_NONE,
+	DP_CO_POINTER, /* a pointer variable in the base register */
+	DP_CO_TRACKED, /* a pointer followed back through moves and loads */
+	DP_CO_STATIC,  /* an IP-relative or absolute global */
+	DP_CO_STACK,   /* a stack slot of the function */
+};
+
+typedef struct dp_construct {
+	uint32_t type;   /* strtab id: "struct node" */
+	uint32_t member; /* "struct node.next"; 0: the whole object */
+	uint32_t var;    /* the variable it went through */
+	uint8_t reason;  /* dp_annot_reason when type is 0 */
+	uint8_t origin;  /* enum dp_construct_origin */
+} dp_construct;
+
+struct dp_construct_vec {
+	dp_construct *v;
+	size_t n, cap;
+};
+
+/* The construct of memory operand mem of instruction insn of table t. */
+const dp_construct *dp_construct_of(dp_image_dwarf *id, dp_strtab *strs, const dp_func_table *t,
+				    long insn, int mem);
+
+#endif

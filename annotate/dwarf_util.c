@@ -1,0 +1,384 @@
+#include "dwarf_util.h"
+
+#include <asm/perf_regs.h>
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+int dp_dwarf_to_perf_reg(unsigned r)
+{
+	static const int map[17] = {
+		PERF_REG_X86_AX, PERF_REG_X86_DX, PERF_REG_X86_CX, PERF_REG_X86_BX,
+		PERF_REG_X86_SI, PERF_REG_X86_DI, PERF_REG_X86_BP, PERF_REG_X86_SP,
+		PERF_REG_X86_R8, PERF_REG_X86_R9, PERF_REG_X86_R10, PERF_REG_X86_R11,
+		PERF_REG_X86_R12, PERF_REG_X86_R13, PERF_REG_X86_R14, PERF_REG_X86_R15,
+		PERF_REG_X86_IP,
+	};
+	return r < 17 ? map[r] : -1;
+}
+
+static void simple_expr(const Dwarf_Op *ops, size_t n, dp_loc *o)
+{
+	o->kind = DP_LOC_NONE;
+	o->reg = -1;
+	o->off = 0;
+	if (n == 0)
+		return;
+	uint8_t op = ops[0].atom;
+	if (op >= DW_OP_reg0 && op <= DW_OP_reg31 && n == 1) {
+		o->kind = DP_LOC_REG;
+		o->reg = dp_dwarf_to_perf_reg(op - DW_OP_reg0);
+	} else if (op == DW_OP_regx && n == 1) {
+		o->kind = DP_LOC_REG;
+		o->reg = dp_dwarf_to_perf_reg((unsigned)ops[0].number);
+	} else if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
+		o->reg = dp_dwarf_to_perf_reg(op - DW_OP_breg0);
+		o->off = (int64_t)ops[0].number;
+		o->kind = n == 1 ? DP_LOC_MEM
+			  : (n == 2 && ops[1].atom == DW_OP_stack_value) ? DP_LOC_VALUE
+									  : DP_LOC_NONE;
+	} else if (op == DW_OP_bregx) {
+		o->reg = dp_dwarf_to_perf_reg((unsigned)ops[0].number);
+		o->off = (int64_t)ops[0].number2;
+		o->kind = n == 1 ? DP_LOC_MEM : DP_LOC_NONE;
+	} else if (op == DW_OP_fbreg && n == 1) {
+		o->kind = DP_LOC_FBREG;
+		o->off = (int64_t)ops[0].number;
+	} else if (op == DW_OP_addr && n == 1) {
+		o->kind = DP_LOC_MEM;
+		o->off = (int64_t)ops[0].number;
+	} else if ((op == DW_OP_const8u || op == DW_OP_const4u || op == DW_OP_constu) && n == 2 &&
+		   (ops[1].atom == DW_OP_GNU_push_tls_address ||
+		    ops[1].atom == DW_OP_form_tls_address)) {
+		o->kind = DP_LOC_TLS;
+		o->off = (int64_t)ops[0].number;
+	}
+	if (o->kind != DP_LOC_NONE && o->kind != DP_LOC_FBREG && o->kind != DP_LOC_TLS &&
+	    o->reg < 0 && !(op == DW_OP_addr))
+		o->kind = DP_LOC_NONE;
+}
+
+void dp_var_location(Dwarf_Die *var, uint64_t pc, dp_loc *out)
+{
+	Dwarf_Attribute at;
+	Dwarf_Op *ops;
+	size_t n;
+
+	out->kind = DP_LOC_NONE;
+	out->reg = -1;
+	out->off = 0;
+	if (!dwarf_attr_integrate(var, DW_AT_location, &at))
+		return;
+	if (dwarf_getlocation_addr(&at, pc, &ops, &n, 1) != 1)
+		return;
+	simple_expr(ops, n, out);
+}
+
+bool dp_cfa(Dwarf_CFI *cfi, uint64_t pc, const dp_regs *regs, uint64_t *cfa)
+{
+	Dwarf_Frame *frame;
+	Dwarf_Op *ops;
+	size_t n;
+	dp_loc l;
+	bool ok = false;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame) != 0)
+		return false;
+	if (dwarf_frame_cfa(frame, &ops, &n) == 0) {
+		simple_expr(ops, n, &l);
+		if (l.kind == DP_LOC_MEM && l.reg >= 0 && (regs->mask & (1ull << l.reg))) {
+			/* CFA rules are "register + offset": the value, not memory */
+			*cfa = regs->regs[l.reg] + (uint64_t)l.off;
+			ok = true;
+		}
+	}
+	free(frame);
+	return ok;
+}
+
+bool dp_cfa_rule(Dwarf_CFI *cfi, uint64_t pc, int *reg, int64_t *off)
+{
+	Dwarf_Frame *frame;
+	Dwarf_Op *ops;
+	size_t n;
+	dp_loc l;
+	bool ok = false;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame) != 0)
+		return false;
+	if (dwarf_frame_cfa(frame, &ops, &n) == 0) {
+		simple_expr(ops, n, &l);
+		if (l.kind == DP_LOC_MEM && l.reg >= 0) {
+			*reg = l.reg;
+			*off = l.off;
+			ok = true;
+		}
+	}
+	free(frame);
+	return ok;
+}
+
+bool dp_die_type(Dwarf_Die *die, Dwarf_Die *type)
+{
+	Dwarf_Attribute at;
+
+	return dwarf_attr_integrate(die, DW_AT_type, &at) && dwarf_formref_die(&at, type);
+}
+
+static bool is_aggregate(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_class_type;
+}
+
+void dp_type_peel(Dwarf_Die *type, Dwarf_Die *out)
+{
+	Dwarf_Die cur = *type, next;
+
+	for (int i = 0; i < 16; i++) {
+		int tag = dwarf_tag(&cur);
+
+		if (tag == DW_TAG_typedef) {
+			/* a typedef that is the only name of an anonymous struct: keep it */
+			if (dp_die_type(&cur, &next) && is_aggregate(dwarf_tag(&next)) &&
+			    !dwarf_diename(&next))
+				break;
+		} else if (tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+			   tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type) {
+			break;
+		}
+		if (!dp_die_type(&cur, &next))
+			break;
+		cur = next;
+	}
+	*out = cur;
+}
+
+uint64_t dp_type_size(Dwarf_Die *type)
+{
+	Dwarf_Word sz;
+	Dwarf_Die t;
+
+	dp_type_peel(type, &t);
+	if (dwarf_tag(&t) == DW_TAG_typedef) /* the name of an anonymous struct */
+		dp_die_type(&t, &t);
+	return dwarf_aggregate_size(&t, &sz) == 0 ? sz : 0;
+}
+
+bool dp_type_pointee(Dwarf_Die *type, Dwarf_Die *pointee)
+{
+	Dwarf_Die t;
+
+	dp_type_peel(type, &t);
+	if (dwarf_tag(&t) == DW_TAG_typedef && !dp_die_type(&t, &t))
+		return false;
+	if (dwarf_tag(&t) != DW_TAG_pointer_type && dwarf_tag(&t) != DW_TAG_reference_type &&
+	    dwarf_tag(&t) != DW_TAG_rvalue_reference_type)
+		return false;
+	return dp_die_type(&t, pointee);
+}
+
+static const char *short_base_name(const char *n)
+{
+	static const struct {
+		const char *dwarf, *c;
+	} names[] = {
+		{"long int", "long"},
+		{"long unsigned int", "unsigned long"},
+		{"short int", "short"},
+		{"short unsigned int", "unsigned short"},
+		{"long long int", "long long"},
+		{"long long unsigned int", "unsigned long long"},
+	};
+	for (size_t i = 0; i < DP_ARRAY_LEN(names); i++)
+		if (!strcmp(n, names[i].dwarf))
+			return names[i].c;
+	return n;
+}
+
+static void name_rec(Dwarf_Die *type, dp_buf *out, int depth)
+{
+	Dwarf_Die t, inner;
+	const char *n;
+
+	if (depth > 16) {
+		dp_buf_puts(out, "?");
+		return;
+	}
+	dp_type_peel(type, &t);
+	n = dwarf_diename(&t);
+	switch (dwarf_tag(&t)) {
+	case DW_TAG_typedef:
+		dp_buf_puts(out, n ? n : "?");
+		return;
+	case DW_TAG_structure_type:
+		dp_buf_printf(out, "struct %s", n ? n : "<anonymous>");
+		return;
+	case DW_TAG_union_type:
+		dp_buf_printf(out, "union %s", n ? n : "<anonymous>");
+		return;
+	case DW_TAG_class_type:
+		dp_buf_printf(out, "class %s", n ? n : "<anonymous>");
+		return;
+	case DW_TAG_enumeration_type:
+		dp_buf_printf(out, "enum %s", n ? n : "<anonymous>");
+		return;
+	case DW_TAG_base_type:
+		dp_buf_puts(out, n ? short_base_name(n) : "?");
+		return;
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		if (dp_die_type(&t, &inner))
+			name_rec(&inner, out, depth + 1);
+		else
+			dp_buf_puts(out, "void");
+		dp_buf_puts(out, dwarf_tag(&t) == DW_TAG_pointer_type ? " *" : " &");
+		return;
+	case DW_TAG_array_type: {
+		Dwarf_Die sub;
+		if (dp_die_type(&t, &inner))
+			name_rec(&inner, out, depth + 1);
+		if (dwarf_child(&t, &sub) == 0) {
+			do {
+				Dwarf_Attribute at;
+				Dwarf_Word v;
+
+				if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+					continue;
+				if (dwarf_attr(&sub, DW_AT_count, &at) && dwarf_formudata(&at, &v) == 0)
+					dp_buf_printf(out, "[%llu]", (unsigned long long)v);
+				else if (dwarf_attr(&sub, DW_AT_upper_bound, &at) &&
+					 dwarf_formudata(&at, &v) == 0)
+					dp_buf_printf(out, "[%llu]", (unsigned long long)v + 1);
+				else
+					dp_buf_puts(out, "[]");
+			} while (dwarf_siblingof(&sub, &sub) == 0);
+		}
+		return;
+	}
+	case DW_TAG_subroutine_type:
+		dp_buf_puts(out, "function");
+		return;
+	default:
+		dp_buf_puts(out, n ? n : "?");
+	}
+}
+
+void dp_type_name(Dwarf_Die *type, dp_buf *out)
+{
+	name_rec(type, out, 0);
+}
+
+static bool member_offset(Dwarf_Die *m, uint64_t *off)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word v;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (!dwarf_attr(m, DW_AT_data_member_location, &at)) {
+		*off = 0; /* union members, and DWARF 4 bitfields, start at 0 */
+		return true;
+	}
+	if (dwarf_formudata(&at, &v) == 0) {
+		*off = v;
+		return true;
+	}
+	if (dwarf_getlocation(&at, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_plus_uconst) {
+		*off = ops[0].number;
+		return true;
+	}
+	return false;
+}
+
+/* An array's element type and its number of dimensions: for T a[R][C] the
+ * element is T and a path gets one "[]" per dimension. */
+static int array_element(Dwarf_Die *arr, uint64_t *elsize, Dwarf_Die *elem)
+{
+	Dwarf_Die sub;
+	int dims = 0;
+
+	if (!dp_die_type(arr, elem))
+		return 0;
+	if (dwarf_child(arr, &sub) == 0) {
+		do {
+			if (dwarf_tag(&sub) == DW_TAG_subrange_type)
+				dims++;
+		} while (dwarf_siblingof(&sub, &sub) == 0);
+	}
+	*elsize = dp_type_size(elem);
+	return *elsize ? DP_MAX(dims, 1) : 0;
+}
+
+dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, dp_buf *out, Dwarf_Die *leaf)
+{
+	Dwarf_Die t = *type;
+
+	dp_type_name(type, out);
+	for (int depth = 0; depth < 32; depth++) {
+		Dwarf_Die u;
+		int tag;
+
+		dp_type_peel(&t, &u);
+		if (dwarf_tag(&u) == DW_TAG_typedef && !dp_die_type(&u, &u))
+			break;
+		tag = dwarf_tag(&u);
+		if (tag == DW_TAG_array_type) {
+			uint64_t es;
+			Dwarf_Die elem;
+			int dims = array_element(&u, &es, &elem);
+
+			if (!dims)
+				break;
+			for (int d = 0; d < dims; d++)
+				dp_buf_puts(out, "[]");
+			off %= es;
+			t = elem;
+			continue;
+		}
+		if (!is_aggregate(tag))
+			break;
+		uint64_t size = dp_type_size(&u);
+		if (size && off >= size)
+			return DP_PATH_OUTSIDE;
+		Dwarf_Die m, best;
+		uint64_t best_off = 0;
+		bool found = false;
+		if (dwarf_child(&u, &m) == 0) {
+			do {
+				int mt = dwarf_tag(&m);
+				uint64_t mo, ms;
+				Dwarf_Die mtype;
+
+				if (mt != DW_TAG_member && mt != DW_TAG_inheritance)
+					continue;
+				if (!member_offset(&m, &mo) || !dp_die_type(&m, &mtype))
+					continue;
+				ms = dp_type_size(&mtype);
+				if (off >= mo && off < mo + (ms ? ms : 1)) {
+					best = m;
+					best_off = mo;
+					found = true;
+					break; /* union: the first member that covers it */
+				}
+			} while (dwarf_siblingof(&m, &m) == 0);
+		}
+		if (!found)
+			return DP_PATH_PADDING;
+		const char *mn = dwarf_diename(&best);
+		Dwarf_Die mtype;
+		dp_die_type(&best, &mtype);
+		if (dwarf_tag(&best) == DW_TAG_inheritance) {
+			dp_buf_puts(out, ".");
+			dp_type_name(&mtype, out); /* a base class part: "class Derived.class Base.x" */
+		} else if (mn) {
+			dp_buf_printf(out, ".%s", mn);
+		}
+		off -= best_off;
+		t = mtype;
+	}
+	if (leaf)
+		*leaf = t;
+	return DP_PATH_OK;
+}

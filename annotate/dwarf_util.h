@@ -1,0 +1,63 @@
+/* Small DWARF helpers over libdw: register numbers, simple location
+ * expressions, the CFA, type names and member paths. */
+#ifndef DP_DWARF_UTIL_H
+#define DP_DWARF_UTIL_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dataprof/profile.h"
+#include "util.h"
+
+/* The perf register number of an x86-64 DWARF register, or -1. */
+int dp_dwarf_to_perf_reg(unsigned dwarf_reg);
+
+typedef enum dp_loc_kind {
+	DP_LOC_NONE,  /* not simple, or not available at this address */
+	DP_LOC_REG,   /* the value is in register reg */
+	DP_LOC_VALUE, /* the value is reg + off (DW_OP_stack_value) */
+	DP_LOC_MEM,   /* the object is in memory at reg + off (reg -1: at off) */
+	DP_LOC_FBREG, /* the object is in memory at frame base + off */
+	DP_LOC_TLS,   /* thread-local at off in its module's TLS block */
+} dp_loc_kind;
+
+typedef struct dp_loc {
+	dp_loc_kind kind;
+	int reg; /* perf register number */
+	int64_t off;
+} dp_loc;
+
+/* Where a variable (or parameter) lives at pc. */
+void dp_var_location(Dwarf_Die *var, uint64_t pc, dp_loc *out);
+
+/* The CFA at pc from the call frame information, given registers sampled
+ * at pc. Returns false if it is not a simple register + offset rule. */
+bool dp_cfa(Dwarf_CFI *cfi, uint64_t pc, const dp_regs *regs, uint64_t *cfa);
+
+/* The CFA rule at pc: CFA = register reg + off. */
+bool dp_cfa_rule(Dwarf_CFI *cfi, uint64_t pc, int *reg, int64_t *off);
+
+/* The type of a DIE (DW_AT_type, following abstract origins). */
+bool dp_die_type(Dwarf_Die *die, Dwarf_Die *type);
+/* Strips typedefs and qualifiers, but keeps a typedef that names an anonymous struct. */
+void dp_type_peel(Dwarf_Die *type, Dwarf_Die *out);
+/* The type's name as C writes it: "struct node", "long", "char *", "double[16]". */
+void dp_type_name(Dwarf_Die *type, dp_buf *out);
+/* Byte size, 0 if unknown. */
+uint64_t dp_type_size(Dwarf_Die *type);
+/* If type is a pointer (through typedefs), its pointee. */
+bool dp_type_pointee(Dwarf_Die *type, Dwarf_Die *pointee);
+
+typedef enum dp_path_result {
+	DP_PATH_OK,
+	DP_PATH_PADDING, /* the offset falls between members */
+	DP_PATH_OUTSIDE, /* beyond the type */
+} dp_path_result;
+
+/* The member path of offset off in an object of type t, appended to out
+ * after the type's name: "struct grid.rows[].cells[].v". The innermost
+ * type reached goes to leaf (may be NULL). */
+dp_path_result dp_member_path(Dwarf_Die *t, uint64_t off, dp_buf *out, Dwarf_Die *leaf);
+
+#endif

@@ -1,0 +1,414 @@
+#include "image_dwarf.h"
+#include "construct.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libstdc++'s demangler, for C++ function names */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+dp_image_dwarf *dp_image_dwarf_get(dp_image *im, dp_strtab *strs)
+{
+	dp_image_dwarf *id = im->annot;
+	size_t nph;
+
+	(void)strs;
+	if (id)
+		return id;
+	id = dp_calloc(1, sizeof(*id));
+	id->im = im;
+	im->annot = id;
+	dp_hashmap_init(&id->code, 256);
+	dp_hashmap_init(&id->frames, 64);
+	dp_hashmap_init(&id->constructs, 256);
+	id->dw = dwfl_module_getdwarf(im->mod, &id->bias);
+	id->cfi = dwfl_module_dwarf_cfi(im->mod, &id->cfi_bias);
+	if (!id->cfi)
+		id->cfi = dwfl_module_eh_cfi(im->mod, &id->cfi_bias);
+	if (elf_getphdrnum(im->elf, &nph) == 0) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(im->elf, (int)i, &ph) && ph.p_type == PT_TLS) {
+				id->tls_size = ph.p_memsz;
+				id->tls_align = ph.p_align ? ph.p_align : 1;
+			}
+		}
+	}
+	return id;
+}
+
+void dp_image_dwarf_free(dp_image_dwarf *id)
+{
+	if (!id)
+		return;
+	dp_hashmap_free(&id->code);
+	dp_vec_free(&id->code_v);
+	dp_vec_free(&id->globals);
+	dp_vec_free(&id->tls);
+	dp_hashmap_free(&id->frames);
+	for (size_t i = 0; i < id->frame_v.n; i++) {
+		dp_vec_free(&id->frame_v.v[i]->vars);
+		free(id->frame_v.v[i]);
+	}
+	dp_vec_free(&id->frame_v);
+	dp_hashmap_free(&id->constructs);
+	if (id->cons_v) {
+		dp_vec_free(id->cons_v);
+		free(id->cons_v);
+	}
+	free(id);
+}
+
+bool dp_image_has_dwarf(const dp_image_dwarf *id)
+{
+	return id->dw != NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* A function's name for people: demangled, without the parameter list. */
+static uint32_t function_name(Dwarf_Die *fn, dp_strtab *strs)
+{
+	Dwarf_Attribute at;
+	const char *n = NULL;
+
+	if (dwarf_attr_integrate(fn, DW_AT_linkage_name, &at) ||
+	    dwarf_attr_integrate(fn, DW_AT_MIPS_linkage_name, &at)) {
+		const char *mangled = dwarf_formstring(&at);
+		int st = -1;
+		char *dm = mangled ? __cxa_demangle(mangled, NULL, NULL, &st) : NULL;
+
+		if (dm && st == 0) {
+			char *paren = strchr(dm, '(');
+			uint32_t r = dp_strtab_intern_n(strs, dm, paren ? (size_t)(paren - dm) : strlen(dm));
+			free(dm);
+			return r;
+		}
+		free(dm);
+	}
+	if (dwarf_attr_integrate(fn, DW_AT_name, &at))
+		n = dwarf_formstring(&at);
+	return dp_strtab_intern(strs, n);
+}
+
+const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr)
+{
+	uint64_t v;
+	dp_code_loc c;
+	Dwfl_Line *line;
+	Dwarf_Die *cu;
+	Dwarf_Addr cb;
+
+	if (dp_hashmap_get(&id->code, vaddr, &v))
+		return &id->code_v.v[v];
+	memset(&c, 0, sizeof(c));
+	line = id->dw ? dwfl_module_getsrc(id->im->mod, vaddr) : NULL;
+	if (line) {
+		int ln = 0, col = 0;
+		const char *f = dwfl_lineinfo(line, NULL, &ln, &col, NULL, NULL);
+
+		if (f)
+			c.file = dp_strtab_intern(strs, base_name(f));
+		c.line = (uint32_t)(ln > 0 ? ln : 0);
+		c.col = (uint32_t)(col > 0 ? col : 0);
+	}
+	cu = id->dw ? dwfl_module_addrdie(id->im->mod, vaddr, &cb) : NULL;
+	if (cu) {
+		Dwarf_Die *scopes = NULL;
+		int n = dwarf_getscopes(cu, vaddr - cb, &scopes);
+		dp_buf chain = {0};
+		int fns = 0;
+
+		/* outermost function first */
+		for (int i = n - 1; i >= 0; i--) {
+			int tag = dwarf_tag(&scopes[i]);
+
+			if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+				continue;
+			uint32_t name = function_name(&scopes[i], strs);
+			if (!fns)
+				c.function = name;
+			dp_buf_printf(&chain, "%s%s", fns ? " > " : "", dp_strtab_get(strs, name));
+			fns++;
+		}
+		if (fns > 1)
+			c.inline_chain = dp_strtab_intern(strs, chain.p);
+		dp_buf_free(&chain);
+		free(scopes);
+	}
+	dp_vec_push(&id->code_v, c);
+	dp_hashmap_put(&id->code, vaddr, id->code_v.n - 1);
+	return &id->code_v.v[id->code_v.n - 1];
+}
+
+uint32_t dp_code_line_id(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr)
+{
+	const dp_code_loc *c = dp_code_at(id, strs, vaddr);
+	char buf[512];
+
+	if (!c->file)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s:%u", dp_strtab_get(strs, c->file), c->line);
+	return dp_strtab_intern(strs, buf);
+}
+
+/* ---- variables with static addresses ---- */
+
+static bool flag(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute at;
+	bool v = false;
+
+	return dwarf_attr_integrate(die, name, &at) && dwarf_formflag(&at, &v) == 0 && v;
+}
+
+static void add_static(dp_image_dwarf *id, dp_strtab *strs, Dwarf_Die *var, const char *scope)
+{
+	Dwarf_Attribute at;
+	const char *name = NULL;
+	dp_loc loc;
+	dp_static_var s;
+	char buf[512];
+
+	if (flag(var, DW_AT_declaration))
+		return;
+	dp_var_location(var, 0, &loc);
+	if (loc.kind != DP_LOC_TLS && !(loc.kind == DP_LOC_MEM && loc.reg < 0))
+		return;
+	if (dwarf_attr_integrate(var, DW_AT_name, &at))
+		name = dwarf_formstring(&at);
+	memset(&s, 0, sizeof(s));
+	s.addr = (uint64_t)loc.off;
+	s.has_type = dp_die_type(var, &s.type);
+	s.size = s.has_type ? dp_type_size(&s.type) : 0;
+	if (scope)
+		snprintf(buf, sizeof(buf), "%s::%s", scope, name ? name : "?");
+	else
+		snprintf(buf, sizeof(buf), "%s", name ? name : "?");
+	s.name = dp_strtab_intern(strs, buf);
+	s.kind = loc.kind == DP_LOC_TLS	      ? DP_VAR_TLS
+		 : flag(var, DW_AT_external) ? DP_VAR_GLOBAL
+					      : DP_VAR_STATIC;
+	if (s.kind == DP_VAR_TLS)
+		dp_vec_push(&id->tls, s);
+	else
+		dp_vec_push(&id->globals, s);
+}
+
+static void walk_statics(dp_image_dwarf *id, dp_strtab *strs, Dwarf_Die *parent,
+			 const char *scope, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 32 || dwarf_child(parent, &c) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_variable:
+			add_static(id, strs, &c, scope);
+			break;
+		case DW_TAG_subprogram: {
+			uint32_t fn = function_name(&c, strs);
+			walk_statics(id, strs, &c, dp_strtab_get(strs, fn), depth + 1);
+			break;
+		}
+		case DW_TAG_lexical_block:
+		case DW_TAG_namespace:
+			walk_statics(id, strs, &c, scope, depth + 1);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static int cmp_static(const void *a, const void *b)
+{
+	const dp_static_var *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (y->has_type) - (x->has_type); /* typed (DWARF) first */
+}
+
+static void build_globals(dp_image_dwarf *id, dp_strtab *strs)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+	Dwarf_Half version;
+	int n;
+
+	id->globals_built = true;
+	if (id->dw)
+		while (dwarf_get_units(id->dw, cu, &cu, &version, &unit_type, &cudie, NULL) == 0)
+			walk_statics(id, strs, &cudie, NULL, 0);
+	/* objects the symbol table knows and DWARF does not (no debug info) */
+	n = dwfl_module_getsymtab(id->im->mod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *nm = dwfl_module_getsym_info(id->im->mod, i, &sym, &addr, NULL, NULL, NULL);
+		dp_static_var s;
+
+		if (!nm || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !sym.st_size ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		memset(&s, 0, sizeof(s));
+		s.addr = addr;
+		s.size = sym.st_size;
+		s.name = dp_strtab_intern(strs, nm);
+		s.kind = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? DP_VAR_STATIC : DP_VAR_GLOBAL;
+		dp_vec_push(&id->globals, s);
+	}
+	if (id->globals.n > 1)
+		qsort(id->globals.v, id->globals.n, sizeof(dp_static_var), cmp_static);
+	if (id->tls.n > 1)
+		qsort(id->tls.v, id->tls.n, sizeof(dp_static_var), cmp_static);
+	/* one entry per address: the DWARF one */
+	size_t out = 0;
+	for (size_t i = 0; i < id->globals.n; i++) {
+		if (out && id->globals.v[out - 1].addr == id->globals.v[i].addr)
+			continue;
+		id->globals.v[out++] = id->globals.v[i];
+	}
+	id->globals.n = out;
+}
+
+static const dp_static_var *find_var(const dp_static_var *v, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (v[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* an earlier, larger variable may still cover a (nested statics are rare) */
+	for (size_t i = lo; i-- > 0 && lo - i <= 4;) {
+		if (a >= v[i].addr && a < v[i].addr + DP_MAX(v[i].size, 1))
+			return &v[i];
+	}
+	return NULL;
+}
+
+const dp_static_var *dp_static_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr)
+{
+	if (!id->globals_built)
+		build_globals(id, strs);
+	return find_var(id->globals.v, id->globals.n, vaddr);
+}
+
+const dp_static_var *dp_tls_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t off)
+{
+	if (!id->globals_built)
+		build_globals(id, strs);
+	return find_var(id->tls.v, id->tls.n, off);
+}
+
+/* ---- stack frames ---- */
+
+/* Frame base of a subprogram: the CFA (reg -1) or a register + offset. */
+static bool frame_base(Dwarf_Die *fn, uint64_t pc, int *reg, int64_t *off)
+{
+	Dwarf_Attribute at;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &at) ||
+	    dwarf_getlocation_addr(&at, pc, &ops, &n, 1) != 1 || n != 1)
+		return false;
+	if (ops[0].atom == DW_OP_call_frame_cfa) {
+		*reg = -1;
+		*off = 0;
+		return true;
+	}
+	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		*reg = dp_dwarf_to_perf_reg(ops[0].atom - DW_OP_breg0);
+		*off = (int64_t)ops[0].number;
+		return *reg >= 0;
+	}
+	return false;
+}
+
+const dp_frame_info *dp_frame_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr)
+{
+	uint64_t v;
+	dp_frame_info *f;
+	Dwarf_Die *cu, *scopes = NULL, *fn = NULL;
+	Dwarf_Addr cb;
+	int n;
+
+	if (dp_hashmap_get(&id->frames, vaddr, &v))
+		return id->frame_v.v[v];
+	f = dp_calloc(1, sizeof(*f));
+	dp_vec_push(&id->frame_v, f);
+	dp_hashmap_put(&id->frames, vaddr, id->frame_v.n - 1);
+	f->cfa_known = dp_cfa_rule(id->cfi, vaddr - id->cfi_bias, &f->cfa_reg, &f->cfa_off);
+	cu = id->dw ? dwfl_module_addrdie(id->im->mod, vaddr, &cb) : NULL;
+	if (!cu)
+		return f;
+	n = dwarf_getscopes(cu, vaddr - cb, &scopes);
+	for (int i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			fn = &scopes[i];
+			break;
+		}
+	if (fn) {
+		int fbreg;
+		int64_t fboff;
+		bool have_fb = frame_base(fn, vaddr - cb, &fbreg, &fboff);
+		uint32_t fname = function_name(fn, strs);
+
+		f->function = fname;
+		for (int i = 0; i < n; i++) {
+			Dwarf_Die c;
+
+			if (dwarf_child(&scopes[i], &c) != 0)
+				continue;
+			do {
+				int tag = dwarf_tag(&c);
+				dp_loc loc;
+				dp_frame_var fv;
+				Dwarf_Attribute at;
+				const char *vn = NULL;
+				char buf[512];
+
+				if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
+					continue;
+				if (!dp_die_type(&c, &fv.type))
+					continue;
+				dp_var_location(&c, vaddr - cb, &loc);
+				if (loc.kind == DP_LOC_FBREG && have_fb) {
+					fv.reg = fbreg;
+					fv.off = fboff + loc.off;
+				} else if (loc.kind == DP_LOC_MEM && loc.reg >= 0) {
+					fv.reg = loc.reg;
+					fv.off = loc.off;
+				} else {
+					continue;
+				}
+				fv.size = dp_type_size(&fv.type);
+				if (dwarf_attr_integrate(&c, DW_AT_name, &at))
+					vn = dwarf_formstring(&at);
+				snprintf(buf, sizeof(buf), "%s::%s", dp_strtab_get(strs, fname),
+					 vn ? vn : "?");
+				fv.name = dp_strtab_intern(strs, buf);
+				dp_vec_push(&f->vars, fv);
+			} while (dwarf_siblingof(&c, &c) == 0);
+			if (&scopes[i] == fn)
+				break;
+		}
+	}
+	free(scopes);
+	return f;
+}

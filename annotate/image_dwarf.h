@@ -1,0 +1,88 @@
+/* What annotate knows about one binary, built lazily and cached: its DWARF
+ * (through the image's Dwfl module), source locations per instruction, the
+ * variables with static addresses, and the stack variables of a function at
+ * a given instruction. */
+#ifndef DP_IMAGE_DWARF_H
+#define DP_IMAGE_DWARF_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../decode/image.h"
+#include "dwarf_util.h"
+#include "hashmap.h"
+#include "strtab.h"
+
+typedef struct dp_code_loc {
+	uint32_t function; /* outermost function, demangled */
+	uint32_t inline_chain; /* "outer > inlined > innermost", 0 if not inlined */
+	uint32_t file;     /* base name */
+	uint32_t line, col;
+} dp_code_loc;
+
+enum dp_var_kind { DP_VAR_GLOBAL = 1, DP_VAR_STATIC, DP_VAR_TLS, DP_VAR_STACK };
+
+typedef struct dp_static_var {
+	uint64_t addr; /* ELF virtual address; TLS: offset in the module's TLS block */
+	uint64_t size;
+	uint32_t name; /* "counter", "func::counter" for a function static */
+	uint8_t kind;
+	bool has_type;
+	Dwarf_Die type;
+} dp_static_var;
+
+/* A stack variable's place relative to the CFA (frame base = CFA), or to
+ * a register, at one instruction. */
+typedef struct dp_frame_var {
+	int reg;    /* -1: relative to the CFA */
+	int64_t off;
+	uint64_t size;
+	uint32_t name; /* "func::var" */
+	Dwarf_Die type;
+} dp_frame_var;
+
+typedef struct dp_frame_info {
+	bool cfa_known;
+	int cfa_reg;
+	int64_t cfa_off; /* CFA = reg + off at this instruction */
+	uint32_t function;
+	DP_VEC(dp_frame_var) vars;
+} dp_frame_info;
+
+typedef struct dp_image_dwarf {
+	dp_image *im;
+	Dwarf *dw;
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr cfi_bias;
+	dp_hashmap code;
+	DP_VEC(dp_code_loc) code_v;
+	bool globals_built;
+	DP_VEC(dp_static_var) globals; /* sorted by addr */
+	DP_VEC(dp_static_var) tls;     /* sorted by offset */
+	uint64_t tls_size, tls_align;  /* PT_TLS of this image */
+	dp_hashmap frames;
+	DP_VEC(dp_frame_info *) frame_v;
+	dp_hashmap constructs; /* annotate/construct.c */
+	struct dp_construct_vec *cons_v;
+} dp_image_dwarf;
+
+/* The annotate state of an image (created on first use). */
+dp_image_dwarf *dp_image_dwarf_get(dp_image *im, dp_strtab *strs);
+void dp_image_dwarf_free(dp_image_dwarf *id);
+
+bool dp_image_has_dwarf(const dp_image_dwarf *id);
+/* Source location of vaddr (cached). */
+const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
+/* The variable with a static address containing vaddr (cached index), or NULL. */
+const dp_static_var *dp_static_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
+/* The TLS variable at offset off of this image's TLS block, or NULL. */
+const dp_static_var *dp_tls_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t off);
+/* The frame of the function at vaddr: CFA rule and stack variables (cached). */
+const dp_frame_info *dp_frame_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
+
+/* "file.c:123" for vaddr, or 0 */
+uint32_t dp_code_line_id(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
+
+#endif

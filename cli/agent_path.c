@@ -1,0 +1,29 @@
+/* Where the libraries dataprof puts into a target live: next to the
+ * dataprof binary in a build tree, or in ../lib/dataprof once installed. */
+#include "cli.h"
+#include "util.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+char *cli_agent_library(const char *name)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *dirs[] = {"", "/../lib/dataprof"};
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0;
+	for (size_t i = 0; i < DP_ARRAY_LEN(dirs); i++) {
+		char *p = dp_asprintf("%s%s/%s", exe, dirs[i], name);
+
+		if (access(p, R_OK) == 0)
+			return p;
+		free(p);
+	}
+	return NULL;
+}
