@@ -339,6 +339,11 @@ static bool check_pattern(const char *fixture, const tu_truth *p)
 		}
 		if (strcmp(expect, "verified") && strcmp(expect, "unverifiable"))
 			continue;
+		/* push, pop and string moves change their own address registers by a
+		 * known amount: the text alone does not give the address after them
+		 * (test_decode_truth checks them through the decoder) */
+		if (!strncmp(insn, "push", 4) || !strncmp(insn, "pop", 3) || !strncmp(insn, "movs", 4))
+			continue;
 		/* registers after the access: still the address, or not */
 		uint64_t got = 0;
 		if (insn_ea(insn, &x->regs_user, next_ip, &got) != EA_OK) {
