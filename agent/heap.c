@@ -238,6 +238,41 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	return p;
 }
 
+/* C++: operator new is where the allocation site is decided. The caller of
+ * operator new is the site; the malloc inside it is ours and not recorded. */
+typedef void *(*new_fn)(size_t);
+typedef void (*delete_fn)(void *);
+
+static void *cxx_new(const char *sym, new_fn *real, size_t n, void *caller)
+{
+	void *p;
+
+	if (!*real) {
+		busy++;
+		*real = (new_fn)dlsym(RTLD_NEXT, sym);
+		busy--;
+		if (!*real)
+			abort(); /* no libstdc++: nothing could have called us */
+	}
+	busy++;
+	p = (*real)(n); /* may throw: busy is reset below only on return */
+	busy--;
+	record_alloc(p, n, DP_ALLOC_MALLOC, caller);
+	return p;
+}
+
+static new_fn real_new, real_new_array;
+
+void *_Znwm(size_t n)
+{
+	return cxx_new("_Znwm", &real_new, n, CALLER);
+}
+
+void *_Znam(size_t n)
+{
+	return cxx_new("_Znam", &real_new_array, n, CALLER);
+}
+
 int munmap(void *addr, size_t len)
 {
 	record_free(addr, DP_ALLOC_MMAP, len);

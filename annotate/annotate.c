@@ -134,21 +134,50 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 }
 
 /* Type and member path of an object whose DWARF type is known. */
-static void typed_object(dp_annotator *a, Dwarf_Die *type, uint64_t off, dp_annotation *o)
+static void typed_object(dp_annotator *a, Dwarf_Die *type, uint64_t off, unsigned size,
+			 dp_annotation *o)
 {
-	dp_buf path = {0}, tn = {0};
-	dp_path_result pr = dp_member_path(type, off, &path, NULL);
+	dp_buf member = {0}, tn = {0};
+	dp_path_result pr = dp_object_path(type, off, size, &tn, &member);
 
-	dp_type_name(type, &tn);
 	o->type = dp_strtab_intern(&a->strs, tn.p);
 	if (pr == DP_PATH_OK) {
-		if (strcmp(path.p, tn.p))
-			o->member = dp_strtab_intern(&a->strs, path.p);
+		if (member.len)
+			o->member = dp_strtab_intern(&a->strs, member.p);
 	} else {
 		o->type_reason = pr == DP_PATH_PADDING ? DP_AR_PADDING : DP_AR_OFFSET_OUTSIDE;
 	}
-	dp_buf_free(&path);
+	dp_buf_free(&member);
 	dp_buf_free(&tn);
+}
+
+/* The process's executable: the mapped ELF file that asks for an interpreter
+ * or is not position-independent; its TLS block comes first. */
+static dp_image *main_image(dp_annotator *a, const dp_sample *s)
+{
+	size_t n;
+	dp_map *v = dp_maps_list(dp_decoder_maps(a->dec), s->pid, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		dp_map *m = &v[i];
+		dp_image *im;
+		size_t nph;
+
+		if (!m->exec || m->time > s->time || s->time >= m->end_time)
+			continue;
+		im = dp_decoder_map_image(a->dec, m);
+		if (!im || elf_getphdrnum(im->elf, &nph) < 0)
+			continue;
+		if (im->type == ET_EXEC)
+			return im;
+		for (size_t k = 0; k < nph; k++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(im->elf, (int)k, &ph) && ph.p_type == PT_INTERP)
+				return im;
+		}
+	}
+	return NULL;
 }
 
 static bool stack_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x, uint64_t addr,
@@ -190,7 +219,7 @@ static bool stack_object(dp_annotator *a, const dp_sample *s, const dp_decoded *
 			o->object = v->name;
 			o->obj_addr = va;
 			o->obj_size = v->size;
-			typed_object(a, (Dwarf_Die *)&v->type, addr - va, o);
+			typed_object(a, (Dwarf_Die *)&v->type, addr - va, x->size, o);
 			return true;
 		}
 	}
@@ -221,8 +250,26 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 		return;
 	}
 	m = dp_maps_find(maps, s->pid, addr, s->time);
-	if (m && m->name[0] == '/' && strncmp(m->name, "//anon", 6)) {
-		dp_image *im = dp_decoder_map_image(a->dec, m);
+	dp_map *file = m && m->name[0] == '/' && strncmp(m->name, "//anon", 6) ? m : NULL;
+	if (m && !file) {
+		/* .bss past the file's last page is an anonymous mapping just after its data */
+		dp_map *prev = dp_maps_find(maps, s->pid, m->start - 1, s->time);
+		dp_image *pim = prev && prev->name[0] == '/' && strncmp(prev->name, "//anon", 6)
+					? dp_decoder_map_image(a->dec, prev)
+					: NULL;
+		for (size_t i = 0; pim && i < pim->segs.n; i++) {
+			const dp_segment *sg = &pim->segs.v[i];
+			uint64_t lo = sg->vaddr + prev->bias, hi = lo + sg->memsz;
+
+			if (addr >= lo && addr < hi) {
+				file = prev;
+				break;
+			}
+		}
+	}
+	if (file) {
+		dp_image *im = dp_decoder_map_image(a->dec, file);
+		m = file;
 
 		if (im) {
 			dp_image_dwarf *id = dp_image_dwarf_get(im, &a->strs);
@@ -234,7 +281,7 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 				o->obj_addr = v->addr + m->bias;
 				o->obj_size = v->size;
 				if (v->has_type)
-					typed_object(a, (Dwarf_Die *)&v->type, addr - o->obj_addr, o);
+					typed_object(a, (Dwarf_Die *)&v->type, addr - o->obj_addr, x->size, o);
 				else
 					o->type_reason = DP_AR_NO_TYPE;
 				return;
@@ -248,8 +295,9 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 		return;
 	}
 	/* thread-local: the executable's TLS block sits just below the thread pointer */
-	if (dp_decoder_fs_base(a->dec, s->tid, &fs) && addr < fs && x->image) {
-		dp_image_dwarf *id = dp_image_dwarf_get(x->image, &a->strs);
+	dp_image *exe = NULL;
+	if (dp_decoder_fs_base(a->dec, s->tid, &fs) && addr < fs && (exe = main_image(a, s))) {
+		dp_image_dwarf *id = dp_image_dwarf_get(exe, &a->strs);
 		uint64_t block = (id->tls_size + id->tls_align - 1) & ~(id->tls_align - 1);
 
 		if (id->tls_size && addr >= fs - block) {
@@ -261,7 +309,7 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 				o->obj_addr = fs - block + v->addr;
 				o->obj_size = v->size;
 				if (v->has_type)
-					typed_object(a, (Dwarf_Die *)&v->type, addr - o->obj_addr, o);
+					typed_object(a, (Dwarf_Die *)&v->type, addr - o->obj_addr, x->size, o);
 				return;
 			}
 		}
@@ -325,13 +373,28 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 		uint32_t ktype = o->type, kmember = o->member;
 		dp_annot_reason kreason = o->type_reason;
 
+		o->type = o->member = 0;
+		o->type_reason = DP_AR_NONE;
 		data_object(a, s, x, o);
-		/* an object with no type of its own (heap) keeps the instruction's */
-		if (!o->type) {
+		/* the type the access goes through is the instruction's when it has
+		 * one (a base class method on a derived object, a pointer into an
+		 * array); the object's own type otherwise (heap blocks have none) */
+		if (ktype && k->indexed && o->obj_addr && x->data_addr >= o->obj_addr) {
+			/* an index register hid part of the offset: the address gives it */
+			if (!o->type) {
+				uint64_t tsz = dp_type_size((Dwarf_Die *)&k->type_die);
+				uint64_t off = x->data_addr - o->obj_addr;
+
+				o->type_reason = DP_AR_NONE;
+				typed_object(a, (Dwarf_Die *)&k->type_die, tsz ? off % tsz : off,
+					     x->size, o);
+			}
+		} else if (ktype) {
 			o->type = ktype;
 			o->member = kmember;
-			if (!o->type_reason || o->obj_kind == DP_OBJ_HEAP)
-				o->type_reason = kreason;
+			o->type_reason = DP_AR_NONE;
+		} else if (!o->type && !o->type_reason) {
+			o->type_reason = kreason;
 		}
 	} else {
 		o->obj_reason = DP_AR_NO_ADDRESS;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TRACK_DEPTH 12 /* instructions followed back per register */
+#define TRACK_DEPTH 24 /* instructions followed back per register */
 
 const char *dp_annot_reason_name(dp_annot_reason r)
 {
@@ -31,31 +31,38 @@ const char *dp_annot_reason_name(dp_annot_reason r)
  * bytes from the start of the pointee. */
 typedef struct ptr_type {
 	bool found;
+	bool neutral; /* a loop back to where the search came from: no evidence either way */
 	dp_annot_reason fail;
 	Dwarf_Die pointee;
 	int64_t adj;
 	uint32_t var;
 	bool tracked;
+	bool indexed; /* plus an unknown multiple of something: the offset is not known */
 } ptr_type;
 
 typedef struct ctx {
 	dp_image_dwarf *id;
 	dp_strtab *strs;
 	const dp_func_table *t;
+	struct {
+		long insn;
+		int reg;
+	} path[TRACK_DEPTH * 2 + 8]; /* what the search is following, to see loops */
+	int npath;
 } ctx;
 
 /* A variable located in reg at pc (its value is reg, or reg + k). */
 static bool var_in_reg(ctx *c, uint64_t pc, int reg, ptr_type *o)
 {
 	Dwarf_Addr cb;
-	Dwarf_Die *cu = dwfl_module_addrdie(c->id->im->mod, pc, &cb), *scopes = NULL;
+	Dwarf_Die *cu = dwfl_module_addrdie(c->id->im->mod, pc, &cb), scopes[32];
 	int n;
-	bool found = false;
 
 	if (!cu)
 		return false;
-	n = dwarf_getscopes(cu, pc - cb, &scopes);
-	for (int i = 0; i < n && !found; i++) {
+	n = dp_concrete_scopes(cu, pc - cb, scopes, 32);
+	/* innermost scope first: its variables shadow outer ones */
+	for (int i = n - 1; i >= 0; i--) {
 		Dwarf_Die v;
 
 		if (dwarf_child(&scopes[i], &v) != 0)
@@ -84,12 +91,10 @@ static bool var_in_reg(ctx *c, uint64_t pc, int reg, ptr_type *o)
 			o->found = true;
 			o->adj = loc.kind == DP_LOC_VALUE ? -loc.off : 0;
 			o->var = dp_strtab_intern(c->strs, nm);
-			found = true;
-			break;
+			return true;
 		} while (dwarf_siblingof(&v, &v) == 0);
 	}
-	free(scopes);
-	return found;
+	return false;
 }
 
 static bool falls_through(const dp_insn *in)
@@ -125,6 +130,33 @@ static bool same_type(Dwarf_Die *a, Dwarf_Die *b)
 }
 
 static void member_type_at(ctx *c, Dwarf_Die *obj, int64_t off, ptr_type *o);
+
+/* The stack variable at base + disp at pc, and the offset into it. */
+static bool stack_slot(ctx *c, uint64_t pc, int base, int64_t disp, Dwarf_Die *type, int64_t *rel,
+		       uint32_t *name)
+{
+	const dp_frame_info *f = dp_frame_at(c->id, c->strs, pc);
+
+	for (size_t v = 0; v < f->vars.n; v++) {
+		const dp_frame_var *fv = &f->vars.v[v];
+		int64_t r;
+
+		if (fv->reg == base)
+			r = disp - fv->off;
+		else if (fv->reg < 0 && f->cfa_known && f->cfa_reg == base)
+			r = disp - f->cfa_off - fv->off; /* addr - CFA - the variable's offset */
+		else
+			continue;
+		if (r < 0 || (uint64_t)r >= DP_MAX(fv->size, 1))
+			continue;
+		*type = fv->type;
+		*rel = r;
+		if (name)
+			*name = fv->name;
+		return true;
+	}
+	return false;
+}
 static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o);
 
 /* The pointer type of what the load at j brings into a register. */
@@ -147,8 +179,21 @@ static void loaded_type(ctx *c, long j, int depth, ptr_type *o)
 		member_type_at(c, (Dwarf_Die *)&v->type, (int64_t)(vaddr - v->addr), o);
 		return;
 	}
-	if (m->base < 0 || m->base == PERF_REG_X86_SP || m->base == PERF_REG_X86_BP)
-		return; /* spilled pointers: left to the stack slot's variable */
+	if (m->base < 0)
+		return;
+	if (m->base == PERF_REG_X86_SP || m->base == PERF_REG_X86_BP) {
+		/* a spilled pointer: the variable of that stack slot */
+		Dwarf_Die slot;
+		int64_t rel;
+
+		if (stack_slot(c, in->addr, m->base, m->disp, &slot, &rel, NULL)) {
+			member_type_at(c, &slot, rel, o);
+			if (o->found)
+				return;
+		}
+		if (m->base == PERF_REG_X86_SP)
+			return;
+	}
 	reg_type(c, j, m->base, depth - 1, &base);
 	if (!base.found) {
 		*o = base;
@@ -165,7 +210,7 @@ static void member_type_at(ctx *c, Dwarf_Die *obj, int64_t off, ptr_type *o)
 	dp_buf path = {0};
 
 	memset(o, 0, sizeof(*o));
-	if (off < 0 || dp_member_path(obj, (uint64_t)off, &path, &leaf) != DP_PATH_OK) {
+	if (off < 0 || dp_member_path(obj, (uint64_t)off, 8, &path, &leaf) != DP_PATH_OK) {
 		o->fail = DP_AR_OFFSET_OUTSIDE;
 	} else if (dp_type_pointee(&leaf, &o->pointee)) {
 		o->found = true;
@@ -177,7 +222,9 @@ static void member_type_at(ctx *c, Dwarf_Die *obj, int64_t off, ptr_type *o)
 	dp_buf_free(&path);
 }
 
-/* What reg holds just before instruction i runs. */
+/* What reg holds just before instruction i runs: merged over every way
+ * into i; a way that loops back into the search itself gives no evidence
+ * (the type is the same around a loop; pointer steps change only the offset). */
 static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o)
 {
 	long preds[8];
@@ -189,13 +236,21 @@ static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o)
 	o->fail = DP_AR_NO_VARIABLE;
 	if (reg < 0)
 		return;
+	for (int k = 0; k < c->npath; k++)
+		if (c->path[k].insn == i && c->path[k].reg == reg) {
+			o->neutral = true;
+			return;
+		}
 	if (var_in_reg(c, c->t->insns.v[i].addr, reg, o))
 		return;
-	if (depth <= 0)
+	if (depth <= 0 || c->npath >= (int)DP_ARRAY_LEN(c->path))
 		return;
 	np = predecessors(c->t, i, preds, 8);
 	if (np <= 0)
 		return;
+	c->path[c->npath].insn = i;
+	c->path[c->npath].reg = reg;
+	c->npath++;
 	for (int k = 0; k < np; k++) {
 		const dp_insn *in = &c->t->insns.v[preds[k]];
 		ptr_type r;
@@ -210,6 +265,14 @@ static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o)
 		} else if (in->df_dst == reg && in->df == DP_DF_LEA) {
 			reg_type(c, preds[k], in->df_src, depth - 1, &r);
 			r.adj += in->df_imm;
+			r.indexed |= in->df_indexed;
+			r.tracked = true;
+		} else if (in->df_dst == reg && in->df == DP_DF_ADDREG) {
+			/* pointer + index, or index + pointer: whichever is a pointer */
+			reg_type(c, preds[k], reg, depth - 1, &r);
+			if (!r.found && !r.neutral)
+				reg_type(c, preds[k], in->df_src, depth - 1, &r);
+			r.indexed = true;
 			r.tracked = true;
 		} else if (in->df_dst == reg && in->df == DP_DF_ADD) {
 			reg_type(c, preds[k], reg, depth - 1, &r);
@@ -218,25 +281,46 @@ static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o)
 		} else if (in->df_dst == reg && in->df == DP_DF_LOAD) {
 			loaded_type(c, preds[k], depth - 1, &r);
 		}
+		if (r.neutral)
+			continue;
 		if (!r.found) {
 			*o = r;
-			return; /* one path unknown: the join is unknown */
+			c->npath--;
+			return; /* one way in is unknown: so is the join */
 		}
-		if (have && (!same_type(&acc.pointee, &r.pointee) || acc.adj != r.adj)) {
+		if (have && !same_type(&acc.pointee, &r.pointee)) {
 			o->fail = DP_AR_AMBIGUOUS;
+			c->npath--;
 			return;
+		}
+		if (have && acc.adj != r.adj && !acc.indexed && !r.indexed) {
+			/* the same type stepped by whole elements (a loop's pointer) */
+			uint64_t sz = dp_type_size(&acc.pointee);
+			int64_t d = acc.adj - r.adj;
+			if (!sz || d % (int64_t)sz) {
+				o->fail = DP_AR_AMBIGUOUS;
+				c->npath--;
+				return;
+			}
 		}
 		if (!have)
 			acc = r;
+		acc.indexed |= r.indexed;
 		have = true;
+	}
+	c->npath--;
+	if (!have) {
+		o->neutral = true;
+		return;
 	}
 	*o = acc;
 	o->tracked = true;
 }
 
-static void set_path(ctx *c, dp_construct *k, Dwarf_Die *type, int64_t off, bool wrap)
+static void set_path(ctx *c, dp_construct *k, Dwarf_Die *type, int64_t off, bool wrap,
+		     unsigned access_size)
 {
-	dp_buf path = {0}, tn = {0};
+	dp_buf member = {0}, tn = {0};
 	uint64_t size = dp_type_size(type);
 	dp_path_result pr;
 
@@ -247,17 +331,16 @@ static void set_path(ctx *c, dp_construct *k, Dwarf_Die *type, int64_t off, bool
 	/* through a pointer, one element of an array of the type */
 	if (wrap && size && (uint64_t)off >= size)
 		off %= (int64_t)size;
-	pr = dp_member_path(type, (uint64_t)off, &path, NULL);
+	pr = dp_object_path(type, (uint64_t)off, access_size, &tn, &member);
 	if (pr != DP_PATH_OK) {
 		k->reason = pr == DP_PATH_PADDING ? DP_AR_PADDING : DP_AR_OFFSET_OUTSIDE;
-		dp_buf_free(&path);
-		return;
+	} else {
+		k->type = dp_strtab_intern(c->strs, tn.p);
+		k->type_die = *type;
+		if (member.len)
+			k->member = dp_strtab_intern(c->strs, member.p);
 	}
-	dp_type_name(type, &tn);
-	k->type = dp_strtab_intern(c->strs, tn.p);
-	if (path.p && strcmp(path.p, tn.p))
-		k->member = dp_strtab_intern(c->strs, path.p);
-	dp_buf_free(&path);
+	dp_buf_free(&member);
 	dp_buf_free(&tn);
 }
 
@@ -267,6 +350,7 @@ static void compute(ctx *c, long i, int mem, dp_construct *k)
 	const dp_memop *m = &in->mem[mem];
 
 	memset(k, 0, sizeof(*k));
+	k->indexed = m->index >= 0;
 	if (!c->id->dw) {
 		k->reason = DP_AR_NO_DEBUG_INFO;
 		return;
@@ -289,32 +373,24 @@ static void compute(ctx *c, long i, int mem, dp_construct *k)
 		}
 		k->origin = DP_CO_STATIC;
 		k->var = v->name;
-		set_path(c, k, (Dwarf_Die *)&v->type, (int64_t)(a - v->addr), m->index >= 0);
+		set_path(c, k, (Dwarf_Die *)&v->type, (int64_t)(a - v->addr), m->index >= 0, m->size);
 		return;
 	}
 	if (m->base == PERF_REG_X86_SP || m->base == PERF_REG_X86_BP) {
-		const dp_frame_info *f = dp_frame_at(c->id, c->strs, in->addr);
+		Dwarf_Die slot;
+		int64_t rel;
+		uint32_t name;
 
-		for (size_t v = 0; v < f->vars.n; v++) {
-			const dp_frame_var *fv = &f->vars.v[v];
-			int64_t rel;
-
-			if (fv->reg == m->base)
-				rel = m->disp - fv->off;
-			else if (fv->reg < 0 && f->cfa_known && f->cfa_reg == m->base)
-				rel = m->disp - f->cfa_off - fv->off; /* addr - CFA - var offset */
-			else
-				continue;
-			if (rel < 0 || (uint64_t)rel >= DP_MAX(fv->size, 1))
-				continue;
+		if (stack_slot(c, in->addr, m->base, m->disp, &slot, &rel, &name)) {
 			k->origin = DP_CO_STACK;
-			k->var = fv->name;
-			set_path(c, k, (Dwarf_Die *)&fv->type, rel, false);
+			k->var = name;
+			set_path(c, k, &slot, rel, false, m->size);
 			return;
 		}
 		/* rbp may also be an ordinary pointer register at -O2: fall through */
 	}
 	ptr_type p;
+	c->npath = 0;
 	reg_type(c, i, m->base, TRACK_DEPTH, &p);
 	if (!p.found) {
 		k->reason = p.fail ? p.fail : DP_AR_NO_VARIABLE;
@@ -322,15 +398,21 @@ static void compute(ctx *c, long i, int mem, dp_construct *k)
 	}
 	k->origin = p.tracked ? DP_CO_TRACKED : DP_CO_POINTER;
 	k->var = p.var;
-	set_path(c, k, &p.pointee, p.adj + m->disp, true);
+	k->indexed |= p.indexed;
+	set_path(c, k, &p.pointee, p.adj + m->disp, true, m->size);
 }
 
 const dp_construct *dp_construct_of(dp_image_dwarf *id, dp_strtab *strs, const dp_func_table *t,
 				    long insn, int mem)
 {
 	uint64_t key = (t->insns.v[insn].addr << 1) | (uint64_t)(mem & 1), v;
-	ctx c = {id, strs, t};
+	ctx c;
 	dp_construct k;
+
+	memset(&c, 0, sizeof(c));
+	c.id = id;
+	c.strs = strs;
+	c.t = t;
 
 	if (!id->cons_v)
 		id->cons_v = dp_calloc(1, sizeof(*id->cons_v));

@@ -42,6 +42,9 @@ typedef struct dp_construct {
 	uint32_t var;    /* the variable it went through */
 	uint8_t reason;  /* dp_annot_reason when type is 0 */
 	uint8_t origin;  /* enum dp_construct_origin */
+	bool indexed;    /* an index register adds an unknown offset: the member
+			  * is found again from the data address when it is known */
+	Dwarf_Die type_die; /* the type accessed through (valid when type != 0) */
 } dp_construct;
 
 struct dp_construct_vec {

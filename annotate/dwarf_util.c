@@ -96,6 +96,48 @@ bool dp_cfa(Dwarf_CFI *cfi, uint64_t pc, const dp_regs *regs, uint64_t *cfa)
 	return ok;
 }
 
+/* The child of parent that contains pc (looking through namespaces). */
+static bool child_with_pc(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 8 || dwarf_child(parent, &c) != 0)
+		return false;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (dwarf_haspc(&c, pc) == 1) {
+				*out = c;
+				return true;
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+			if (child_with_pc(&c, pc, out, depth + 1))
+				return true;
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+int dp_concrete_scopes(Dwarf_Die *cu, uint64_t pc, Dwarf_Die *out, int max)
+{
+	Dwarf_Die cur = *cu, next;
+	int n = 0;
+
+	while (n < max && child_with_pc(&cur, pc, &next, 0)) {
+		out[n++] = next;
+		cur = next;
+	}
+	return n;
+}
+
 bool dp_cfa_rule(Dwarf_CFI *cfi, uint64_t pc, int *reg, int64_t *off)
 {
 	Dwarf_Frame *frame;
@@ -311,7 +353,74 @@ static int array_element(Dwarf_Die *arr, uint64_t *elsize, Dwarf_Die *elem)
 	return *elsize ? DP_MAX(dims, 1) : 0;
 }
 
-dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, dp_buf *out, Dwarf_Die *leaf)
+/* The size of the scalar reached at off in t, taking first members. */
+static uint64_t leaf_size(Dwarf_Die *t, uint64_t off, int depth);
+
+/* The member of aggregate u covering off: for a union, the one whose leaf
+ * at off has the size of the access. */
+static bool covering_member(Dwarf_Die *u, uint64_t off, unsigned access_size, Dwarf_Die *out,
+			    uint64_t *out_off, int depth)
+{
+	Dwarf_Die m;
+	bool found = false;
+
+	if (dwarf_child(u, &m) != 0)
+		return false;
+	do {
+		int mt = dwarf_tag(&m);
+		uint64_t mo, ms;
+		Dwarf_Die mtype;
+
+		if (mt != DW_TAG_member && mt != DW_TAG_inheritance)
+			continue;
+		if (!member_offset(&m, &mo) || !dp_die_type(&m, &mtype))
+			continue;
+		ms = dp_type_size(&mtype);
+		if (off < mo || off >= mo + (ms ? ms : 1))
+			continue;
+		if (!found) {
+			*out = m;
+			*out_off = mo;
+			found = true;
+			if (!access_size || dwarf_tag(u) != DW_TAG_union_type)
+				return true;
+		}
+		if (leaf_size(&mtype, off - mo, depth + 1) == access_size) {
+			*out = m;
+			*out_off = mo;
+			return true;
+		}
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return found;
+}
+
+static uint64_t leaf_size(Dwarf_Die *type, uint64_t off, int depth)
+{
+	Dwarf_Die u, m, mt;
+	uint64_t mo;
+
+	if (depth > 16)
+		return 0;
+	dp_type_peel(type, &u);
+	if (dwarf_tag(&u) == DW_TAG_typedef && !dp_die_type(&u, &u))
+		return 0;
+	if (dwarf_tag(&u) == DW_TAG_array_type) {
+		uint64_t es;
+		Dwarf_Die elem;
+
+		if (!array_element(&u, &es, &elem))
+			return 0;
+		return leaf_size(&elem, off % es, depth + 1);
+	}
+	if (!is_aggregate(dwarf_tag(&u)))
+		return dp_type_size(&u);
+	if (!covering_member(&u, off, 0, &m, &mo, depth) || !dp_die_type(&m, &mt))
+		return 0;
+	return leaf_size(&mt, off - mo, depth + 1);
+}
+
+dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, unsigned access_size, dp_buf *out,
+			      Dwarf_Die *leaf)
 {
 	Dwarf_Die t = *type;
 
@@ -342,32 +451,11 @@ dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, dp_buf *out, Dwarf_
 		uint64_t size = dp_type_size(&u);
 		if (size && off >= size)
 			return DP_PATH_OUTSIDE;
-		Dwarf_Die m, best;
+		Dwarf_Die best, mtype;
 		uint64_t best_off = 0;
-		bool found = false;
-		if (dwarf_child(&u, &m) == 0) {
-			do {
-				int mt = dwarf_tag(&m);
-				uint64_t mo, ms;
-				Dwarf_Die mtype;
-
-				if (mt != DW_TAG_member && mt != DW_TAG_inheritance)
-					continue;
-				if (!member_offset(&m, &mo) || !dp_die_type(&m, &mtype))
-					continue;
-				ms = dp_type_size(&mtype);
-				if (off >= mo && off < mo + (ms ? ms : 1)) {
-					best = m;
-					best_off = mo;
-					found = true;
-					break; /* union: the first member that covers it */
-				}
-			} while (dwarf_siblingof(&m, &m) == 0);
-		}
-		if (!found)
+		if (!covering_member(&u, off, access_size, &best, &best_off, depth))
 			return DP_PATH_PADDING;
 		const char *mn = dwarf_diename(&best);
-		Dwarf_Die mtype;
 		dp_die_type(&best, &mtype);
 		if (dwarf_tag(&best) == DW_TAG_inheritance) {
 			dp_buf_puts(out, ".");
@@ -381,4 +469,37 @@ dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, dp_buf *out, Dwarf_
 	if (leaf)
 		*leaf = t;
 	return DP_PATH_OK;
+}
+
+dp_path_result dp_object_path(Dwarf_Die *type, uint64_t off, unsigned access_size,
+			      dp_buf *type_name, dp_buf *member)
+{
+	Dwarf_Die t = *type, u;
+	bool array = false;
+
+	/* an array object: the access goes through one of its elements */
+	for (int i = 0; i < 8; i++) {
+		uint64_t es;
+		Dwarf_Die elem;
+
+		dp_type_peel(&t, &u);
+		if (dwarf_tag(&u) != DW_TAG_array_type || !array_element(&u, &es, &elem))
+			break;
+		off %= es;
+		t = elem;
+		array = true;
+	}
+	dp_type_peel(&t, &u);
+	if (dwarf_tag(&u) == DW_TAG_typedef)
+		dp_die_type(&u, &u);
+	dp_type_name(&t, type_name);
+	if (!is_aggregate(dwarf_tag(&u))) {
+		if (array)
+			dp_buf_printf(member, "%s[]", type_name->p);
+		return DP_PATH_OK;
+	}
+	dp_path_result r = dp_member_path(&t, off, access_size, member, NULL);
+	if (member->p && !strcmp(member->p, type_name->p))
+		member->len = 0, member->p[0] = 0;
+	return r;
 }

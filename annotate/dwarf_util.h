@@ -35,6 +35,13 @@ void dp_var_location(Dwarf_Die *var, uint64_t pc, dp_loc *out);
  * at pc. Returns false if it is not a simple register + offset rule. */
 bool dp_cfa(Dwarf_CFI *cfi, uint64_t pc, const dp_regs *regs, uint64_t *cfa);
 
+/* The concrete scopes containing pc, outermost first: the function's
+ * DW_TAG_subprogram, then the inlined subroutines and lexical blocks down to
+ * the innermost. (dwarf_getscopes follows an inlined function into its
+ * abstract definition instead, losing the function it was inlined into.)
+ * Returns how many were stored in out. */
+int dp_concrete_scopes(Dwarf_Die *cu, uint64_t pc, Dwarf_Die *out, int max);
+
 /* The CFA rule at pc: CFA = register reg + off. */
 bool dp_cfa_rule(Dwarf_CFI *cfi, uint64_t pc, int *reg, int64_t *off);
 
@@ -56,8 +63,17 @@ typedef enum dp_path_result {
 } dp_path_result;
 
 /* The member path of offset off in an object of type t, appended to out
- * after the type's name: "struct grid.rows[].cells[].v". The innermost
- * type reached goes to leaf (may be NULL). */
-dp_path_result dp_member_path(Dwarf_Die *t, uint64_t off, dp_buf *out, Dwarf_Die *leaf);
+ * after the type's name: "struct grid.rows[].cells[].v". access_size (0:
+ * unknown) chooses between union members. The innermost type reached goes
+ * to leaf (may be NULL). */
+dp_path_result dp_member_path(Dwarf_Die *t, uint64_t off, unsigned access_size, dp_buf *out,
+			      Dwarf_Die *leaf);
+
+/* What an access at off into an object of type t touches, named from the
+ * element the access goes through: an array object is named by its
+ * element ("struct sample.t", "double[]"), a whole scalar has an empty
+ * member. type_name gets the element type's name, member the path. */
+dp_path_result dp_object_path(Dwarf_Die *t, uint64_t off, unsigned access_size,
+			      dp_buf *type_name, dp_buf *member);
 
 #endif

@@ -120,13 +120,13 @@ const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vadd
 	}
 	cu = id->dw ? dwfl_module_addrdie(id->im->mod, vaddr, &cb) : NULL;
 	if (cu) {
-		Dwarf_Die *scopes = NULL;
-		int n = dwarf_getscopes(cu, vaddr - cb, &scopes);
+		Dwarf_Die scopes[32];
+		int n = dp_concrete_scopes(cu, vaddr - cb, scopes, 32);
 		dp_buf chain = {0};
 		int fns = 0;
 
 		/* outermost function first */
-		for (int i = n - 1; i >= 0; i--) {
+		for (int i = 0; i < n; i++) {
 			int tag = dwarf_tag(&scopes[i]);
 
 			if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
@@ -140,7 +140,6 @@ const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vadd
 		if (fns > 1)
 			c.inline_chain = dp_strtab_intern(strs, chain.p);
 		dp_buf_free(&chain);
-		free(scopes);
 	}
 	dp_vec_push(&id->code_v, c);
 	dp_hashmap_put(&id->code, vaddr, id->code_v.n - 1);
@@ -344,7 +343,7 @@ const dp_frame_info *dp_frame_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t v
 {
 	uint64_t v;
 	dp_frame_info *f;
-	Dwarf_Die *cu, *scopes = NULL, *fn = NULL;
+	Dwarf_Die *cu, *fn = NULL;
 	Dwarf_Addr cb;
 	int n;
 
@@ -357,58 +356,55 @@ const dp_frame_info *dp_frame_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t v
 	cu = id->dw ? dwfl_module_addrdie(id->im->mod, vaddr, &cb) : NULL;
 	if (!cu)
 		return f;
-	n = dwarf_getscopes(cu, vaddr - cb, &scopes);
-	for (int i = 0; i < n; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-			fn = &scopes[i];
-			break;
-		}
-	if (fn) {
-		int fbreg;
-		int64_t fboff;
-		bool have_fb = frame_base(fn, vaddr - cb, &fbreg, &fboff);
-		uint32_t fname = function_name(fn, strs);
+	Dwarf_Die scopes[32];
+	n = dp_concrete_scopes(cu, vaddr - cb, scopes, 32);
+	if (n > 0 && dwarf_tag(&scopes[0]) == DW_TAG_subprogram)
+		fn = &scopes[0];
+	if (!fn)
+		return f;
+	int fbreg;
+	int64_t fboff;
+	bool have_fb = frame_base(fn, vaddr - cb, &fbreg, &fboff);
+	f->function = function_name(fn, strs);
+	/* a variable of an inlined function is named after that function */
+	uint32_t owner = f->function;
+	for (int i = 0; i < n; i++) {
+		Dwarf_Die c;
 
-		f->function = fname;
-		for (int i = 0; i < n; i++) {
-			Dwarf_Die c;
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
+			owner = function_name(&scopes[i], strs);
+		if (dwarf_child(&scopes[i], &c) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&c);
+			dp_loc loc;
+			dp_frame_var fv;
+			Dwarf_Attribute at;
+			const char *vn = NULL;
+			char buf[512];
 
-			if (dwarf_child(&scopes[i], &c) != 0)
+			if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
 				continue;
-			do {
-				int tag = dwarf_tag(&c);
-				dp_loc loc;
-				dp_frame_var fv;
-				Dwarf_Attribute at;
-				const char *vn = NULL;
-				char buf[512];
-
-				if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
-					continue;
-				if (!dp_die_type(&c, &fv.type))
-					continue;
-				dp_var_location(&c, vaddr - cb, &loc);
-				if (loc.kind == DP_LOC_FBREG && have_fb) {
-					fv.reg = fbreg;
-					fv.off = fboff + loc.off;
-				} else if (loc.kind == DP_LOC_MEM && loc.reg >= 0) {
-					fv.reg = loc.reg;
-					fv.off = loc.off;
-				} else {
-					continue;
-				}
-				fv.size = dp_type_size(&fv.type);
-				if (dwarf_attr_integrate(&c, DW_AT_name, &at))
-					vn = dwarf_formstring(&at);
-				snprintf(buf, sizeof(buf), "%s::%s", dp_strtab_get(strs, fname),
-					 vn ? vn : "?");
-				fv.name = dp_strtab_intern(strs, buf);
-				dp_vec_push(&f->vars, fv);
-			} while (dwarf_siblingof(&c, &c) == 0);
-			if (&scopes[i] == fn)
-				break;
-		}
+			if (!dp_die_type(&c, &fv.type))
+				continue;
+			dp_var_location(&c, vaddr - cb, &loc);
+			if (loc.kind == DP_LOC_FBREG && have_fb) {
+				fv.reg = fbreg;
+				fv.off = fboff + loc.off;
+			} else if (loc.kind == DP_LOC_MEM && loc.reg >= 0) {
+				fv.reg = loc.reg;
+				fv.off = loc.off;
+			} else {
+				continue;
+			}
+			fv.size = dp_type_size(&fv.type);
+			if (dwarf_attr_integrate(&c, DW_AT_name, &at))
+				vn = dwarf_formstring(&at);
+			snprintf(buf, sizeof(buf), "%s::%s", dp_strtab_get(strs, owner),
+				 vn ? vn : "?");
+			fv.name = dp_strtab_intern(strs, buf);
+			dp_vec_push(&f->vars, fv);
+		} while (dwarf_siblingof(&c, &c) == 0);
 	}
-	free(scopes);
 	return f;
 }

@@ -63,7 +63,8 @@ typedef struct dp_insn {
 	/* what it does to one register, for type tracking (annotate/) */
 	uint8_t df;      /* DP_DF_* */
 	int8_t df_dst;   /* register written */
-	int8_t df_src;   /* register read (MOV, LEA) */
+	int8_t df_src;   /* register read (MOV, LEA, ADDREG) */
+	uint8_t df_indexed; /* LEA with an index register: an unknown offset */
 	int64_t df_imm;  /* LEA displacement, ADD immediate */
 	/* control flow into this instruction (insn_table.c) */
 	uint8_t npred; /* how many instructions can run just before it; 255: unknown */
@@ -76,6 +77,7 @@ enum {
 	DP_DF_LEA,  /* dst = src + imm */
 	DP_DF_ADD,  /* dst += imm */
 	DP_DF_LOAD, /* dst = 64-bit load through mem[0] */
+	DP_DF_ADDREG, /* dst += src (a pointer plus a scaled index, or the reverse) */
 };
 
 typedef DP_VEC(dp_insn) dp_insn_vec;

@@ -193,18 +193,22 @@ static void dataflow(const cs_x86 *x, const char *m, dp_insn *in)
 	if (!strcmp(m, "mov") && b->type == X86_OP_REG && b->size == 8) {
 		in->df = DP_DF_MOV;
 		in->df_src = (int8_t)perf_reg(b->reg);
-	} else if (!strcmp(m, "lea") && b->type == X86_OP_MEM && b->mem.index == X86_REG_INVALID &&
-		   b->mem.segment == X86_REG_INVALID) {
+	} else if (!strcmp(m, "lea") && b->type == X86_OP_MEM && b->mem.segment == X86_REG_INVALID &&
+		   b->mem.base != X86_REG_RIP) {
 		in->df = DP_DF_LEA;
 		in->df_src = (int8_t)perf_reg(b->mem.base);
 		in->df_imm = b->mem.disp;
+		in->df_indexed = b->mem.index != X86_REG_INVALID;
+	} else if (!strcmp(m, "add") && b->type == X86_OP_REG && b->size == 8) {
+		in->df = DP_DF_ADDREG;
+		in->df_src = (int8_t)perf_reg(b->reg);
 	} else if ((!strcmp(m, "add") || !strcmp(m, "sub")) && b->type == X86_OP_IMM) {
 		in->df = DP_DF_ADD;
 		in->df_imm = !strcmp(m, "sub") ? -b->imm : b->imm;
 	} else if (!strcmp(m, "mov") && b->type == X86_OP_MEM && b->size == 8) {
 		in->df = DP_DF_LOAD;
 	}
-	if (in->df_src < 0 && (in->df == DP_DF_MOV || in->df == DP_DF_LEA))
+	if (in->df_src < 0 && (in->df == DP_DF_MOV || in->df == DP_DF_LEA || in->df == DP_DF_ADDREG))
 		in->df = DP_DF_NONE;
 }
 
@@ -255,6 +259,12 @@ static void classify(dp_arch *a, const cs_insn *ci, dp_insn *in)
 	}
 	if (starts(m, "cmpxchg"))
 		in->regs_written |= 1u << PERF_REG_X86_AX; /* on failure; capstone omits it */
+	if (in->flags & DP_INSN_CALL) /* the callee may change every caller-saved register */
+		in->regs_written |= (1u << PERF_REG_X86_AX) | (1u << PERF_REG_X86_CX) |
+				    (1u << PERF_REG_X86_DX) | (1u << PERF_REG_X86_SI) |
+				    (1u << PERF_REG_X86_DI) | (1u << PERF_REG_X86_R8) |
+				    (1u << PERF_REG_X86_R9) | (1u << PERF_REG_X86_R10) |
+				    (1u << PERF_REG_X86_R11);
 	bool string = string_insn(m, x);
 	if (string && (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE))
 		in->flags |= DP_INSN_REP;

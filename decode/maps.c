@@ -292,3 +292,16 @@ dp_map *dp_maps_find_stack(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t t)
 	}
 	return NULL;
 }
+
+dp_map *dp_maps_list(dp_maps *m, uint32_t pid, size_t *n)
+{
+	dp_addr_space *as = space(m, pid, false);
+
+	*n = 0;
+	if (!as)
+		return NULL;
+	if (!as->finished)
+		finish_space(m, as, 0);
+	*n = as->maps.n;
+	return as->maps.v;
+}

@@ -52,6 +52,9 @@ void dp_maps_finish(dp_maps *m);
 /* The mapping of pid covering addr at time t, or NULL. */
 dp_map *dp_maps_find(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t t);
 
+/* Every mapping pid ever had (sorted by start), for scans. */
+dp_map *dp_maps_list(dp_maps *m, uint32_t pid, size_t *n);
+
 /* Classify an address with no mapping record for stack growth: [stack]
  * grows down below its recorded start; returns that map if addr is within
  * the stack rlimit below it. */
