@@ -433,3 +433,21 @@ void dp_annotate_print_summary(const dp_annotator *a, FILE *f)
 			fprintf(f, "# no type:   %-40s %9" PRIu64 "\n",
 				dp_annot_reason_name((dp_annot_reason)r), s->type_reason[r]);
 }
+
+uint32_t dp_annotate_function_at(dp_annotator *a, uint32_t pid, uint64_t addr, uint64_t t)
+{
+	dp_map *m = dp_maps_find(dp_decoder_maps(a->dec), pid, addr, t);
+	dp_image *im = m ? dp_decoder_map_image(a->dec, m) : NULL;
+	dp_func_table **slot;
+	const dp_symbol *sym;
+
+	if (!m)
+		return 0;
+	if (!im)
+		return dp_strtab_intern(&a->strs, base_name(m->name));
+	const dp_code_loc *c = dp_code_at(dp_image_dwarf_get(im, &a->strs), &a->strs, addr - m->bias);
+	if (c->function)
+		return c->function;
+	sym = dp_image_function(im, addr - m->bias, &slot);
+	return dp_strtab_intern(&a->strs, sym ? sym->name : base_name(m->name));
+}

@@ -61,6 +61,9 @@ const dp_strtab *dp_annotator_strings(const dp_annotator *a);
 dp_strtab *dp_annotator_strings_mut(dp_annotator *a);
 const dp_annotate_stats *dp_annotator_stats(const dp_annotator *a);
 bool dp_annotator_has_heap(const dp_annotator *a);
+/* The function (outermost, demangled) at a code address of pid at time t;
+ * the symbol when there is no DWARF; the mapping's name when no symbol. */
+uint32_t dp_annotate_function_at(dp_annotator *a, uint32_t pid, uint64_t addr, uint64_t t);
 void dp_annotate_print_summary(const dp_annotator *a, FILE *f);
 
 #endif

@@ -18,6 +18,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{"record", cmd_record, "sample events of a command or process into a raw profile"},
+	{"report", cmd_report, "which data objects, members and lines the samples fall on"},
 	{"dump", cmd_dump, "print every record of a profile"},
 	{"list", cmd_list, "list the events this machine can sample"},
 };

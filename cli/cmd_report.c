@@ -1,0 +1,235 @@
+/* dataprof report */
+#include "cli.h"
+#include "../report/report.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dataprof report [OPTIONS] [FILE]\n\n"
+		"Aggregates the samples of a profile (dataprof.dprof by default, or a\n"
+		"perf.data file) by attributes, keeps chosen instances, and regroups them.\n"
+		"Without --by: the data objects with their hottest members and lines.\n\n"
+		"  -i, --input FILE      the profile\n"
+		"  -b, --by A[,B...]     group by these attributes (together)\n"
+		"  -t, --then C[,D...]   regroup each group by these (repeat for more levels)\n"
+		"  -w, --where EXPR      keep the samples that match, e.g.\n"
+		"                        'object=nodes and member~\"struct node.*\"'\n"
+		"      --time START..END keep a time range (1s..2.5s, 100ms..)\n"
+		"      --verdict LIST    keep these verdicts: exact, verified, unverifiable,\n"
+		"                        unresolvable, no-memory (default: all, each in its rows)\n"
+		"  -m, --metric M        samples, period (default) or weight (latency)\n"
+		"  -n, --top N[,M...]    rows shown per level (default 20, then 5)\n"
+		"      --csv             CSV, one row per group at every level\n"
+		"      --json            JSON (schema dataprof-report/1, docs/report.md)\n"
+		"      --sqlite FILE     also write the samples and the rows to an SQLite file\n"
+		"      --symfs DIR       look for the profiled binaries under DIR first\n"
+		"      --width N         text width (default: the terminal's, or 80)\n"
+		"  -h, --help            show this help\n\n"
+		"Attributes: %s.\n"
+		"time takes a bucket width for --by: time:100ms.\n",
+		dp_attr_all_names());
+}
+
+static int parse_level(const char *list, dp_agg_level *lv, dp_error *err)
+{
+	char *copy = dp_strdup(list), *save = NULL;
+	int rc = 0;
+
+	lv->nattrs = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (lv->nattrs == DP_AGG_MAX_ATTRS) {
+			dp_error_set(err, "'%s': at most %d attributes per level", list,
+				     DP_AGG_MAX_ATTRS);
+			rc = -1;
+			break;
+		}
+		if (!dp_attr_parse(t, &lv->attrs[lv->nattrs++], err)) {
+			rc = -1;
+			break;
+		}
+	}
+	if (!rc && !lv->nattrs) {
+		dp_error_set(err, "'%s': no attribute given", list);
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
+static int parse_verdicts(const char *list, unsigned *mask, dp_error *err)
+{
+	char *copy = dp_strdup(list), *save = NULL;
+
+	*mask = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int v;
+		for (v = 0; v < DP_V_COUNT; v++)
+			if (!strcmp(t, dp_verdict_name((dp_verdict)v)))
+				break;
+		if (v == DP_V_COUNT) {
+			dp_error_set(err, "--verdict: '%s' is not one of exact, verified, unverifiable, "
+					  "unresolvable, no-memory",
+				     t);
+			free(copy);
+			return -1;
+		}
+		*mask |= 1u << v;
+	}
+	free(copy);
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"input", required_argument, 0, 'i'},  {"by", required_argument, 0, 'b'},
+		{"then", required_argument, 0, 't'},   {"where", required_argument, 0, 'w'},
+		{"time", required_argument, 0, 'T'},   {"verdict", required_argument, 0, 'V'},
+		{"metric", required_argument, 0, 'm'}, {"top", required_argument, 0, 'n'},
+		{"csv", no_argument, 0, 'C'},          {"json", no_argument, 0, 'J'},
+		{"sqlite", required_argument, 0, 'Q'}, {"symfs", required_argument, 0, 'S'},
+		{"width", required_argument, 0, 'W'},  {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	dp_report_opts o;
+	dp_error err = {{0}};
+	dp_agg_level by = {0}, then[DP_AGG_MAX_LEVELS];
+	int nthen = 0, c;
+	bool have_by = false;
+	uint64_t v;
+
+	memset(&o, 0, sizeof(o));
+	o.input = "dataprof.dprof";
+	o.out = stdout;
+	o.metric = DP_M_PERIOD;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:b:t:w:m:n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o.input = optarg;
+			break;
+		case 'b':
+			if (parse_level(optarg, &by, &err) < 0)
+				goto bad;
+			have_by = true;
+			break;
+		case 't':
+			if (nthen == DP_AGG_MAX_LEVELS - 1) {
+				cli_error("at most %d --then levels", DP_AGG_MAX_LEVELS - 1);
+				return 2;
+			}
+			if (parse_level(optarg, &then[nthen++], &err) < 0)
+				goto bad;
+			break;
+		case 'w':
+			o.where = optarg;
+			break;
+		case 'T':
+			o.time_range = optarg;
+			break;
+		case 'V':
+			if (parse_verdicts(optarg, &o.verdicts, &err) < 0)
+				goto bad;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "samples"))
+				o.metric = DP_M_SAMPLES;
+			else if (!strcmp(optarg, "period"))
+				o.metric = DP_M_PERIOD;
+			else if (!strcmp(optarg, "weight"))
+				o.metric = DP_M_WEIGHT;
+			else {
+				cli_error("--metric '%s': use samples, period or weight", optarg);
+				return 2;
+			}
+			o.metric_given = true;
+			break;
+		case 'n': {
+			char *copy = dp_strdup(optarg), *save = NULL;
+			int i = 0;
+			for (char *t = strtok_r(copy, ",", &save); t && i < DP_AGG_MAX_LEVELS;
+			     t = strtok_r(NULL, ",", &save), i++) {
+				if (!dp_parse_u64(t, &v) || !v) {
+					cli_error("--top '%s': positive counts, comma-separated", optarg);
+					free(copy);
+					return 2;
+				}
+				o.top[i] = (size_t)v;
+			}
+			free(copy);
+			break;
+		}
+		case 'C':
+			o.format = DP_OUT_CSV;
+			break;
+		case 'J':
+			o.format = DP_OUT_JSON;
+			break;
+		case 'Q':
+			o.sqlite = optarg;
+			break;
+		case 'S':
+			o.symfs = optarg;
+			break;
+		case 'W':
+			if (!dp_parse_u64(optarg, &v) || v < 40) {
+				cli_error("--width needs 40 or more columns");
+				return 2;
+			}
+			o.width = (int)v;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "'dataprof report --help' lists the options\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o.input = argv[optind++];
+	if (optind < argc) {
+		cli_error("report reads one profile; '%s' is one too many", argv[optind]);
+		return 2;
+	}
+	if (!have_by && nthen) {
+		cli_error("--then regroups the groups of --by: give --by first");
+		return 2;
+	}
+	if (!have_by) {
+		/* the overview: data objects, their hottest members and lines */
+		o.default_view = true;
+		parse_level("object", &by, &err);
+		parse_level("member", &then[0], &err);
+		parse_level("line", &then[1], &err);
+		nthen = 2;
+		for (int i = 0; i < 3; i++)
+			if (!o.top[i])
+				o.top[i] = i == 0 ? 10 : i == 1 ? 3 : 2;
+	}
+	o.levels[0] = by;
+	for (int i = 0; i < nthen; i++)
+		o.levels[i + 1] = then[i];
+	o.nlevels = 1 + nthen;
+	o.progress = dp_stderr_is_tty();
+	if (!o.width && isatty(1)) {
+		struct winsize ws;
+		if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+			o.width = ws.ws_col;
+	}
+	if (dp_report_run(&o, &err) < 0) {
+		cli_error("%s", err.msg);
+		return 1;
+	}
+	return 0;
+bad:
+	cli_error("%s", err.msg);
+	return 2;
+}

@@ -1,0 +1,146 @@
+#include "agg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void dp_agg_init(dp_agg *g, const dp_agg_level *levels, int nlevels, size_t nev, dp_metric m)
+{
+	dp_agg_node root;
+
+	memset(g, 0, sizeof(*g));
+	memcpy(g->levels, levels, sizeof(*levels) * (size_t)nlevels);
+	g->nlevels = nlevels;
+	g->nev = nev ? nev : 1;
+	g->metric = m;
+	dp_hashmap_init(&g->index, 1024);
+	memset(&root, 0, sizeof(root));
+	dp_vec_push(&g->nodes, root);
+	g->evcap = 64;
+	g->ev = dp_calloc(g->evcap * g->nev * 3, sizeof(uint64_t));
+}
+
+void dp_agg_free(dp_agg *g)
+{
+	dp_vec_free(&g->nodes);
+	free(g->ev);
+	free(g->child_pool);
+	dp_hashmap_free(&g->index);
+}
+
+static uint64_t node_hash(uint32_t parent, const uint64_t *key, int n)
+{
+	uint64_t h = dp_hash64(parent + 0x9e3779b97f4a7c15ull);
+
+	for (int i = 0; i < n; i++)
+		h = dp_hash64(h ^ key[i]);
+	return h;
+}
+
+/* The child of parent with this key, created if new. */
+static uint32_t child(dp_agg *g, uint32_t parent, const uint64_t *key, int depth)
+{
+	int n = g->levels[depth].nattrs;
+	uint64_t h = node_hash(parent, key, n), v;
+
+	for (;; h++) {
+		if (!dp_hashmap_get(&g->index, h, &v))
+			break;
+		dp_agg_node *c = &g->nodes.v[v];
+		if (c->parent == parent && c->depth == (uint32_t)depth + 1 &&
+		    !memcmp(c->key, key, sizeof(uint64_t) * (size_t)n))
+			return (uint32_t)v;
+	}
+	dp_agg_node nn;
+	memset(&nn, 0, sizeof(nn));
+	memcpy(nn.key, key, sizeof(uint64_t) * (size_t)n);
+	nn.parent = parent;
+	nn.depth = (uint32_t)depth + 1;
+	dp_vec_push(&g->nodes, nn);
+	if (g->nodes.n > g->evcap) {
+		size_t old = g->evcap;
+		g->evcap *= 2;
+		g->ev = dp_realloc(g->ev, g->evcap * g->nev * 3 * sizeof(uint64_t));
+		memset(g->ev + old * g->nev * 3, 0, (g->evcap - old) * g->nev * 3 * sizeof(uint64_t));
+	}
+	dp_hashmap_put(&g->index, h, g->nodes.n - 1);
+	return (uint32_t)(g->nodes.n - 1);
+}
+
+static void count(dp_agg *g, uint32_t node, uint32_t event, uint64_t period, uint64_t weight)
+{
+	dp_agg_node *n = &g->nodes.v[node];
+	uint64_t *e = &g->ev[((size_t)node * g->nev + (event < g->nev ? event : 0)) * 3];
+
+	n->m[0]++;
+	n->m[1] += period;
+	n->m[2] += weight;
+	e[0]++;
+	e[1] += period;
+	e[2] += weight;
+}
+
+void dp_agg_add(dp_agg *g, const uint64_t keys[][DP_AGG_MAX_ATTRS], uint32_t event,
+		uint64_t period, uint64_t weight)
+{
+	uint32_t node = 0;
+
+	count(g, 0, event, period, weight);
+	for (int d = 0; d < g->nlevels; d++) {
+		node = child(g, node, keys[d], d);
+		count(g, node, event, period, weight);
+	}
+}
+
+void dp_agg_keys(const dp_agg *g, dp_attr_ctx *c, dp_row *r, uint64_t keys[][DP_AGG_MAX_ATTRS])
+{
+	for (int d = 0; d < g->nlevels; d++)
+		for (int i = 0; i < g->levels[d].nattrs; i++)
+			keys[d][i] = dp_attr_key(c, r, &g->levels[d].attrs[i]);
+}
+
+static const dp_agg *sorting;
+
+static int by_metric(const void *a, const void *b)
+{
+	const dp_agg_node *x = &sorting->nodes.v[*(const uint32_t *)a];
+	const dp_agg_node *y = &sorting->nodes.v[*(const uint32_t *)b];
+	uint64_t vx = x->m[sorting->metric], vy = y->m[sorting->metric];
+
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	if (x->m[0] != y->m[0])
+		return x->m[0] > y->m[0] ? -1 : 1;
+	/* ties in a stable order */
+	return memcmp(x->key, y->key, sizeof(x->key));
+}
+
+void dp_agg_finish(dp_agg *g)
+{
+	size_t n = g->nodes.n;
+	uint32_t *counts = dp_calloc(n, sizeof(uint32_t)), *pos;
+
+	for (size_t i = 1; i < n; i++)
+		counts[g->nodes.v[i].parent]++;
+	free(g->child_pool);
+	g->child_pool = dp_malloc((n ? n : 1) * sizeof(uint32_t));
+	pos = dp_calloc(n, sizeof(uint32_t));
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		g->nodes.v[i].children = g->child_pool + off;
+		g->nodes.v[i].nchildren = 0;
+		pos[i] = (uint32_t)off;
+		off += counts[i];
+	}
+	for (size_t i = 1; i < n; i++) {
+		dp_agg_node *p = &g->nodes.v[g->nodes.v[i].parent];
+		p->children[p->nchildren++] = (uint32_t)i;
+	}
+	sorting = g;
+	for (size_t i = 0; i < n; i++)
+		if (g->nodes.v[i].nchildren > 1)
+			qsort(g->nodes.v[i].children, g->nodes.v[i].nchildren, sizeof(uint32_t),
+			      by_metric);
+	sorting = NULL;
+	free(counts);
+	free(pos);
+}

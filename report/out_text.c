@@ -1,0 +1,156 @@
+/* The report as aligned text that fits the terminal (80 columns unless
+ * told): one line per group, its regroupings indented under it. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static const char *metric_name(dp_metric m)
+{
+	return m == DP_M_SAMPLES ? "samples" : m == DP_M_PERIOD ? "period" : "weight";
+}
+
+/* 1234567 -> "1,234,567" */
+static const char *thousands(uint64_t v, char *buf, size_t len)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
+
+	for (int i = 0; i < n && (size_t)o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+/* Shortens s to width, keeping its end (the distinctive part of a path). */
+static void fit(const char *s, int width, char *out, size_t len)
+{
+	int n = (int)strlen(s);
+
+	if (width < 4)
+		width = 4;
+	if (n <= width)
+		snprintf(out, len, "%s", s);
+	else
+		snprintf(out, len, "...%s", s + n - (width - 3));
+}
+
+static void key_text(const dp_report_result *r, const dp_agg_node *n, char *out, size_t len)
+{
+	const dp_agg_level *lv = &r->agg.levels[n->depth - 1];
+	size_t o = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < lv->nattrs && o < len; i++) {
+		char buf[64];
+		const char *s = dp_attr_format(r->attrs, &lv->attrs[i], n->key[i], buf, sizeof(buf));
+		o += (size_t)snprintf(out + o, len - o, "%s%s", i ? "  |  " : "", s);
+	}
+}
+
+static void print_node(const dp_report_result *r, FILE *f, uint32_t idx, int width)
+{
+	const dp_agg *g = &r->agg;
+	const dp_agg_node *n = &g->nodes.v[idx], *parent = &g->nodes.v[n->parent];
+	const dp_agg_node *root = &g->nodes.v[0];
+	uint64_t v = dp_agg_value(n, g->metric);
+	double pct = n->depth == 1 ? (root->m[g->metric] ? 100.0 * (double)v / (double)root->m[g->metric] : 0)
+				   : (parent->m[g->metric] ? 100.0 * (double)v / (double)parent->m[g->metric] : 0);
+	int indent = (int)(n->depth - 1) * 3;
+	char num[32], key[1024], shown[1024];
+	int used;
+
+	key_text(r, n, key, sizeof(key));
+	used = indent + 18 + (r->nev > 1 ? 11 * (int)r->nev : 0);
+	fit(key, width - used, shown, sizeof(shown));
+	fprintf(f, "%*s%7.2f%% %9s  ", indent, "", pct, thousands(n->m[0], num, sizeof(num)));
+	if (r->nev > 1)
+		for (uint32_t e = 0; e < r->nev; e++)
+			fprintf(f, "%10s ", thousands(dp_agg_event_m(g, idx, e)[0], num, sizeof(num)));
+	fprintf(f, "%s\n", shown);
+	if (n->depth < (uint32_t)g->nlevels) {
+		size_t top = r->o->top[n->depth] ? r->o->top[n->depth] : 5;
+		for (uint32_t i = 0; i < n->nchildren && i < top; i++)
+			print_node(r, f, n->children[i], width);
+		if (n->nchildren > top)
+			fprintf(f, "%*s  (%u more)\n", indent + 3, "", n->nchildren - (uint32_t)top);
+	}
+}
+
+static void print_verdicts(const dp_report_result *r, FILE *f)
+{
+	const dp_decode_stats *st = dp_decoder_stats(r->dec);
+	uint64_t tot[DP_V_COUNT] = {0}, all = 0;
+
+	for (size_t e = 0; e < 64 && e < r->nev; e++)
+		for (int v = 0; v < DP_V_COUNT; v++)
+			tot[v] += st->by_event_verdict[e][v];
+	for (int v = 0; v < DP_V_COUNT; v++)
+		all += tot[v];
+	if (!all)
+		return;
+	fprintf(f, "# verdicts:");
+	for (int v = 0; v < DP_V_COUNT; v++)
+		fprintf(f, " %s %.1f%%%s", dp_verdict_name((dp_verdict)v),
+			100.0 * (double)tot[v] / (double)all, v + 1 < DP_V_COUNT ? "," : "\n");
+	if (st->hw_compared)
+		fprintf(f, "# recomputed addresses agreeing with the hardware's: %.1f%% of %" PRIu64 "\n",
+			100.0 * (double)st->hw_agreed / (double)st->hw_compared, st->hw_compared);
+}
+
+void dp_report_text(const dp_report_result *r, FILE *f)
+{
+	const dp_agg *g = &r->agg;
+	const dp_agg_node *root = &g->nodes.v[0];
+	const dp_read_status *st = dp_profile_status(r->p);
+	int width = r->o->width ? r->o->width : 80;
+	char num[32], num2[32];
+
+	fprintf(f, "# dataprof report of %s\n", r->o->input);
+	fprintf(f, "# %s samples", thousands(r->read, num, sizeof(num)));
+	for (size_t e = 0; e < r->nev; e++)
+		fprintf(f, "%s%s %s", e ? ", " : ": ", r->ev[e].name ? r->ev[e].name : "?",
+			thousands(r->ev[e].samples, num, sizeof(num)));
+	fprintf(f, "; %s lost", thousands(st->lost + st->lost_samples, num2, sizeof(num2)));
+	if (r->kept != r->read)
+		fprintf(f, "; kept %s (%.1f%%)", thousands(r->kept, num, sizeof(num)),
+			r->read ? 100.0 * (double)r->kept / (double)r->read : 0);
+	fprintf(f, "\n# metric: %s", metric_name(g->metric));
+	fprintf(f, "; by ");
+	for (int d = 0; d < g->nlevels; d++) {
+		fprintf(f, "%s", d ? ", then " : "");
+		for (int i = 0; i < g->levels[d].nattrs; i++)
+			fprintf(f, "%s%s", i ? "," : "", dp_attr_name(g->levels[d].attrs[i].id));
+	}
+	fprintf(f, "\n#\n#  %%total   samples  ");
+	if (r->nev > 1)
+		for (size_t e = 0; e < r->nev; e++) {
+			char n[16];
+			fit(r->ev[e].name ? r->ev[e].name : "?", 10, n, sizeof(n));
+			fprintf(f, "%10s ", n);
+		}
+	for (int d = 0; d < g->nlevels; d++) {
+		fprintf(f, "%s", d ? " / " : "");
+		for (int i = 0; i < g->levels[d].nattrs; i++)
+			fprintf(f, "%s%s", i ? "|" : "", dp_attr_name(g->levels[d].attrs[i].id));
+	}
+	fprintf(f, "\n");
+	if (!root->m[0])
+		fprintf(f, "#  (no samples%s)\n", r->read ? " kept: check --where, --time and --verdict" : "");
+	size_t top = r->o->top[0] ? r->o->top[0] : 20;
+	for (uint32_t i = 0; i < root->nchildren && i < top; i++)
+		print_node(r, f, root->children[i], width);
+	if (root->nchildren > top)
+		fprintf(f, "  (%u more; --top shows more)\n", root->nchildren - (uint32_t)top);
+	fprintf(f, "#\n");
+	print_verdicts(r, f);
+	if (st->lost + st->lost_samples)
+		fprintf(f, "# %s samples were lost while recording (ring buffers full): the "
+			   "shares above are of what was kept\n",
+			thousands(st->lost + st->lost_samples, num, sizeof(num)));
+	if (!dp_annotator_has_heap(r->ann))
+		fprintf(f, "# heap blocks were not tracked: record with --heap to see allocation sites\n");
+}

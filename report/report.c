@@ -1,0 +1,169 @@
+#include "report.h"
+#include "expr.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* "1s..2.5s", "100ms..", "..3s" into [lo, hi] ns since the start */
+static bool parse_time_range(const char *s, uint64_t *lo, uint64_t *hi, dp_error *err)
+{
+	const char *dots = strstr(s, "..");
+	char a[64] = "", b[64] = "";
+	dp_attr t = {DP_A_TIME, 0};
+	(void)t;
+
+	*lo = 0;
+	*hi = UINT64_MAX;
+	if (!dots) {
+		dp_error_set(err, "--time '%s': write START..END (1s..2.5s, 100ms.., ..3s)", s);
+		return false;
+	}
+	snprintf(a, sizeof(a), "%.*s", (int)(dots - s), s);
+	snprintf(b, sizeof(b), "%s", dots + 2);
+	for (int i = 0; i < 2; i++) {
+		const char *v = i ? b : a;
+		char *end;
+		double d, mult = 1e9;
+
+		if (!*v)
+			continue;
+		d = strtod(v, &end);
+		if (end == v || d < 0) {
+			dp_error_set(err, "--time '%s': '%s' is not a time (a number with s, ms, us or ns)",
+				     s, v);
+			return false;
+		}
+		if (!strcmp(end, "ms"))
+			mult = 1e6;
+		else if (!strcmp(end, "us"))
+			mult = 1e3;
+		else if (!strcmp(end, "ns"))
+			mult = 1;
+		else if (*end && strcmp(end, "s")) {
+			dp_error_set(err, "--time '%s': unit '%s' is not s, ms, us or ns", s, end);
+			return false;
+		}
+		*(i ? hi : lo) = (uint64_t)(d * mult);
+	}
+	return true;
+}
+
+static void progress(const dp_report_opts *o, const dp_profile *p, const dp_record *r,
+		     size_t size, bool done)
+{
+	(void)p;
+	if (!o->progress || !size)
+		return;
+	if (done)
+		fprintf(stderr, "\r%40s\r", "");
+	else
+		fprintf(stderr, "\rreading %s: %3d%%", o->input, (int)(100.0 * (double)r->offset / (double)size));
+}
+
+int dp_report_run(const dp_report_opts *o, dp_error *err)
+{
+	dp_report_result res;
+	dp_row_ctx *rows = NULL;
+	dp_expr *where = NULL;
+	dp_sqlite_out *sq = NULL;
+	uint64_t tlo = 0, thi = UINT64_MAX;
+	dp_decode_opts dopts = {o->symfs, false};
+	dp_record rec;
+	struct stat sb;
+	size_t size = 0;
+	int rc = -1, n;
+
+	memset(&res, 0, sizeof(res));
+	res.o = o;
+	if (o->time_range && !parse_time_range(o->time_range, &tlo, &thi, err))
+		return -1;
+	res.p = dp_profile_open(o->input, err);
+	if (!res.p)
+		return -1;
+	if (stat(o->input, &sb) == 0)
+		size = (size_t)sb.st_size;
+	res.ev = dp_profile_events(res.p, &res.nev);
+	res.dec = dp_decoder_open(res.p, &dopts, err);
+	if (!res.dec)
+		goto out;
+	res.ann = dp_annotator_open(res.dec, res.p, err);
+	if (!res.ann)
+		goto out;
+	rows = dp_row_ctx_new(res.p, res.dec, res.ann);
+	res.attrs = dp_attr_ctx_new(rows, res.ann, res.p);
+	if (o->where && !(where = dp_expr_parse(o->where, res.attrs, err)))
+		goto out;
+	dp_agg_init(&res.agg, o->levels, o->nlevels, res.nev, o->metric);
+	if (o->sqlite && !(sq = dp_sqlite_open(o->sqlite, &res, err)))
+		goto out;
+
+	while ((n = dp_profile_next(res.p, &rec)) > 0) {
+		dp_decoded x;
+		dp_annotation an;
+		dp_row row;
+		uint64_t keys[DP_AGG_MAX_LEVELS][DP_AGG_MAX_ATTRS];
+
+		if (rec.kind != DP_R_SAMPLE)
+			continue;
+		if (!(++res.read & 0xffff))
+			progress(o, res.p, &rec, size, false);
+		dp_decode_sample(res.dec, rec.sample, &x);
+		if (o->verdicts && !(o->verdicts & (1u << x.verdict)))
+			continue;
+		dp_annotate(res.ann, rec.sample, &x, &an);
+		dp_row_fill(rows, rec.sample, &x, &an, &row);
+		if (row.time_rel < tlo || row.time_rel > thi)
+			continue;
+		if (where && !dp_expr_eval(where, res.attrs, &row))
+			continue;
+		res.kept++;
+		dp_agg_keys(&res.agg, res.attrs, &row, keys);
+		dp_agg_add(&res.agg, (const uint64_t(*)[DP_AGG_MAX_ATTRS])keys, rec.sample->event,
+			   rec.sample->period ? rec.sample->period : 1, rec.sample->weight);
+		if (sq)
+			dp_sqlite_sample(sq, res.attrs, &row);
+	}
+	progress(o, res.p, &rec, size, true);
+	if (n < 0) {
+		/* corrupt data: report what was read before it, and say so */
+		fprintf(stderr, "dataprof: warning: %s: %s; the report covers the records before it\n",
+			o->input, dp_profile_status(res.p)->error);
+	}
+	dp_agg_finish(&res.agg);
+	if (sq && dp_sqlite_close(sq, &res, err) < 0) {
+		sq = NULL;
+		goto out;
+	}
+	sq = NULL;
+	switch (o->format) {
+	case DP_OUT_CSV:
+		dp_report_csv(&res, o->out);
+		break;
+	case DP_OUT_JSON:
+		dp_report_json(&res, o->out);
+		break;
+	default:
+		dp_report_text(&res, o->out);
+	}
+	const dp_read_status *st = dp_profile_status(res.p);
+	if (st->truncated_at)
+		fprintf(stderr,
+			"dataprof: warning: %s ends inside a record at offset %" PRIu64
+			" (the recording was cut short): reported up to its last complete record\n",
+			o->input, st->truncated_at);
+	rc = 0;
+out:
+	if (sq)
+		dp_sqlite_close(sq, &res, err);
+	dp_expr_free(where);
+	if (res.agg.nodes.v)
+		dp_agg_free(&res.agg);
+	dp_attr_ctx_free(res.attrs);
+	dp_row_ctx_free(rows);
+	dp_annotator_free(res.ann);
+	dp_decoder_free(res.dec);
+	dp_profile_close(res.p);
+	return rc;
+}

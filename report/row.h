@@ -1,0 +1,32 @@
+/* One sample as report sees it: the profile's fields, decode's verdict and
+ * addresses, annotate's attributes, and names of processes, threads and
+ * callers. Built per sample without allocation; strings are ids in the
+ * annotator's table. */
+#ifndef DP_ROW_H
+#define DP_ROW_H
+
+#include <stdint.h>
+
+#include "../annotate/annotate.h"
+
+typedef struct dp_row {
+	const dp_sample *s;
+	const dp_decoded *x;
+	const dp_annotation *a;
+	uint64_t time_rel; /* ns since the profile began */
+	uint32_t process, thread, caller, insn, level, tlb, op;
+} dp_row;
+
+typedef struct dp_row_ctx dp_row_ctx;
+
+/* Reads COMM records (names over time) and prepares the derived columns. */
+dp_row_ctx *dp_row_ctx_new(dp_profile *p, dp_decoder *d, dp_annotator *a);
+void dp_row_ctx_free(dp_row_ctx *c);
+void dp_row_fill(dp_row_ctx *c, const dp_sample *s, const dp_decoded *x, const dp_annotation *a,
+		 dp_row *r);
+uint64_t dp_row_ctx_start(const dp_row_ctx *c);
+/* Columns computed only when a report asks for them. */
+uint32_t dp_row_caller(dp_row_ctx *c, dp_row *r);
+uint32_t dp_row_insn(dp_row_ctx *c, dp_row *r);
+
+#endif

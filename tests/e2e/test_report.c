@@ -1,0 +1,313 @@
+/* dataprof report on recorded fixtures whose answer is known: a 70/30
+ * split of stall time between two struct members, filter-then-regroup
+ * against filtering the CSV by hand, the JSON and CSV against their
+ * schema, the SQLite export queried, and bad input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "record_util.h"
+#include "util.h"
+
+static char *split_profile;
+
+/* Records the split fixture once for every test here. */
+static const char *profile(void)
+{
+	if (!split_profile) {
+		char *fx = tu_fixture("split_O2"), *cmd = dp_asprintf("'%s' 1000", fx);
+		tu_result res;
+
+		split_profile = tu_path("split.dprof");
+		assert_int_equal(rec_run(&res, split_profile, "--heap -e cpu-clock -F 4000", cmd), 0);
+		tu_result_free(&res);
+		free(fx);
+		free(cmd);
+	}
+	return split_profile;
+}
+
+typedef struct csv_row {
+	char f[8][160];
+	int n;
+} csv_row;
+
+/* A CSV line without quoted commas (enough for these tests' keys). */
+static int csv_split(const char *line, csv_row *r)
+{
+	const char *p = line;
+
+	r->n = 0;
+	while (r->n < 8) {
+		size_t k = 0;
+		bool q = *p == '"';
+
+		if (q)
+			p++;
+		while (*p && *p != '\n' && (q ? *p != '"' : *p != ',') && k + 1 < sizeof(r->f[0]))
+			r->f[r->n][k++] = *p++;
+		r->f[r->n][k] = 0;
+		if (q && *p == '"')
+			p++;
+		r->n++;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	return r->n;
+}
+
+static char *report(const char *args)
+{
+	tu_result res;
+	char *out;
+
+	if (tu_sh(&res, "'%s' report '%s' %s", DATAPROF_BIN, profile(), args) != 0)
+		fail_msg("report %s: %s", args, res.err);
+	out = res.out;
+	free(res.err);
+	return out;
+}
+
+static void test_member_split(void **state)
+{
+	char *out = report("--by member --where 'member~\"struct rec.*\"' --csv");
+	double hot = 0, warm = 0;
+	char *save = NULL;
+
+	(void)state;
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		csv_row r;
+
+		if (csv_split(l, &r) < 6 || strcmp(r.f[0], "1"))
+			continue;
+		if (!strcmp(r.f[1], "struct rec.hot"))
+			hot = atof(r.f[5]);
+		else if (!strcmp(r.f[1], "struct rec.warm"))
+			warm = atof(r.f[5]);
+	}
+	printf("stall time split by member: struct rec.hot %.1f%%, struct rec.warm %.1f%% "
+	       "(expected 70/30)\n",
+	       hot, warm);
+	assert_true(hot > 64 && hot < 76);
+	assert_true(warm > 24 && warm < 36);
+	free(out);
+}
+
+/* Summing the flat CSV by hand gives what --where then --by gives. */
+static void test_filter_then_regroup(void **state)
+{
+	char *flat = report("--by object,member --csv --metric samples");
+	char *kept = report("--by member --where 'object!=\"[unresolvable]\" and kind=heap' --csv "
+			    "--metric samples");
+	char *nested = report("--by kind --where 'kind=heap' --then member --csv --metric samples");
+	struct {
+		char member[160];
+		long by_hand, filtered, nested;
+	} m[64];
+	int nm = 0;
+	char *save = NULL;
+
+	(void)state;
+	memset(m, 0, sizeof(m));
+	/* objects of kind heap: from a report by object,kind */
+	char *kinds = report("--by object,kind --csv");
+	char heap_objs[16][160];
+	int nh = 0;
+	for (char *l = strtok_r(kinds, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		csv_row r;
+		if (csv_split(l, &r) >= 3 && !strcmp(r.f[2], "heap") && nh < 16)
+			snprintf(heap_objs[nh++], sizeof(heap_objs[0]), "%s", r.f[1]);
+	}
+	assert_true(nh >= 1);
+	for (char *l = strtok_r(flat, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		csv_row r;
+		bool heap = false;
+
+		if (csv_split(l, &r) < 4 || strcmp(r.f[0], "1"))
+			continue;
+		for (int i = 0; i < nh; i++)
+			heap |= !strcmp(r.f[1], heap_objs[i]);
+		if (!heap)
+			continue;
+		int k;
+		for (k = 0; k < nm && strcmp(m[k].member, r.f[2]); k++)
+			;
+		if (k == nm && nm < 64)
+			snprintf(m[nm++].member, sizeof(m[0].member), "%s", r.f[2]);
+		m[k].by_hand += atol(r.f[3]);
+	}
+	for (char *l = strtok_r(kept, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		csv_row r;
+		if (csv_split(l, &r) < 3 || strcmp(r.f[0], "1"))
+			continue;
+		for (int k = 0; k < nm; k++)
+			if (!strcmp(m[k].member, r.f[1]))
+				m[k].filtered = atol(r.f[2]);
+	}
+	for (char *l = strtok_r(nested, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		csv_row r;
+		if (csv_split(l, &r) < 4 || strcmp(r.f[0], "2"))
+			continue;
+		for (int k = 0; k < nm; k++)
+			if (!strcmp(m[k].member, r.f[2]))
+				m[k].nested = atol(r.f[3]);
+	}
+	assert_true(nm >= 2);
+	for (int k = 0; k < nm; k++) {
+		printf("%-24s by hand %6ld  --where %6ld  --then %6ld\n", m[k].member, m[k].by_hand,
+		       m[k].filtered, m[k].nested);
+		assert_int_equal(m[k].by_hand, m[k].filtered);
+		assert_int_equal(m[k].by_hand, m[k].nested);
+	}
+	free(flat);
+	free(kept);
+	free(nested);
+	free(kinds);
+}
+
+static void test_formats_against_schema(void **state)
+{
+	tu_result res;
+
+	(void)state;
+	tu_sh(&res, "/usr/bin/python3 '%s/tests/schema/check_report_formats.py' '%s' "
+		    "'%s/docs/schema/report.schema.json' '%s'",
+	      SOURCE_DIR, DATAPROF_BIN, SOURCE_DIR, profile());
+	printf("%s%s", res.out, res.err);
+	assert_int_equal(res.status, 0);
+	tu_result_free(&res);
+}
+
+static long query_long(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	long v = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void test_sqlite_export(void **state)
+{
+	char *db_path = tu_path("report.sqlite");
+	char *args = dp_asprintf("--by member --sqlite '%s' --csv --metric samples", db_path);
+	char *out = report(args);
+	sqlite3 *db;
+	long hot_csv = -1;
+	char *save = NULL;
+
+	(void)state;
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		csv_row r;
+		if (csv_split(l, &r) >= 3 && !strcmp(r.f[1], "struct rec.hot"))
+			hot_csv = atol(r.f[2]);
+	}
+	assert_int_equal(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	long samples = query_long(db, "SELECT count(*) FROM samples");
+	long hot = query_long(db, "SELECT count(*) FROM samples WHERE member = 'struct rec.hot'");
+	long rows_hot = query_long(db, "SELECT samples FROM report WHERE depth = 1 AND "
+				       "key = 'struct rec.hot'");
+	long total = query_long(db, "SELECT sum(samples) FROM report WHERE depth = 1");
+	long events = query_long(db, "SELECT count(*) FROM events WHERE name = 'cpu-clock'");
+	printf("sqlite: %ld samples, %ld on struct rec.hot (report table %ld, CSV %ld)\n", samples,
+	       hot, rows_hot, hot_csv);
+	assert_true(samples > 1000);
+	assert_int_equal(hot, hot_csv);
+	assert_int_equal(rows_hot, hot_csv);
+	assert_int_equal(total, samples);
+	assert_int_equal(events, 1);
+	sqlite3_close(db);
+	free(out);
+	free(args);
+	free(db_path);
+}
+
+static void expect_error(const char *args, const char *want)
+{
+	tu_result res;
+
+	tu_sh(&res, "'%s' report '%s' %s", DATAPROF_BIN, profile(), args);
+	if (res.status == 0 || !strstr(res.err, want) || strchr(res.err, '\n') != strrchr(res.err, '\n'))
+		fail_msg("report %s: exit %d, stderr '%s' (want one line with '%s')", args,
+			 res.status, res.err, want);
+	tu_result_free(&res);
+}
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	expect_error("--by objekt", "unknown attribute 'objekt'; the attributes are: event,");
+	expect_error("--by object --then memmber", "unknown attribute 'memmber'");
+	expect_error("--where 'object='", "a value is missing at character 8");
+	expect_error("--where 'object=x and'", "an attribute name is expected at character 13");
+	expect_error("--where '(object=x'", "')' is missing at character 10");
+	expect_error("--where 'cpu~1'", "a number cannot be matched with ~ at character 5");
+	expect_error("--where 'frob=1'", "unknown attribute 'frob'");
+	expect_error("--where 'object=x member=y'", "unexpected text (join predicates with and/or) at character 10");
+	expect_error("--where 'time=1x..2s'", "a range is written LOW..HIGH");
+	expect_error("--by time:fast", "only time takes a bucket width");
+	expect_error("--time 3s", "--time '3s': write START..END");
+	expect_error("--verdict maybe", "--verdict: 'maybe' is not one of");
+	expect_error("--metric speed", "--metric 'speed'");
+	expect_error("--then member", "--then regroups the groups of --by");
+}
+
+static void test_truncated_profile(void **state)
+{
+	char *cut = tu_path("cut.dprof");
+	struct stat sb;
+	tu_result res;
+
+	(void)state;
+	stat(profile(), &sb);
+	tu_sh(&res, "head -c %lld '%s' > '%s'", (long long)sb.st_size * 2 / 3 + 5, profile(), cut);
+	tu_result_free(&res);
+	assert_int_equal(tu_sh(&res, "'%s' report '%s' --by function", DATAPROF_BIN, cut), 0);
+	assert_non_null(strstr(res.err, "ends inside a record at offset"));
+	assert_non_null(strstr(res.out, "walk"));
+	tu_result_free(&res);
+	free(cut);
+}
+
+static void test_default_view(void **state)
+{
+	char *out = report("");
+
+	(void)state;
+	assert_non_null(strstr(out, "by object, then member, then line"));
+	assert_non_null(strstr(out, "struct rec.hot"));
+	assert_non_null(strstr(out, "# verdicts:"));
+	assert_non_null(strstr(out, "heap@split.c:"));
+	free(out);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(split_profile);
+	split_profile = NULL;
+	tu_cleanup();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_member_split),	 cmocka_unit_test(test_filter_then_regroup),
+		cmocka_unit_test(test_formats_against_schema), cmocka_unit_test(test_sqlite_export),
+		cmocka_unit_test(test_bad_input),	 cmocka_unit_test(test_truncated_profile),
+		cmocka_unit_test(test_default_view),
+	};
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}
