@@ -176,7 +176,7 @@ int dp_sqlite_close(dp_sqlite_out *s, const dp_report_result *r, dp_error *err)
 {
 	int rc = 0;
 
-	if (r && r->agg.nodes.v && r->agg.nodes.v[0].children)
+	if (r && r->agg.nodes.v && r->agg.nodes.v[0].children && r->agg.child_pool)
 		report_rows(s, r, 0);
 	sqlite3_finalize(s->ins);
 	if (exec(s->db, "COMMIT;", err) < 0)

@@ -62,10 +62,8 @@ static void progress(const dp_report_opts *o, const dp_profile *p, const dp_reco
 		fprintf(stderr, "\rreading %s: %3d%%", o->input, (int)(100.0 * (double)r->offset / (double)size));
 }
 
-int dp_report_run(const dp_report_opts *o, dp_error *err)
+int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *err)
 {
-	dp_report_result res;
-	dp_row_ctx *rows = NULL;
 	dp_expr *where = NULL;
 	dp_sqlite_out *sq = NULL;
 	uint64_t tlo = 0, thi = UINT64_MAX;
@@ -73,33 +71,33 @@ int dp_report_run(const dp_report_opts *o, dp_error *err)
 	dp_record rec;
 	struct stat sb;
 	size_t size = 0;
-	int rc = -1, n;
+	int n;
 
-	memset(&res, 0, sizeof(res));
-	res.o = o;
+	memset(res, 0, sizeof(*res));
+	res->o = o;
 	if (o->time_range && !parse_time_range(o->time_range, &tlo, &thi, err))
 		return -1;
-	res.p = dp_profile_open(o->input, err);
-	if (!res.p)
+	res->p = dp_profile_open(o->input, err);
+	if (!res->p)
 		return -1;
 	if (stat(o->input, &sb) == 0)
 		size = (size_t)sb.st_size;
-	res.ev = dp_profile_events(res.p, &res.nev);
-	res.dec = dp_decoder_open(res.p, &dopts, err);
-	if (!res.dec)
-		goto out;
-	res.ann = dp_annotator_open(res.dec, res.p, err);
-	if (!res.ann)
-		goto out;
-	rows = dp_row_ctx_new(res.p, res.dec, res.ann);
-	res.attrs = dp_attr_ctx_new(rows, res.ann, res.p);
-	if (o->where && !(where = dp_expr_parse(o->where, res.attrs, err)))
-		goto out;
-	dp_agg_init(&res.agg, o->levels, o->nlevels, res.nev, o->metric);
-	if (o->sqlite && !(sq = dp_sqlite_open(o->sqlite, &res, err)))
-		goto out;
+	res->ev = dp_profile_events(res->p, &res->nev);
+	res->dec = dp_decoder_open(res->p, &dopts, err);
+	if (!res->dec)
+		goto fail;
+	res->ann = dp_annotator_open(res->dec, res->p, err);
+	if (!res->ann)
+		goto fail;
+	res->rows = dp_row_ctx_new(res->p, res->dec, res->ann);
+	res->attrs = dp_attr_ctx_new(res->rows, res->ann, res->p);
+	if (o->where && !(where = dp_expr_parse(o->where, res->attrs, err)))
+		goto fail;
+	dp_agg_init(&res->agg, o->levels, o->nlevels, res->nev, o->metric);
+	if (o->sqlite && !(sq = dp_sqlite_open(o->sqlite, res, err)))
+		goto fail;
 
-	while ((n = dp_profile_next(res.p, &rec)) > 0) {
+	while ((n = dp_profile_next(res->p, &rec)) > 0) {
 		dp_decoded x;
 		dp_annotation an;
 		dp_row row;
@@ -107,36 +105,71 @@ int dp_report_run(const dp_report_opts *o, dp_error *err)
 
 		if (rec.kind != DP_R_SAMPLE)
 			continue;
-		if (!(++res.read & 0xffff))
-			progress(o, res.p, &rec, size, false);
-		dp_decode_sample(res.dec, rec.sample, &x);
+		if (!(++res->read & 0xffff))
+			progress(o, res->p, &rec, size, false);
+		dp_decode_sample(res->dec, rec.sample, &x);
 		if (o->verdicts && !(o->verdicts & (1u << x.verdict)))
 			continue;
-		dp_annotate(res.ann, rec.sample, &x, &an);
-		dp_row_fill(rows, rec.sample, &x, &an, &row);
+		dp_annotate(res->ann, rec.sample, &x, &an);
+		dp_row_fill(res->rows, rec.sample, &x, &an, &row);
 		if (row.time_rel < tlo || row.time_rel > thi)
 			continue;
-		if (where && !dp_expr_eval(where, res.attrs, &row))
+		if (where && !dp_expr_eval(where, res->attrs, &row))
 			continue;
-		res.kept++;
-		dp_agg_keys(&res.agg, res.attrs, &row, keys);
-		dp_agg_add(&res.agg, (const uint64_t(*)[DP_AGG_MAX_ATTRS])keys, rec.sample->event,
+		res->kept++;
+		dp_agg_keys(&res->agg, res->attrs, &row, keys);
+		dp_agg_add(&res->agg, (const uint64_t(*)[DP_AGG_MAX_ATTRS])keys, rec.sample->event,
 			   rec.sample->period ? rec.sample->period : 1, rec.sample->weight);
 		if (sq)
-			dp_sqlite_sample(sq, res.attrs, &row);
+			dp_sqlite_sample(sq, res->attrs, &row);
+		if (o->on_row)
+			o->on_row(o->on_row_ctx, res->attrs, &row);
 	}
-	progress(o, res.p, &rec, size, true);
+	progress(o, res->p, &rec, size, true);
 	if (n < 0) {
 		/* corrupt data: report what was read before it, and say so */
 		fprintf(stderr, "dataprof: warning: %s: %s; the report covers the records before it\n",
-			o->input, dp_profile_status(res.p)->error);
+			o->input, dp_profile_status(res->p)->error);
 	}
-	dp_agg_finish(&res.agg);
-	if (sq && dp_sqlite_close(sq, &res, err) < 0) {
-		sq = NULL;
-		goto out;
+	dp_agg_finish(&res->agg);
+	dp_expr_free(where);
+	if (sq && dp_sqlite_close(sq, res, err) < 0) {
+		dp_report_result_free(res);
+		return -1;
 	}
-	sq = NULL;
+	const dp_read_status *st = dp_profile_status(res->p);
+	if (st->truncated_at)
+		fprintf(stderr,
+			"dataprof: warning: %s ends inside a record at offset %" PRIu64
+			" (the recording was cut short): reported up to its last complete record\n",
+			o->input, st->truncated_at);
+	return 0;
+fail:
+	if (sq)
+		dp_sqlite_close(sq, NULL, err);
+	dp_expr_free(where);
+	dp_report_result_free(res);
+	return -1;
+}
+
+void dp_report_result_free(dp_report_result *res)
+{
+	if (res->agg.nodes.v)
+		dp_agg_free(&res->agg);
+	dp_attr_ctx_free(res->attrs);
+	dp_row_ctx_free(res->rows);
+	dp_annotator_free(res->ann);
+	dp_decoder_free(res->dec);
+	dp_profile_close(res->p);
+	memset(res, 0, sizeof(*res));
+}
+
+int dp_report_run(const dp_report_opts *o, dp_error *err)
+{
+	dp_report_result res;
+
+	if (dp_report_build(o, &res, err) < 0)
+		return -1;
 	switch (o->format) {
 	case DP_OUT_CSV:
 		dp_report_csv(&res, o->out);
@@ -147,23 +180,6 @@ int dp_report_run(const dp_report_opts *o, dp_error *err)
 	default:
 		dp_report_text(&res, o->out);
 	}
-	const dp_read_status *st = dp_profile_status(res.p);
-	if (st->truncated_at)
-		fprintf(stderr,
-			"dataprof: warning: %s ends inside a record at offset %" PRIu64
-			" (the recording was cut short): reported up to its last complete record\n",
-			o->input, st->truncated_at);
-	rc = 0;
-out:
-	if (sq)
-		dp_sqlite_close(sq, &res, err);
-	dp_expr_free(where);
-	if (res.agg.nodes.v)
-		dp_agg_free(&res.agg);
-	dp_attr_ctx_free(res.attrs);
-	dp_row_ctx_free(rows);
-	dp_annotator_free(res.ann);
-	dp_decoder_free(res.dec);
-	dp_profile_close(res.p);
-	return rc;
+	dp_report_result_free(&res);
+	return 0;
 }

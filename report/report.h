@@ -28,8 +28,12 @@ typedef struct dp_report_opts {
 	bool progress;           /* stderr is a terminal */
 	int width;               /* text width (80) */
 	FILE *out;
+	/* called for every kept sample, after the filters (diff, layout, view) */
+	void (*on_row)(void *ctx, dp_attr_ctx *attrs, dp_row *row);
+	void *on_row_ctx;
 } dp_report_opts;
 
+/* Builds, prints in o->format to o->out, frees. */
 int dp_report_run(const dp_report_opts *o, dp_error *err);
 
 /* What the outputs get. */
@@ -43,7 +47,13 @@ typedef struct dp_report_result {
 	uint64_t read, kept;
 	const dp_event_info *ev;
 	size_t nev;
+	struct dp_row_ctx *rows;
 } dp_report_result;
+
+/* Streams the profile and aggregates, without printing: for commands that
+ * build on report (diff, layout, view). Free with dp_report_result_free. */
+int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *err);
+void dp_report_result_free(dp_report_result *res);
 
 void dp_report_text(const dp_report_result *r, FILE *f);
 void dp_report_csv(const dp_report_result *r, FILE *f);
