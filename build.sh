@@ -33,7 +33,7 @@ jobs() { nproc 2>/dev/null || echo 2; }
 
 build() {
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDATAPROF_TESTS=OFF >/dev/null
-	cmake --build build -j"$(jobs)"
+	cmake --build build -j"$(jobs)" >&2
 }
 
 case "${1:-}" in

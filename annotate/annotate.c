@@ -36,11 +36,9 @@ static void free_image_state(void *p)
 	dp_image_dwarf_free(p);
 }
 
-dp_annotator *dp_annotator_open(dp_decoder *d, dp_profile *p, dp_error *err)
+dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err)
 {
 	dp_annotator *a = dp_calloc(1, sizeof(*a));
-	dp_record r;
-	int rc;
 
 	(void)err;
 	a->dec = d;
@@ -52,12 +50,32 @@ dp_annotator *dp_annotator_open(dp_decoder *d, dp_profile *p, dp_error *err)
 	a->s_stack = dp_strtab_intern(&a->strs, "[stack]");
 	a->s_heap = dp_strtab_intern(&a->strs, "[heap]");
 	a->s_anon = dp_strtab_intern(&a->strs, "[anon]");
+	return a;
+}
+
+void dp_annotator_observe(dp_annotator *a, const dp_record *r)
+{
+	if (r->kind == DP_R_ALLOC || r->kind == DP_R_FREE)
+		dp_heap_observe(&a->heap, r);
+}
+
+void dp_annotator_ready(dp_annotator *a)
+{
+	dp_heap_finish(&a->heap);
+}
+
+dp_annotator *dp_annotator_open(dp_decoder *d, dp_profile *p, dp_error *err)
+{
+	dp_annotator *a = dp_annotator_new(d, p, err);
+	dp_record r;
+
 	/* heap blocks are side-band records: read them before any sample */
 	dp_profile_rewind(p);
-	while ((rc = dp_profile_next(p, &r)) > 0)
-		if (r.kind == DP_R_ALLOC || r.kind == DP_R_FREE)
-			dp_heap_observe(&a->heap, &r);
-	dp_heap_finish(&a->heap);
+	dp_profile_skip_samples(p, true);
+	while (dp_profile_next(p, &r) > 0)
+		dp_annotator_observe(a, &r);
+	dp_profile_skip_samples(p, false);
+	dp_annotator_ready(a);
 	dp_profile_rewind(p);
 	return a;
 }

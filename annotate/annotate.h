@@ -55,6 +55,10 @@ typedef struct dp_annotate_stats {
 typedef struct dp_annotator dp_annotator;
 
 dp_annotator *dp_annotator_open(dp_decoder *d, dp_profile *p, dp_error *err);
+/* In steps, sharing one side-band pass (see dp_decoder_new). */
+dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err);
+void dp_annotator_observe(dp_annotator *a, const dp_record *r);
+void dp_annotator_ready(dp_annotator *a);
 void dp_annotator_free(dp_annotator *a);
 void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_annotation *out);
 const dp_strtab *dp_annotator_strings(const dp_annotator *a);

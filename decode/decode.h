@@ -57,7 +57,13 @@ typedef struct dp_decode_stats {
 	uint64_t functions_decoded, instructions_cached;
 } dp_decode_stats;
 
+/* Reads the profile's side-band records (a pass of its own) and is ready. */
 dp_decoder *dp_decoder_open(dp_profile *p, const dp_decode_opts *o, dp_error *err);
+/* The same in steps, for callers that share one side-band pass between
+ * stages: new, observe each non-sample record, ready. */
+dp_decoder *dp_decoder_new(dp_profile *p, const dp_decode_opts *o, dp_error *err);
+void dp_decoder_observe(dp_decoder *d, const dp_record *r);
+void dp_decoder_ready(dp_decoder *d);
 void dp_decoder_free(dp_decoder *d);
 
 void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *out);

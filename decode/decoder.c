@@ -76,11 +76,9 @@ static void setup_events(dp_decoder *d)
 	}
 }
 
-dp_decoder *dp_decoder_open(dp_profile *p, const dp_decode_opts *o, dp_error *err)
+dp_decoder *dp_decoder_new(dp_profile *p, const dp_decode_opts *o, dp_error *err)
 {
 	dp_decoder *d = dp_calloc(1, sizeof(*d));
-	dp_record r;
-	int rc;
 
 	d->p = p;
 	d->arch = dp_arch_x86_64();
@@ -101,16 +99,36 @@ dp_decoder *dp_decoder_open(dp_profile *p, const dp_decode_opts *o, dp_error *er
 	d->iopts.kernel = d->kernel;
 	d->iopts.ignore_build_id = o && o->ignore_build_id;
 	setup_events(d);
+	return d;
+}
 
+void dp_decoder_observe(dp_decoder *d, const dp_record *r)
+{
+	if (r->kind == DP_R_MMAP || r->kind == DP_R_COMM || r->kind == DP_R_FORK)
+		dp_maps_observe(&d->maps, r);
+	else if (r->kind == DP_R_THREAD)
+		dp_hashmap_put(&d->fs_base, r->thread->tid, r->thread->fs_base);
+}
+
+void dp_decoder_ready(dp_decoder *d)
+{
+	dp_maps_finish(&d->maps);
+}
+
+dp_decoder *dp_decoder_open(dp_profile *p, const dp_decode_opts *o, dp_error *err)
+{
+	dp_decoder *d = dp_decoder_new(p, o, err);
+	dp_record r;
+
+	if (!d)
+		return NULL;
 	/* pass 1: the address spaces and threads, before any sample */
 	dp_profile_rewind(p);
-	while ((rc = dp_profile_next(p, &r)) > 0) {
-		if (r.kind == DP_R_MMAP || r.kind == DP_R_COMM || r.kind == DP_R_FORK)
-			dp_maps_observe(&d->maps, &r);
-		else if (r.kind == DP_R_THREAD)
-			dp_hashmap_put(&d->fs_base, r.thread->tid, r.thread->fs_base);
-	}
-	dp_maps_finish(&d->maps);
+	dp_profile_skip_samples(p, true);
+	while (dp_profile_next(p, &r) > 0)
+		dp_decoder_observe(d, &r);
+	dp_profile_skip_samples(p, false);
+	dp_decoder_ready(d);
 	dp_profile_rewind(p);
 	return d;
 }

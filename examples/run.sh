@@ -4,8 +4,8 @@ set -euo pipefail
 dataprof=${1:-build/dataprof}
 bin=${2:-build/examples}
 out=${TMPDIR:-/tmp}/dataprof-example.dprof
-echo "== dataprof record -e cpu-clock -e page-faults -- hashtable" >&2
-"$dataprof" record -e cpu-clock -F 2000 -e page-faults -o "$out" -- "$bin/hashtable"
+echo "== dataprof record --heap -e cpu-clock -F 2000 -- hashtable" >&2
+"$dataprof" record --heap -e cpu-clock -F 2000 -o "$out" -- "$bin/hashtable"
 echo >&2
-echo "== dataprof dump --summary $out" >&2
-"$dataprof" dump --summary "$out"
+echo "== dataprof report $out" >&2
+"$dataprof" report "$out"

@@ -273,6 +273,21 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 	}
 }
 
+#define RELEASE_STEP (64u << 20)
+
+/* A long profile is read once from start to end: give the pages before the
+ * current record back to the kernel as we go (they are the file's, read
+ * again on a rewind), so memory does not grow with the profile's size. */
+static void release_consumed(dp_profile *p, size_t upto)
+{
+	size_t pg = 4096, end = upto & ~(pg - 1);
+
+	if (!p->map || end < p->dropped + RELEASE_STEP)
+		return;
+	madvise((uint8_t *)p->map + p->dropped, end - p->dropped, MADV_DONTNEED);
+	p->dropped = end;
+}
+
 /* Reads the next raw-profile record. */
 static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 {
@@ -298,6 +313,12 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 			p->st.truncated_at = p->pos;
 			return 0;
 		}
+		if (p->skip_samples && h->type == PERF_RECORD_SAMPLE) {
+			p->pos += h->size;
+			p->st.records++;
+			continue;
+		}
+		release_consumed(p, p->pos);
 		memset(r, 0, sizeof(*r));
 		r->type = h->type;
 		r->misc = h->misc;
@@ -420,9 +441,19 @@ dp_profile *dp_profile_open(const char *path, dp_error *err)
 
 int dp_profile_next(dp_profile *p, dp_record *r)
 {
-	if (p->fmt != DP_FMT_DPROF)
-		return dp_perf_next(p, r);
+	if (p->fmt != DP_FMT_DPROF) {
+		int rc;
+
+		while ((rc = dp_perf_next(p, r)) > 0 && p->skip_samples && r->kind == DP_R_SAMPLE)
+			;
+		return rc;
+	}
 	return dprof_next(p, r, p->pos >= p->prescan_end);
+}
+
+void dp_profile_skip_samples(dp_profile *p, bool skip)
+{
+	p->skip_samples = skip;
 }
 
 void dp_profile_rewind(dp_profile *p)
@@ -434,6 +465,7 @@ void dp_profile_rewind(dp_profile *p)
 	} else {
 		p->pos = p->first;
 	}
+	p->dropped = 0;
 	memset(&p->st, 0, sizeof(p->st));
 	p->st.format = f;
 	for (size_t i = 0; i < p->events.n; i++)

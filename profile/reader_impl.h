@@ -28,6 +28,8 @@ struct dp_profile {
 	dp_sample sample;
 	dp_read_status st;
 	struct dp_perf_state *perf;
+	bool skip_samples; /* side-band passes: samples are not even parsed */
+	size_t dropped;    /* pages of the mapping before this were given back */
 };
 
 /* Registers an event; index may arrive out of order. */

@@ -83,13 +83,26 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 	if (stat(o->input, &sb) == 0)
 		size = (size_t)sb.st_size;
 	res->ev = dp_profile_events(res->p, &res->nev);
-	res->dec = dp_decoder_open(res->p, &dopts, err);
+	res->dec = dp_decoder_new(res->p, &dopts, err);
 	if (!res->dec)
 		goto fail;
-	res->ann = dp_annotator_open(res->dec, res->p, err);
+	res->ann = dp_annotator_new(res->dec, res->p, err);
 	if (!res->ann)
 		goto fail;
 	res->rows = dp_row_ctx_new(res->p, res->dec, res->ann);
+	/* one pass over the side-band records for every stage, then the samples */
+	dp_profile_rewind(res->p);
+	dp_profile_skip_samples(res->p, true);
+	while (dp_profile_next(res->p, &rec) > 0) {
+		dp_decoder_observe(res->dec, &rec);
+		dp_annotator_observe(res->ann, &rec);
+		dp_row_ctx_observe(res->rows, &rec);
+	}
+	dp_profile_skip_samples(res->p, false);
+	dp_decoder_ready(res->dec);
+	dp_annotator_ready(res->ann);
+	dp_row_ctx_ready(res->rows);
+	dp_profile_rewind(res->p);
 	res->attrs = dp_attr_ctx_new(res->rows, res->ann, res->p);
 	if (o->where && !(where = dp_expr_parse(o->where, res->attrs, err)))
 		goto fail;

@@ -51,20 +51,31 @@ dp_row_ctx *dp_row_ctx_new(dp_profile *p, dp_decoder *d, dp_annotator *a)
 	c->s_store = dp_strtab_intern(c->strs, "store");
 	c->s_rmw = dp_strtab_intern(c->strs, "load+store");
 	c->s_nocallchain = dp_strtab_intern(c->strs, "[no call chain: record -g]");
-	dp_profile_rewind(p);
-	while (dp_profile_next(p, &r) > 0) {
-		if (r.kind == DP_R_COMM && r.comm.comm) {
-			comm_ev e = {r.tid, r.has_time ? r.time : 0,
-				     dp_strtab_intern(c->strs, r.comm.comm)};
-			dp_vec_push(&c->comms, e);
-		} else if (r.kind == DP_R_SAMPLE && !c->start) {
-			c->start = r.sample->time; /* perf.data: no header start time */
-		}
+	if (!c->start) {
+		/* perf.data: no header start time; the first sample's will do */
+		dp_profile_rewind(p);
+		while (dp_profile_next(p, &r) > 0)
+			if (r.kind == DP_R_SAMPLE) {
+				c->start = r.sample->time;
+				break;
+			}
+		dp_profile_rewind(p);
 	}
-	dp_profile_rewind(p);
+	return c;
+}
+
+void dp_row_ctx_observe(dp_row_ctx *c, const dp_record *r)
+{
+	if (r->kind == DP_R_COMM && r->comm.comm) {
+		comm_ev e = {r->tid, r->has_time ? r->time : 0, dp_strtab_intern(c->strs, r->comm.comm)};
+		dp_vec_push(&c->comms, e);
+	}
+}
+
+void dp_row_ctx_ready(dp_row_ctx *c)
+{
 	if (c->comms.n > 1)
 		qsort(c->comms.v, c->comms.n, sizeof(comm_ev), cmp_comm);
-	return c;
 }
 
 void dp_row_ctx_free(dp_row_ctx *c)

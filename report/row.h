@@ -19,8 +19,11 @@ typedef struct dp_row {
 
 typedef struct dp_row_ctx dp_row_ctx;
 
-/* Reads COMM records (names over time) and prepares the derived columns. */
+/* Prepares the derived columns; COMM records (names over time) are given
+ * with dp_row_ctx_observe during the side-band pass, then dp_row_ctx_ready. */
 dp_row_ctx *dp_row_ctx_new(dp_profile *p, dp_decoder *d, dp_annotator *a);
+void dp_row_ctx_observe(dp_row_ctx *c, const dp_record *r);
+void dp_row_ctx_ready(dp_row_ctx *c);
 void dp_row_ctx_free(dp_row_ctx *c);
 void dp_row_fill(dp_row_ctx *c, const dp_sample *s, const dp_decoded *x, const dp_annotation *a,
 		 dp_row *r);

@@ -179,6 +179,8 @@ void dp_profile_close(dp_profile *p);
 int dp_profile_next(dp_profile *p, dp_record *r);
 /* Back to the first record, for a second pass. */
 void dp_profile_rewind(dp_profile *p);
+/* For a pass over the side-band records only: samples are skipped unread. */
+void dp_profile_skip_samples(dp_profile *p, bool skip);
 
 const dp_read_status *dp_profile_status(const dp_profile *p);
 const dp_event_info *dp_profile_events(const dp_profile *p, size_t *n);
