@@ -291,7 +291,9 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 
 		if (im) {
 			dp_image_dwarf *id = dp_image_dwarf_get(im, &a->strs);
-			const dp_static_var *v = dp_static_at(id, &a->strs, addr - m->bias);
+			/* the code that touched it names its unit, when it is in this image */
+			uint64_t code = x->image == im ? (x->insn >= 0 ? x->insn_vaddr : x->ip_vaddr) : 0;
+			const dp_static_var *v = dp_static_at(id, &a->strs, addr - m->bias, code);
 
 			if (v) {
 				o->obj_kind = v->kind == DP_VAR_GLOBAL ? DP_OBJ_GLOBAL : DP_OBJ_STATIC;
@@ -319,7 +321,8 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 		uint64_t block = (id->tls_size + id->tls_align - 1) & ~(id->tls_align - 1);
 
 		if (id->tls_size && addr >= fs - block) {
-			const dp_static_var *v = dp_tls_at(id, &a->strs, addr - (fs - block));
+			uint64_t code = x->image == exe ? (x->insn >= 0 ? x->insn_vaddr : x->ip_vaddr) : 0;
+			const dp_static_var *v = dp_tls_at(id, &a->strs, addr - (fs - block), code);
 
 			if (v) {
 				o->obj_kind = DP_OBJ_TLS;

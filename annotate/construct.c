@@ -172,7 +172,7 @@ static void loaded_type(ctx *c, long j, int depth, ptr_type *o)
 		return;
 	if (m->base == PERF_REG_X86_IP) {
 		const dp_static_var *v =
-			dp_static_at(c->id, c->strs, in->addr + in->len + (uint64_t)m->disp);
+			dp_static_at(c->id, c->strs, in->addr + in->len + (uint64_t)m->disp, in->addr);
 		if (!v || !v->has_type)
 			return;
 		uint64_t vaddr = in->addr + in->len + (uint64_t)m->disp;
@@ -365,7 +365,7 @@ static void compute(ctx *c, long i, int mem, dp_construct *k)
 	}
 	if (m->base == PERF_REG_X86_IP || m->base < 0) {
 		uint64_t a = (m->base < 0 ? 0 : in->addr + in->len) + (uint64_t)m->disp;
-		const dp_static_var *v = dp_static_at(c->id, c->strs, a);
+		const dp_static_var *v = dp_static_at(c->id, c->strs, a, in->addr);
 
 		if (!v || !v->has_type) {
 			k->reason = v ? DP_AR_NO_TYPE : DP_AR_NO_VARIABLE;

@@ -5,6 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The variables of one compilation unit: those with a static address, and
+ * declarations (an extern's type is in every unit that uses it). */
+struct dp_cu_statics {
+	DP_VEC(dp_static_var) vars;  /* with addresses, sorted */
+	DP_VEC(dp_static_var) tls;   /* TLS, by offset, sorted */
+	DP_VEC(dp_static_var) decls; /* by name, with types, no address */
+};
+
 /* libstdc++'s demangler, for C++ function names */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
@@ -22,6 +30,8 @@ dp_image_dwarf *dp_image_dwarf_get(dp_image *im, dp_strtab *strs)
 	dp_hashmap_init(&id->code, 256);
 	dp_hashmap_init(&id->frames, 64);
 	dp_hashmap_init(&id->constructs, 256);
+	dp_hashmap_init(&id->cu_index, 16);
+	dp_hashmap_init(&id->resolved, 16);
 	id->dw = dwfl_module_getdwarf(im->mod, &id->bias);
 	id->cfi = dwfl_module_dwarf_cfi(im->mod, &id->cfi_bias);
 	if (!id->cfi)
@@ -46,7 +56,17 @@ void dp_image_dwarf_free(dp_image_dwarf *id)
 	dp_hashmap_free(&id->code);
 	dp_vec_free(&id->code_v);
 	dp_vec_free(&id->globals);
-	dp_vec_free(&id->tls);
+	dp_vec_free(&id->syms);
+	dp_vec_free(&id->tls_syms);
+	for (size_t i = 0; i < id->cus.n; i++) {
+		dp_vec_free(&id->cus.v[i]->vars);
+		dp_vec_free(&id->cus.v[i]->tls);
+		dp_vec_free(&id->cus.v[i]->decls);
+		free(id->cus.v[i]);
+	}
+	dp_vec_free(&id->cus);
+	dp_hashmap_free(&id->cu_index);
+	dp_hashmap_free(&id->resolved);
 	dp_hashmap_free(&id->frames);
 	for (size_t i = 0; i < id->frame_v.n; i++) {
 		dp_vec_free(&id->frame_v.v[i]->vars);
@@ -159,6 +179,7 @@ uint32_t dp_code_line_id(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr)
 
 /* ---- variables with static addresses ---- */
 
+
 static bool flag(Dwarf_Die *die, unsigned name)
 {
 	Dwarf_Attribute at;
@@ -167,7 +188,7 @@ static bool flag(Dwarf_Die *die, unsigned name)
 	return dwarf_attr_integrate(die, name, &at) && dwarf_formflag(&at, &v) == 0 && v;
 }
 
-static void add_static(dp_image_dwarf *id, dp_strtab *strs, Dwarf_Die *var, const char *scope)
+static void add_var(struct dp_cu_statics *cs, dp_strtab *strs, Dwarf_Die *var, const char *scope)
 {
 	Dwarf_Attribute at;
 	const char *name = NULL;
@@ -175,17 +196,23 @@ static void add_static(dp_image_dwarf *id, dp_strtab *strs, Dwarf_Die *var, cons
 	dp_static_var s;
 	char buf[512];
 
-	if (flag(var, DW_AT_declaration))
-		return;
-	dp_var_location(var, 0, &loc);
-	if (loc.kind != DP_LOC_TLS && !(loc.kind == DP_LOC_MEM && loc.reg < 0))
-		return;
 	if (dwarf_attr_integrate(var, DW_AT_name, &at))
 		name = dwarf_formstring(&at);
 	memset(&s, 0, sizeof(s));
-	s.addr = (uint64_t)loc.off;
 	s.has_type = dp_die_type(var, &s.type);
 	s.size = s.has_type ? dp_type_size(&s.type) : 0;
+	if (flag(var, DW_AT_declaration) || !dwarf_hasattr_integrate(var, DW_AT_location)) {
+		if (name && s.has_type && !scope) {
+			s.name = dp_strtab_intern(strs, name);
+			s.kind = DP_VAR_GLOBAL;
+			dp_vec_push(&cs->decls, s);
+		}
+		return;
+	}
+	dp_var_location(var, 0, &loc);
+	if (loc.kind != DP_LOC_TLS && !(loc.kind == DP_LOC_MEM && loc.reg < 0))
+		return;
+	s.addr = (uint64_t)loc.off;
 	if (scope)
 		snprintf(buf, sizeof(buf), "%s::%s", scope, name ? name : "?");
 	else
@@ -195,12 +222,12 @@ static void add_static(dp_image_dwarf *id, dp_strtab *strs, Dwarf_Die *var, cons
 		 : flag(var, DW_AT_external) ? DP_VAR_GLOBAL
 					      : DP_VAR_STATIC;
 	if (s.kind == DP_VAR_TLS)
-		dp_vec_push(&id->tls, s);
+		dp_vec_push(&cs->tls, s);
 	else
-		dp_vec_push(&id->globals, s);
+		dp_vec_push(&cs->vars, s);
 }
 
-static void walk_statics(dp_image_dwarf *id, dp_strtab *strs, Dwarf_Die *parent,
+static void walk_statics(struct dp_cu_statics *cs, dp_strtab *strs, Dwarf_Die *parent,
 			 const char *scope, int depth)
 {
 	Dwarf_Die c;
@@ -210,16 +237,16 @@ static void walk_statics(dp_image_dwarf *id, dp_strtab *strs, Dwarf_Die *parent,
 	do {
 		switch (dwarf_tag(&c)) {
 		case DW_TAG_variable:
-			add_static(id, strs, &c, scope);
+			add_var(cs, strs, &c, scope);
 			break;
 		case DW_TAG_subprogram: {
 			uint32_t fn = function_name(&c, strs);
-			walk_statics(id, strs, &c, dp_strtab_get(strs, fn), depth + 1);
+			walk_statics(cs, strs, &c, dp_strtab_get(strs, fn), depth + 1);
 			break;
 		}
 		case DW_TAG_lexical_block:
 		case DW_TAG_namespace:
-			walk_statics(id, strs, &c, scope, depth + 1);
+			walk_statics(cs, strs, &c, scope, depth + 1);
 			break;
 		default:
 			break;
@@ -233,51 +260,63 @@ static int cmp_static(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return (y->has_type) - (x->has_type); /* typed (DWARF) first */
+	return (y->has_type) - (x->has_type);
 }
 
-static void build_globals(dp_image_dwarf *id, dp_strtab *strs)
+/* The statics of the unit holding code (built on first use), or NULL. */
+static struct dp_cu_statics *cu_of(dp_image_dwarf *id, dp_strtab *strs, uint64_t code)
 {
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie;
-	uint8_t unit_type;
-	Dwarf_Half version;
-	int n;
+	Dwarf_Addr cb;
+	Dwarf_Die *cu;
+	uint64_t v;
+	struct dp_cu_statics *cs;
 
-	id->globals_built = true;
-	if (id->dw)
-		while (dwarf_get_units(id->dw, cu, &cu, &version, &unit_type, &cudie, NULL) == 0)
-			walk_statics(id, strs, &cudie, NULL, 0);
-	/* objects the symbol table knows and DWARF does not (no debug info) */
-	n = dwfl_module_getsymtab(id->im->mod);
+	if (!code || !id->dw || !(cu = dwfl_module_addrdie(id->im->mod, code, &cb)))
+		return NULL;
+	if (dp_hashmap_get(&id->cu_index, dwarf_dieoffset(cu), &v))
+		return id->cus.v[v];
+	cs = dp_calloc(1, sizeof(*cs));
+	walk_statics(cs, strs, cu, NULL, 0);
+	if (cs->vars.n > 1)
+		qsort(cs->vars.v, cs->vars.n, sizeof(dp_static_var), cmp_static);
+	if (cs->tls.n > 1)
+		qsort(cs->tls.v, cs->tls.n, sizeof(dp_static_var), cmp_static);
+	dp_vec_push(&id->cus, cs);
+	dp_hashmap_put(&id->cu_index, dwarf_dieoffset(cu), id->cus.n - 1);
+	return cs;
+}
+
+static void build_symbols(dp_image_dwarf *id, dp_strtab *strs)
+{
+	int n = dwfl_module_getsymtab(id->im->mod);
+
+	id->syms_built = true;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
 		const char *nm = dwfl_module_getsym_info(id->im->mod, i, &sym, &addr, NULL, NULL, NULL);
+		int t = GELF_ST_TYPE(sym.st_info);
 		dp_static_var s;
 
-		if (!nm || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !sym.st_size ||
+		if (!nm || (t != STT_OBJECT && t != STT_TLS) || !sym.st_size ||
 		    sym.st_shndx == SHN_UNDEF)
 			continue;
 		memset(&s, 0, sizeof(s));
-		s.addr = addr;
+		s.addr = t == STT_TLS ? sym.st_value : addr;
 		s.size = sym.st_size;
 		s.name = dp_strtab_intern(strs, nm);
-		s.kind = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? DP_VAR_STATIC : DP_VAR_GLOBAL;
-		dp_vec_push(&id->globals, s);
+		s.kind = t == STT_TLS			   ? DP_VAR_TLS
+			 : GELF_ST_BIND(sym.st_info) == STB_LOCAL ? DP_VAR_STATIC
+								   : DP_VAR_GLOBAL;
+		if (t == STT_TLS)
+			dp_vec_push(&id->tls_syms, s);
+		else
+			dp_vec_push(&id->syms, s);
 	}
-	if (id->globals.n > 1)
-		qsort(id->globals.v, id->globals.n, sizeof(dp_static_var), cmp_static);
-	if (id->tls.n > 1)
-		qsort(id->tls.v, id->tls.n, sizeof(dp_static_var), cmp_static);
-	/* one entry per address: the DWARF one */
-	size_t out = 0;
-	for (size_t i = 0; i < id->globals.n; i++) {
-		if (out && id->globals.v[out - 1].addr == id->globals.v[i].addr)
-			continue;
-		id->globals.v[out++] = id->globals.v[i];
-	}
-	id->globals.n = out;
+	if (id->syms.n > 1)
+		qsort(id->syms.v, id->syms.n, sizeof(dp_static_var), cmp_static);
+	if (id->tls_syms.n > 1)
+		qsort(id->tls_syms.v, id->tls_syms.n, sizeof(dp_static_var), cmp_static);
 }
 
 static const dp_static_var *find_var(const dp_static_var *v, size_t n, uint64_t a)
@@ -292,26 +331,68 @@ static const dp_static_var *find_var(const dp_static_var *v, size_t n, uint64_t 
 		else
 			hi = mid;
 	}
-	/* an earlier, larger variable may still cover a (nested statics are rare) */
-	for (size_t i = lo; i-- > 0 && lo - i <= 4;) {
+	for (size_t i = lo; i-- > 0 && lo - i <= 4;)
 		if (a >= v[i].addr && a < v[i].addr + DP_MAX(v[i].size, 1))
 			return &v[i];
-	}
 	return NULL;
 }
 
-const dp_static_var *dp_static_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr)
+/* A symbol's type from a declaration of the same name in the unit. */
+static void type_from_unit(struct dp_cu_statics *cs, dp_strtab *strs, dp_static_var *s)
 {
-	if (!id->globals_built)
-		build_globals(id, strs);
-	return find_var(id->globals.v, id->globals.n, vaddr);
+	const char *name = dp_strtab_get(strs, s->name);
+	size_t len = strcspn(name, "."); /* local statics are "name.1234" */
+
+	for (size_t i = 0; cs && i < cs->decls.n; i++) {
+		const char *d = dp_strtab_get(strs, cs->decls.v[i].name);
+
+		if (strlen(d) == len && !strncmp(d, name, len)) {
+			s->type = cs->decls.v[i].type;
+			s->has_type = true;
+			return;
+		}
+	}
 }
 
-const dp_static_var *dp_tls_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t off)
+static const dp_static_var *lookup(dp_image_dwarf *id, dp_strtab *strs, uint64_t a, uint64_t code,
+				   bool tls)
 {
-	if (!id->globals_built)
-		build_globals(id, strs);
-	return find_var(id->tls.v, id->tls.n, off);
+	struct dp_cu_statics *cs = cu_of(id, strs, code);
+	const dp_static_var *v;
+	uint64_t k;
+
+	/* a variable of the unit that touched it: address and type from DWARF */
+	if (cs && (v = tls ? find_var(cs->tls.v, cs->tls.n, a) : find_var(cs->vars.v, cs->vars.n, a)))
+		return v;
+	/* otherwise the symbol table, typed from the unit's declaration */
+	if (!id->syms_built)
+		build_symbols(id, strs);
+	v = tls ? find_var(id->tls_syms.v, id->tls_syms.n, a) : find_var(id->syms.v, id->syms.n, a);
+	if (!v)
+		return NULL;
+	k = (v->addr << 1) | tls;
+	if (dp_hashmap_get(&id->resolved, k, &k)) {
+		dp_static_var *r = &id->globals.v[k];
+		if (!r->has_type)
+			type_from_unit(cs, strs, r);
+		return r;
+	}
+	dp_static_var r = *v;
+	type_from_unit(cs, strs, &r);
+	dp_vec_push(&id->globals, r);
+	dp_hashmap_put(&id->resolved, (v->addr << 1) | tls, id->globals.n - 1);
+	return &id->globals.v[id->globals.n - 1];
+}
+
+const dp_static_var *dp_static_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr,
+				  uint64_t code)
+{
+	return lookup(id, strs, vaddr, code, false);
+}
+
+const dp_static_var *dp_tls_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t off, uint64_t code)
+{
+	return lookup(id, strs, off, code, true);
 }
 
 /* ---- stack frames ---- */

@@ -58,9 +58,16 @@ typedef struct dp_image_dwarf {
 	Dwarf_Addr cfi_bias;
 	dp_hashmap code;
 	DP_VEC(dp_code_loc) code_v;
-	bool globals_built;
-	DP_VEC(dp_static_var) globals; /* sorted by addr */
-	DP_VEC(dp_static_var) tls;     /* sorted by offset */
+	/* statics are indexed per compilation unit, and only for the units
+	 * whose code touches them, plus the ELF symbol table: DWARF work grows
+	 * with the CUs touched, not with the binary */
+	dp_hashmap cu_index; /* CU DIE offset -> index in cus */
+	DP_VEC(struct dp_cu_statics *) cus;
+	bool syms_built;
+	DP_VEC(dp_static_var) syms;     /* STT_OBJECT, sorted by addr */
+	DP_VEC(dp_static_var) tls_syms; /* STT_TLS, sorted by offset */
+	dp_hashmap resolved;            /* symbol start -> index in globals */
+	DP_VEC(dp_static_var) globals;  /* symbols resolved so far, with their types */
 	uint64_t tls_size, tls_align;  /* PT_TLS of this image */
 	dp_hashmap frames;
 	DP_VEC(dp_frame_info *) frame_v;
@@ -75,10 +82,13 @@ void dp_image_dwarf_free(dp_image_dwarf *id);
 bool dp_image_has_dwarf(const dp_image_dwarf *id);
 /* Source location of vaddr (cached). */
 const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
-/* The variable with a static address containing vaddr (cached index), or NULL. */
-const dp_static_var *dp_static_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
+/* The variable with a static address containing vaddr, or NULL. code is an
+ * address in this image whose compilation unit touched it (its DWARF gives
+ * the type), 0 when none is known: then the symbol table alone answers. */
+const dp_static_var *dp_static_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr,
+				  uint64_t code);
 /* The TLS variable at offset off of this image's TLS block, or NULL. */
-const dp_static_var *dp_tls_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t off);
+const dp_static_var *dp_tls_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t off, uint64_t code);
 /* The frame of the function at vaddr: CFA rule and stack variables (cached). */
 const dp_frame_info *dp_frame_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
 

@@ -13,3 +13,6 @@ echo "== decode throughput"
 "$build/dataprof" record -q -e cpu-clock -F 4000 -e page-faults -o "$tmp/p.dprof" -- \
 	"$build/examples/hashtable" 1048576 4000000 >/dev/null
 "$build/bench/decode_bench" "$tmp/p.dprof" 2000000
+echo
+echo "== report throughput (dataprof vs perf)"
+bench/report_bench.sh "$build"

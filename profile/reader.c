@@ -273,7 +273,7 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 	}
 }
 
-#define RELEASE_STEP (64u << 20)
+#define RELEASE_STEP (8u << 20)
 
 /* A long profile is read once from start to end: give the pages before the
  * current record back to the kernel as we go (they are the file's, read
@@ -316,6 +316,7 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 		if (p->skip_samples && h->type == PERF_RECORD_SAMPLE) {
 			p->pos += h->size;
 			p->st.records++;
+			release_consumed(p, p->pos - h->size);
 			continue;
 		}
 		release_consumed(p, p->pos);
