@@ -154,6 +154,10 @@ static void print_record(const dp_profile *p, const dp_record *r, const dump_opt
 	case DP_R_WARNING:
 		printf(" %s", r->warning);
 		break;
+	case DP_R_AUX:
+		printf(" offset 0x%" PRIx64 " size %" PRIu64 " flags 0x%" PRIx64, r->aux.offset,
+		       r->aux.size, r->aux.flags);
+		break;
 	case DP_R_OTHER:
 		printf(" type 0x%x size %u", r->type, r->size);
 		break;

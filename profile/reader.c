@@ -107,7 +107,10 @@ int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_rec
 	}
 	if (dp_perf_decode_side_record(rec, size, r) < 0)
 		return -1;
-	if (r->kind != DP_R_OTHER && p->events.n) {
+	/* every kernel record type carries the sample_id trailer, even those
+	 * this reader does not interpret (SWITCH, KSYMBOL...) */
+	bool known = dp_perf_record_type_name(h->type) != NULL && h->type < 64;
+	if (known && p->events.n) {
 		const struct perf_event_attr *a = id_attr(p);
 		dp_sample_id sid;
 
@@ -121,6 +124,8 @@ int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_rec
 				r->pid = sid.pid;
 				r->tid = sid.tid;
 			}
+			if (r->kind == DP_R_LOST_SAMPLES && sid.has_id)
+				r->lost.id = sid.id;
 		}
 	}
 	switch (r->kind) {
@@ -143,7 +148,8 @@ int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_rec
 		p->st.throttles++;
 		break;
 	case DP_R_OTHER:
-		p->st.unknown_records++;
+		if (!known)
+			p->st.unknown_records++;
 		break;
 	default:
 		break;
@@ -470,7 +476,8 @@ const char *dp_record_kind_name(enum dp_record_kind k)
 		[DP_R_THROTTLE] = "THROTTLE", [DP_R_UNTHROTTLE] = "UNTHROTTLE",
 		[DP_R_META] = "META",       [DP_R_EVENT] = "EVENT",
 		[DP_R_FINISH] = "FINISH",   [DP_R_THREAD] = "THREAD",
-		[DP_R_WARNING] = "WARNING", [DP_R_OTHER] = "OTHER",
+		[DP_R_WARNING] = "WARNING", [DP_R_AUX] = "AUX",
+		[DP_R_OTHER] = "OTHER",
 	};
 	return (unsigned)k < sizeof(n) / sizeof(n[0]) && n[k] ? n[k] : "?";
 }

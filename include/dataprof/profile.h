@@ -57,10 +57,13 @@ typedef struct dp_sample {
 	const void *raw;
 	uint64_t branch_nr;
 	const struct perf_branch_entry *branches;
+	uint64_t branch_hw_idx; /* with PERF_SAMPLE_BRANCH_HW_INDEX */
 	uint64_t stack_user_size;
 	const void *stack_user;
 	uint64_t read_size;
 	const void *read; /* PERF_SAMPLE_READ values, as the kernel laid them out */
+	uint64_t aux_size;
+	const void *aux; /* PERF_SAMPLE_AUX: a snapshot of the AUX area */
 	dp_regs regs_user;
 	dp_regs regs_intr;
 	uint64_t sample_type; /* which of the fields above are valid */
@@ -93,6 +96,7 @@ enum dp_record_kind {
 	DP_R_FINISH,
 	DP_R_THREAD,
 	DP_R_WARNING,
+	DP_R_AUX,   /* new data in the AUX area (hardware trace, AUX samples) */
 	DP_R_OTHER, /* a record this reader keeps but does not interpret */
 };
 
@@ -122,6 +126,9 @@ typedef struct dp_record {
 		struct {
 			uint64_t id, stream_id;
 		} throttle;
+		struct {
+			uint64_t offset, size, flags; /* flags: PERF_AUX_FLAG_* */
+		} aux;
 		struct {
 			const char *key, *value;
 		} meta;
