@@ -357,7 +357,11 @@ dp_profile *dp_profile_open(const char *path, dp_error *err)
 		return NULL;
 	}
 	dp_hashmap_init(&p->id2event, 16);
-	if (p->size >= 8 && !memcmp(p->data, "PERFILE2", 8)) {
+	/* perf.data: "PERFILE2" as a little-endian u64 reads "2ELIFREP" when the
+	 * file comes from a big-endian machine; "PERFFILE" is perf's version 1.
+	 * The perf reader takes all three, to refuse the last two clearly. */
+	if (p->size >= 8 && (!memcmp(p->data, "PERFILE2", 8) || !memcmp(p->data, "2ELIFREP", 8) ||
+			     !memcmp(p->data, "PERFFILE", 8))) {
 		if (dp_perf_open(p, err) < 0) {
 			dp_profile_close(p);
 			return NULL;
@@ -409,15 +413,14 @@ void dp_profile_rewind(dp_profile *p)
 {
 	dp_profile_format f = p->fmt;
 
-	if (f != DP_FMT_DPROF) {
-		dp_perf_rewind(p);
-	} else {
-		p->pos = p->first;
-	}
 	memset(&p->st, 0, sizeof(p->st));
 	p->st.format = f;
 	for (size_t i = 0; i < p->events.n; i++)
 		p->events.v[i].samples = 0;
+	if (f != DP_FMT_DPROF)
+		dp_perf_rewind(p); /* after the reset: it may count what its header skipped */
+	else
+		p->pos = p->first;
 }
 
 void dp_profile_close(dp_profile *p)

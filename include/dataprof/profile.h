@@ -105,7 +105,8 @@ typedef struct dp_record {
 	uint32_t type; /* raw record type */
 	uint16_t misc;
 	uint32_t size;
-	uint64_t offset; /* where it starts in the file (or decompressed stream) */
+	uint64_t offset; /* where it starts in the file, or in the decompressed stream */
+	bool decompressed; /* from inside perf's zstd-compressed records (perf record -z) */
 	/* from the record or its sample_id trailer, when present */
 	uint64_t time;
 	uint32_t pid, tid, cpu;
@@ -149,6 +150,17 @@ typedef struct dp_event_info {
 	uint64_t samples; /* filled while reading */
 } dp_event_info;
 
+/* A build-id perf recorded for a binary that samples hit (perf.data's
+ * HEADER_BUILD_ID feature and BUILD_ID records): the decode stage finds the
+ * binary by it. Raw profiles carry build-ids in their MMAP2 records. */
+typedef struct dp_build_id {
+	int32_t pid;          /* perf's machine: -1 the host, else a guest's pid */
+	uint16_t cpumode;     /* PERF_RECORD_MISC_KERNEL, _USER, _GUEST_*: whose binary */
+	uint8_t size;         /* bytes of id: 20 (SHA-1) or 16 (MD5) */
+	uint8_t id[20];
+	const char *filename; /* as perf names it: a path, "[kernel.kallsyms]", "[vdso]" */
+} dp_build_id;
+
 typedef enum dp_profile_format {
 	DP_FMT_DPROF,
 	DP_FMT_PERF_FILE,
@@ -185,8 +197,12 @@ void dp_profile_rewind(dp_profile *p);
 
 const dp_read_status *dp_profile_status(const dp_profile *p);
 const dp_event_info *dp_profile_events(const dp_profile *p, size_t *n);
-/* Metadata: "cmdline", "hostname", "kernel", "cpu", "clock", "version"... */
+/* Metadata: "cmdline", "hostname", "kernel", "arch", "cpu", "ncpus",
+ * "clock", "version" (dataprof's)... perf.data files give "perf_version" and
+ * "cpuid" instead of "version" (docs/perf-data.md). NULL when absent. */
 const char *dp_profile_meta(const dp_profile *p, const char *key);
+/* The build-ids of a perf.data file, in file order; 0 for a raw profile. */
+size_t dp_profile_build_ids(const dp_profile *p, const dp_build_id **ids);
 const struct dp_file_header *dp_profile_header(const dp_profile *p);
 
 const char *dp_record_kind_name(enum dp_record_kind k);
