@@ -156,6 +156,10 @@ int dp_perf_parse_sample(const struct perf_event_attr *attr, const void *rec, si
 	if (st & PERF_SAMPLE_RAW) {
 		s->raw_size = rd32(&c);
 		s->raw = take(&c, s->raw_size);
+		/* the kernel pads raw data so that the branch entries after it
+		 * stay 8-byte aligned; other sizes are not the kernel's */
+		if ((s->raw_size + 4) & 7)
+			return -1;
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		uint64_t nr = rd64(&c);

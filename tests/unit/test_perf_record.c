@@ -228,6 +228,26 @@ static void test_rare_fields(void **state)
 	check_rare_fields(true);
 }
 
+/* Raw data the kernel did not pad would leave the branch entries after it
+ * misaligned (found by fuzz_perf_record): refused. */
+static void test_raw_padding(void **state)
+{
+	struct perf_event_attr a;
+	uint64_t rec[4] = {0};
+	dp_sample s;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.sample_type = PERF_SAMPLE_RAW;
+	((struct perf_event_header *)rec)->type = PERF_RECORD_SAMPLE;
+	((struct perf_event_header *)rec)->size = sizeof(rec);
+	rec[1] = 4; /* size 4: 4 + 4 bytes, aligned */
+	assert_int_equal(dp_perf_parse_sample(&a, rec, 16, &s), 0);
+	assert_int_equal(s.raw_size, 4);
+	rec[1] = 5;
+	assert_int_equal(dp_perf_parse_sample(&a, rec, sizeof(rec), &s), -1);
+}
+
 static void test_aux_record(void **state)
 {
 	uint64_t rec[4] = {0, 0x1000, 0x200, PERF_AUX_FLAG_TRUNCATED};
@@ -257,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_sample_id_trailer),
 		cmocka_unit_test(test_mmap2_build_id),
 		cmocka_unit_test(test_rare_fields),
+		cmocka_unit_test(test_raw_padding),
 		cmocka_unit_test(test_aux_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
