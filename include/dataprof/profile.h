@@ -175,17 +175,19 @@ typedef struct dp_read_status {
 	uint64_t lost;          /* sum of LOST counts */
 	uint64_t lost_samples;  /* sum of LOST_SAMPLES counts */
 	uint64_t throttles;
-	uint64_t unknown_records; /* types skipped by size */
+	uint64_t unknown_records; /* types (and perf.data features) skipped by size */
 	uint64_t bad_samples;     /* samples that did not parse: skipped, counted */
 	uint64_t truncated_at;    /* != 0: the file ends inside the record at this offset */
-	bool finished;            /* a FINISH record was seen (the recorder ended normally) */
+	bool finished;            /* a FINISH record was seen, or perf completed its file
+				   header: the recorder ended normally */
 	char error[512];          /* set when reading stopped on corrupt data */
 } dp_read_status;
 
 struct dp_error;
 
-/* Opens a raw profile or a perf.data file (detected from its first bytes).
- * Returns NULL with a one-line message in err. */
+/* Opens a raw profile or a perf.data file, file or pipe mode (detected from
+ * its first bytes; docs/perf-data.md). path "-" reads stdin. Returns NULL
+ * with a one-line message in err. */
 dp_profile *dp_profile_open(const char *path, struct dp_error *err);
 void dp_profile_close(dp_profile *p);
 
