@@ -297,7 +297,9 @@ static void walk_reset(dp_profile *p)
 	s->nattr = 0;
 }
 
-/* The description records, on the first walk. */
+/* The description records, on the first walk. ID_INDEX is not one: its
+ * "idx" is the ring buffer an ID was read from, not the event; perf too
+ * finds an ID's event by the IDs its attributes list. */
 static void describe(dp_profile *p, const raw_rec *w)
 {
 	struct dp_perf_state *s = p->perf;
