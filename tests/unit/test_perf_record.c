@@ -10,6 +10,14 @@
 #include "profile/perf_record.h"
 #include "synth_records.h"
 
+/* The header of a record built in a u64 array (memcpy: no type punning). */
+static void set_header(uint64_t *rec, uint32_t type, size_t size)
+{
+	struct perf_event_header h = {type, 0, (uint16_t)size};
+
+	memcpy(rec, &h, sizeof(h));
+}
+
 static struct perf_event_attr full_attr(void)
 {
 	struct perf_event_attr a;
@@ -93,8 +101,7 @@ static void test_hostile_callchain(void **state)
 	memset(&a, 0, sizeof(a));
 	a.sample_type = PERF_SAMPLE_CALLCHAIN;
 	rec[0] = 0;
-	((struct perf_event_header *)rec)->type = PERF_RECORD_SAMPLE;
-	((struct perf_event_header *)rec)->size = sizeof(rec);
+	set_header(rec, PERF_RECORD_SAMPLE, sizeof(rec));
 	rec[1] = 0x1fffffffffffffffull; /* nr */
 	rec[2] = rec[3] = 0;
 	assert_int_equal(dp_perf_parse_sample(&a, rec, sizeof(rec), &s), -1);
@@ -198,8 +205,7 @@ static void check_rare_fields(bool counters)
 	*w++ = 8;          /* aux size, then the data */
 	*w++ = 0x5555;
 	rec[0] = 0;
-	((struct perf_event_header *)rec)->type = PERF_RECORD_SAMPLE;
-	((struct perf_event_header *)rec)->size = (uint16_t)((w - rec) * 8);
+	set_header(rec, PERF_RECORD_SAMPLE, (uint16_t)((w - rec) * 8));
 	assert_int_equal(dp_perf_parse_sample(&a, rec, (size_t)(w - rec) * 8, &s), 0);
 	assert_int_equal(s.id, 77);
 	assert_int_equal(s.read_size, 6 * 8);
@@ -239,8 +245,7 @@ static void test_raw_padding(void **state)
 	(void)state;
 	memset(&a, 0, sizeof(a));
 	a.sample_type = PERF_SAMPLE_RAW;
-	((struct perf_event_header *)rec)->type = PERF_RECORD_SAMPLE;
-	((struct perf_event_header *)rec)->size = sizeof(rec);
+	set_header(rec, PERF_RECORD_SAMPLE, sizeof(rec));
 	rec[1] = 4; /* size 4: 4 + 4 bytes, aligned */
 	assert_int_equal(dp_perf_parse_sample(&a, rec, 16, &s), 0);
 	assert_int_equal(s.raw_size, 4);
@@ -254,8 +259,7 @@ static void test_aux_record(void **state)
 	dp_record r;
 
 	(void)state;
-	((struct perf_event_header *)rec)->type = PERF_RECORD_AUX;
-	((struct perf_event_header *)rec)->size = sizeof(rec);
+	set_header(rec, PERF_RECORD_AUX, sizeof(rec));
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(dp_perf_decode_side_record(rec, sizeof(rec), &r), 0);
 	assert_int_equal(r.kind, DP_R_AUX);
