@@ -23,8 +23,9 @@ typedef struct dump_opts {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: dataprof dump [OPTIONS] [FILE]\n\n"
-		   "Prints every record of a profile (dataprof.dprof by default), one line\n"
-		   "each: offset, time, type and fields.\n\n"
+		   "Prints every record of a profile (dataprof.dprof by default) or of a\n"
+		   "perf.data file, one line each: offset (z0x...: in the data decompressed\n"
+		   "from perf's compressed records), time, type and fields.\n\n"
 		   "  -i, --input FILE   the profile (also the positional FILE)\n"
 		   "  -r, --regs         print the sampled registers\n"
 		   "  -g, --callchain    print call chains\n"
@@ -35,6 +36,39 @@ static void usage(FILE *f)
 		   "                     type and member path, and why any is missing\n"
 		   "      --symfs DIR    look for the profiled binaries under DIR first\n"
 		   "  -h, --help         show this help\n");
+}
+
+static dp_profile_format st_format(const dp_profile *p)
+{
+	return dp_profile_status(p)->format;
+}
+
+/* A perf.data file keeps its metadata, events and build-ids in its header,
+ * not in records: print them first. */
+static void print_perf_header(const dp_profile *p)
+{
+	static const char *const keys[] = {"hostname", "kernel", "arch", "cpu", "cpuid",
+					   "ncpus", "perf_version", "clock", "cmdline"};
+	const dp_build_id *bid;
+	size_t nev, nbid = dp_profile_build_ids(p, &bid);
+	const dp_event_info *e = dp_profile_events(p, &nev);
+
+	printf("# perf.data, %s mode\n", st_format(p) == DP_FMT_PERF_PIPE ? "pipe" : "file");
+	for (size_t i = 0; i < DP_ARRAY_LEN(keys); i++)
+		if (dp_profile_meta(p, keys[i]))
+			printf("# %s = %s\n", keys[i], dp_profile_meta(p, keys[i]));
+	for (size_t i = 0; i < nev; i++)
+		printf("# event #%zu %s type %u config 0x%llx sample_type 0x%llx ip %s class %s\n",
+		       i, e[i].name, e[i].attr.type, (unsigned long long)e[i].attr.config,
+		       (unsigned long long)e[i].attr.sample_type, dp_ip_semantics_name(e[i].ip_sem),
+		       dp_event_class_name(e[i].evclass));
+	for (size_t i = 0; i < nbid; i++) {
+		printf("# build-id ");
+		for (unsigned k = 0; k < bid[i].size; k++)
+			printf("%02x", bid[i].id[k]);
+		printf(" pid %d %s %s\n", bid[i].pid,
+		       bid[i].cpumode == PERF_RECORD_MISC_KERNEL ? "kernel" : "user", bid[i].filename);
+	}
 }
 
 static void print_time(const dp_record *r)
@@ -167,7 +201,7 @@ static void print_record(const dp_profile *p, const dp_record *r, const dump_opt
 			print_decoded(p, r, o);
 		return;
 	}
-	printf("0x%08" PRIx64, r->offset);
+	printf("%s0x%08" PRIx64, r->decompressed ? "z" : "", r->offset);
 	print_time(r);
 	printf(" %s", dp_record_kind_name(r->kind));
 	switch (r->kind) {
@@ -261,9 +295,19 @@ static void print_record(const dp_profile *p, const dp_record *r, const dump_opt
 		printf(" pid %u/%u 0x%" PRIx64 "%s", r->free_rec->pid, r->free_rec->tid,
 		       r->free_rec->addr, r->free_rec->kind == DP_ALLOC_MMAP ? " (munmap)" : "");
 		break;
-	case DP_R_OTHER:
-		printf(" type 0x%x size %u", r->type, r->size);
+	case DP_R_AUX:
+		printf(" offset 0x%" PRIx64 " size %" PRIu64 " flags 0x%" PRIx64, r->aux.offset,
+		       r->aux.size, r->aux.flags);
 		break;
+	case DP_R_OTHER: {
+		const char *name = dp_perf_record_type_name(r->type);
+
+		if (name && st_format(p) != DP_FMT_DPROF)
+			printf(" %s size %u", name, r->size);
+		else
+			printf(" type 0x%x size %u", r->type, r->size);
+		break;
+	}
 	}
 	putchar('\n');
 }
@@ -339,6 +383,8 @@ int cmd_dump(int argc, char **argv)
 		if (o.annotated)
 			o.ann = dp_annotator_open(o.dec, p, &err);
 	}
+	if (!o.summary_only && !o.decoded && st_format(p) != DP_FMT_DPROF)
+		print_perf_header(p);
 	while ((rc = dp_profile_next(p, &r)) > 0) {
 		if (o.decoded && o.summary_only && r.kind == DP_R_SAMPLE) {
 			dp_decoded x;

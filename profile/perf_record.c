@@ -3,6 +3,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "util.h"
+
 /* A cursor over one record's bytes. */
 typedef struct cur {
 	const uint8_t *p, *end;
@@ -159,16 +161,23 @@ int dp_perf_parse_sample(const struct perf_event_attr *attr, const void *rec, si
 	if (st & PERF_SAMPLE_RAW) {
 		s->raw_size = rd32(&c);
 		s->raw = take(&c, s->raw_size);
+		/* the kernel pads raw data so that the branch entries after it
+		 * stay 8-byte aligned; other sizes are not the kernel's */
+		if ((s->raw_size + 4) & 7)
+			return -1;
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		uint64_t nr = rd64(&c);
 
 		if (attr->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
-			rd64(&c);
+			s->branch_hw_idx = rd64(&c);
 		if (nr > (uint64_t)(c.end - c.p) / sizeof(struct perf_branch_entry))
 			return -1;
 		s->branch_nr = nr;
 		s->branches = take(&c, nr * sizeof(struct perf_branch_entry));
+		/* Linux 6.8+: one u64 of event counters per branch */
+		if (attr->branch_sample_type & DP_SAMPLE_BRANCH_COUNTERS)
+			take(&c, nr * 8);
 	}
 	if (st & PERF_SAMPLE_REGS_USER)
 		read_regs(&c, attr->sample_regs_user, &s->regs_user);
@@ -198,16 +207,17 @@ int dp_perf_parse_sample(const struct perf_event_attr *attr, const void *rec, si
 		read_regs(&c, attr->sample_regs_intr, &s->regs_intr);
 	if (st & PERF_SAMPLE_PHYS_ADDR)
 		s->phys_addr = rd64(&c);
-	if (st & PERF_SAMPLE_AUX) {
-		uint64_t sz = rd64(&c);
-		take(&c, sz);
-	}
 	if (st & PERF_SAMPLE_CGROUP)
 		s->cgroup = rd64(&c);
 	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
 		s->data_page_size = rd64(&c);
 	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
 		s->code_page_size = rd64(&c);
+	/* AUX comes last, after the page sizes, though its bit is lower */
+	if (st & PERF_SAMPLE_AUX) {
+		s->aux_size = rd64(&c);
+		s->aux = take(&c, s->aux_size);
+	}
 	return c.bad ? -1 : 0;
 }
 
@@ -391,11 +401,58 @@ int dp_perf_decode_side_record(const void *rec, size_t size, dp_record *r)
 		r->throttle.id = rd64(&c);
 		r->throttle.stream_id = rd64(&c);
 		return c.bad ? -1 : 0;
+	case PERF_RECORD_AUX:
+		r->kind = DP_R_AUX;
+		r->aux.offset = rd64(&c);
+		r->aux.size = rd64(&c);
+		r->aux.flags = rd64(&c);
+		return c.bad ? -1 : 0;
 	default:
 		r->kind = DP_R_OTHER;
 		r->other = rec;
 		return 0;
 	}
+}
+
+const char *dp_perf_record_type_name(uint32_t type)
+{
+	static const char *const kernel[] = {
+		[PERF_RECORD_MMAP] = "MMAP",
+		[PERF_RECORD_LOST] = "LOST",
+		[PERF_RECORD_COMM] = "COMM",
+		[PERF_RECORD_EXIT] = "EXIT",
+		[PERF_RECORD_THROTTLE] = "THROTTLE",
+		[PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
+		[PERF_RECORD_FORK] = "FORK",
+		[PERF_RECORD_READ] = "READ",
+		[PERF_RECORD_SAMPLE] = "SAMPLE",
+		[PERF_RECORD_MMAP2] = "MMAP2",
+		[PERF_RECORD_AUX] = "AUX",
+		[PERF_RECORD_ITRACE_START] = "ITRACE_START",
+		[PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES",
+		[PERF_RECORD_SWITCH] = "SWITCH",
+		[PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE",
+		[PERF_RECORD_NAMESPACES] = "NAMESPACES",
+		[PERF_RECORD_KSYMBOL] = "KSYMBOL",
+		[PERF_RECORD_BPF_EVENT] = "BPF_EVENT",
+		[PERF_RECORD_CGROUP] = "CGROUP",
+		[PERF_RECORD_TEXT_POKE] = "TEXT_POKE",
+		[PERF_RECORD_AUX_OUTPUT_HW_ID] = "AUX_OUTPUT_HW_ID",
+	};
+	/* perf's own records, from PERF_RECORD_USER_TYPE_START (64) */
+	static const char *const user[] = {
+		"HEADER_ATTR",  "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA", "HEADER_BUILD_ID",
+		"FINISHED_ROUND", "ID_INDEX",        "AUXTRACE_INFO",       "AUXTRACE",
+		"AUXTRACE_ERROR", "THREAD_MAP",      "CPU_MAP",             "STAT_CONFIG",
+		"STAT",         "STAT_ROUND",        "EVENT_UPDATE",        "TIME_CONV",
+		"HEADER_FEATURE", "COMPRESSED",      "FINISHED_INIT",       "COMPRESSED2",
+	};
+
+	if (type < DP_ARRAY_LEN(kernel))
+		return kernel[type];
+	if (type >= 64 && type - 64 < DP_ARRAY_LEN(user))
+		return user[type - 64];
+	return NULL;
 }
 
 const char *dp_perf_reg_name(unsigned reg)

@@ -10,6 +10,9 @@
 
 #include "dataprof/profile.h"
 
+/* Linux 6.8 (newer than some system headers): per-branch event counters. */
+#define DP_SAMPLE_BRANCH_COUNTERS (1ull << 19)
+
 /* Parses a PERF_RECORD_SAMPLE (header included) laid out per attr.
  * Returns 0, or -1 when the record is shorter than its fields. */
 int dp_perf_parse_sample(const struct perf_event_attr *attr, const void *rec, size_t size,
@@ -31,9 +34,14 @@ int dp_perf_record_id(const struct perf_event_attr *attr, const void *rec, size_
 		      uint64_t *id);
 
 /* Decodes the fixed fields of MMAP, MMAP2, COMM, FORK, EXIT, LOST,
- * LOST_SAMPLES, THROTTLE/UNTHROTTLE into r (kind and union). Returns 0,
+ * LOST_SAMPLES, THROTTLE/UNTHROTTLE, AUX into r (kind and union). Returns 0,
  * -1 when the record is malformed; other types get DP_R_OTHER. */
 int dp_perf_decode_side_record(const void *rec, size_t size, dp_record *r);
+
+/* The name of a record type: the kernel's (MMAP, SAMPLE, SWITCH...) and
+ * perf's own (FINISHED_ROUND, COMPRESSED...); NULL for a type this reader
+ * does not know. */
+const char *dp_perf_record_type_name(uint32_t type);
 
 /* perf register names, by perf register number (x86-64). */
 const char *dp_perf_reg_name(unsigned reg);

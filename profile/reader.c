@@ -107,7 +107,10 @@ int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_rec
 	}
 	if (dp_perf_decode_side_record(rec, size, r) < 0)
 		return -1;
-	if (r->kind != DP_R_OTHER && p->events.n) {
+	/* every kernel record type carries the sample_id trailer, even those
+	 * this reader does not interpret (SWITCH, KSYMBOL...) */
+	bool known = dp_perf_record_type_name(h->type) != NULL && h->type < 64;
+	if (known && p->events.n) {
 		const struct perf_event_attr *a = id_attr(p);
 		dp_sample_id sid;
 
@@ -121,6 +124,8 @@ int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_rec
 				r->pid = sid.pid;
 				r->tid = sid.tid;
 			}
+			if (r->kind == DP_R_LOST_SAMPLES && sid.has_id)
+				r->lost.id = sid.id;
 		}
 	}
 	switch (r->kind) {
@@ -143,7 +148,8 @@ int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_rec
 		p->st.throttles++;
 		break;
 	case DP_R_OTHER:
-		p->st.unknown_records++;
+		if (!known)
+			p->st.unknown_records++;
 		break;
 	default:
 		break;
@@ -399,7 +405,11 @@ dp_profile *dp_profile_open(const char *path, dp_error *err)
 		return NULL;
 	}
 	dp_hashmap_init(&p->id2event, 16);
-	if (p->size >= 8 && !memcmp(p->data, "PERFILE2", 8)) {
+	/* perf.data: "PERFILE2" as a little-endian u64 reads "2ELIFREP" when the
+	 * file comes from a big-endian machine; "PERFFILE" is perf's version 1.
+	 * The perf reader takes all three, to refuse the last two clearly. */
+	if (p->size >= 8 && (!memcmp(p->data, "PERFILE2", 8) || !memcmp(p->data, "2ELIFREP", 8) ||
+			     !memcmp(p->data, "PERFFILE", 8))) {
 		if (dp_perf_open(p, err) < 0) {
 			dp_profile_close(p);
 			return NULL;
@@ -461,16 +471,15 @@ void dp_profile_rewind(dp_profile *p)
 {
 	dp_profile_format f = p->fmt;
 
-	if (f != DP_FMT_DPROF) {
-		dp_perf_rewind(p);
-	} else {
-		p->pos = p->first;
-	}
 	p->dropped = 0;
 	memset(&p->st, 0, sizeof(p->st));
 	p->st.format = f;
 	for (size_t i = 0; i < p->events.n; i++)
 		p->events.v[i].samples = 0;
+	if (f != DP_FMT_DPROF)
+		dp_perf_rewind(p); /* after the reset: it may count what its header skipped */
+	else
+		p->pos = p->first;
 }
 
 void dp_profile_close(dp_profile *p)
@@ -530,7 +539,8 @@ const char *dp_record_kind_name(enum dp_record_kind k)
 		[DP_R_META] = "META",       [DP_R_EVENT] = "EVENT",
 		[DP_R_FINISH] = "FINISH",   [DP_R_THREAD] = "THREAD",
 		[DP_R_WARNING] = "WARNING", [DP_R_ALLOC] = "ALLOC",
-		[DP_R_FREE] = "FREE",       [DP_R_OTHER] = "OTHER",
+		[DP_R_FREE] = "FREE",       [DP_R_AUX] = "AUX",
+		[DP_R_OTHER] = "OTHER",
 	};
 	return (unsigned)k < sizeof(n) / sizeof(n[0]) && n[k] ? n[k] : "?";
 }

@@ -57,10 +57,13 @@ typedef struct dp_sample {
 	const void *raw;
 	uint64_t branch_nr;
 	const struct perf_branch_entry *branches;
+	uint64_t branch_hw_idx; /* with PERF_SAMPLE_BRANCH_HW_INDEX */
 	uint64_t stack_user_size;
 	const void *stack_user;
 	uint64_t read_size;
 	const void *read; /* PERF_SAMPLE_READ values, as the kernel laid them out */
+	uint64_t aux_size;
+	const void *aux; /* PERF_SAMPLE_AUX: a snapshot of the AUX area */
 	dp_regs regs_user;
 	dp_regs regs_intr;
 	uint64_t sample_type; /* which of the fields above are valid */
@@ -95,6 +98,7 @@ enum dp_record_kind {
 	DP_R_WARNING,
 	DP_R_ALLOC, /* a heap block (record --heap) */
 	DP_R_FREE,
+	DP_R_AUX,   /* new data in the AUX area (hardware trace, AUX samples) */
 	DP_R_OTHER, /* a record this reader keeps but does not interpret */
 };
 
@@ -103,7 +107,8 @@ typedef struct dp_record {
 	uint32_t type; /* raw record type */
 	uint16_t misc;
 	uint32_t size;
-	uint64_t offset; /* where it starts in the file (or decompressed stream) */
+	uint64_t offset; /* where it starts in the file, or in the decompressed stream */
+	bool decompressed; /* from inside perf's zstd-compressed records (perf record -z) */
 	/* from the record or its sample_id trailer, when present */
 	uint64_t time;
 	uint32_t pid, tid, cpu;
@@ -124,6 +129,9 @@ typedef struct dp_record {
 		struct {
 			uint64_t id, stream_id;
 		} throttle;
+		struct {
+			uint64_t offset, size, flags; /* flags: PERF_AUX_FLAG_* */
+		} aux;
 		struct {
 			const char *key, *value;
 		} meta;
@@ -146,6 +154,17 @@ typedef struct dp_event_info {
 	uint64_t samples; /* filled while reading */
 } dp_event_info;
 
+/* A build-id perf recorded for a binary that samples hit (perf.data's
+ * HEADER_BUILD_ID feature and BUILD_ID records): the decode stage finds the
+ * binary by it. Raw profiles carry build-ids in their MMAP2 records. */
+typedef struct dp_build_id {
+	int32_t pid;          /* perf's machine: -1 the host, else a guest's pid */
+	uint16_t cpumode;     /* PERF_RECORD_MISC_KERNEL, _USER, _GUEST_*: whose binary */
+	uint8_t size;         /* bytes of id: 20 (SHA-1) or 16 (MD5) */
+	uint8_t id[20];
+	const char *filename; /* as perf names it: a path, "[kernel.kallsyms]", "[vdso]" */
+} dp_build_id;
+
 typedef enum dp_profile_format {
 	DP_FMT_DPROF,
 	DP_FMT_PERF_FILE,
@@ -160,17 +179,19 @@ typedef struct dp_read_status {
 	uint64_t lost;          /* sum of LOST counts */
 	uint64_t lost_samples;  /* sum of LOST_SAMPLES counts */
 	uint64_t throttles;
-	uint64_t unknown_records; /* types skipped by size */
+	uint64_t unknown_records; /* types (and perf.data features) skipped by size */
 	uint64_t bad_samples;     /* samples that did not parse: skipped, counted */
 	uint64_t truncated_at;    /* != 0: the file ends inside the record at this offset */
-	bool finished;            /* a FINISH record was seen (the recorder ended normally) */
+	bool finished;            /* a FINISH record was seen, or perf completed its file
+				   header: the recorder ended normally */
 	char error[512];          /* set when reading stopped on corrupt data */
 } dp_read_status;
 
 struct dp_error;
 
-/* Opens a raw profile or a perf.data file (detected from its first bytes).
- * Returns NULL with a one-line message in err. */
+/* Opens a raw profile or a perf.data file, file or pipe mode (detected from
+ * its first bytes; docs/perf-data.md). path "-" reads stdin. Returns NULL
+ * with a one-line message in err. */
 dp_profile *dp_profile_open(const char *path, struct dp_error *err);
 void dp_profile_close(dp_profile *p);
 
@@ -184,8 +205,12 @@ void dp_profile_skip_samples(dp_profile *p, bool skip);
 
 const dp_read_status *dp_profile_status(const dp_profile *p);
 const dp_event_info *dp_profile_events(const dp_profile *p, size_t *n);
-/* Metadata: "cmdline", "hostname", "kernel", "cpu", "clock", "version"... */
+/* Metadata: "cmdline", "hostname", "kernel", "arch", "cpu", "ncpus",
+ * "clock", "version" (dataprof's)... perf.data files give "perf_version" and
+ * "cpuid" instead of "version" (docs/perf-data.md). NULL when absent. */
 const char *dp_profile_meta(const dp_profile *p, const char *key);
+/* The build-ids of a perf.data file, in file order; 0 for a raw profile. */
+size_t dp_profile_build_ids(const dp_profile *p, const dp_build_id **ids);
 const struct dp_file_header *dp_profile_header(const dp_profile *p);
 
 const char *dp_record_kind_name(enum dp_record_kind k);

@@ -10,6 +10,14 @@
 #include "profile/perf_record.h"
 #include "synth_records.h"
 
+/* The header of a record built in a u64 array (memcpy: no type punning). */
+static void set_header(uint64_t *rec, uint32_t type, size_t size)
+{
+	struct perf_event_header h = {type, 0, (uint16_t)size};
+
+	memcpy(rec, &h, sizeof(h));
+}
+
 static struct perf_event_attr full_attr(void)
 {
 	struct perf_event_attr a;
@@ -93,8 +101,7 @@ static void test_hostile_callchain(void **state)
 	memset(&a, 0, sizeof(a));
 	a.sample_type = PERF_SAMPLE_CALLCHAIN;
 	rec[0] = 0;
-	((struct perf_event_header *)rec)->type = PERF_RECORD_SAMPLE;
-	((struct perf_event_header *)rec)->size = sizeof(rec);
+	set_header(rec, PERF_RECORD_SAMPLE, sizeof(rec));
 	rec[1] = 0x1fffffffffffffffull; /* nr */
 	rec[2] = rec[3] = 0;
 	assert_int_equal(dp_perf_parse_sample(&a, rec, sizeof(rec), &s), -1);
@@ -154,6 +161,117 @@ static void test_mmap2_build_id(void **state)
 	assert_int_equal(dp_perf_decode_side_record(&m, sizeof(m), &r), -1);
 }
 
+/* The rarer fields, in the kernel's order: READ of a group, BRANCH_STACK
+ * with hw_idx (and Linux 6.8's counters), REGS_INTR, PHYS_ADDR, CGROUP, the
+ * page sizes, and AUX last though its bit is below CGROUP's. */
+static void check_rare_fields(bool counters)
+{
+	struct perf_event_attr a;
+	uint64_t rec[64], *w = rec + 1;
+	dp_sample s;
+
+	memset(&a, 0, sizeof(a));
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_READ |
+			PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR |
+			PERF_SAMPLE_AUX | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |
+			PERF_SAMPLE_CODE_PAGE_SIZE;
+	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED;
+	a.branch_sample_type = PERF_SAMPLE_BRANCH_HW_INDEX;
+	if (counters)
+		a.branch_sample_type |= DP_SAMPLE_BRANCH_COUNTERS;
+	a.sample_regs_intr = (1ull << PERF_REG_X86_AX) | (1ull << PERF_REG_X86_IP);
+	*w++ = 77;       /* identifier */
+	*w++ = 0x401000; /* ip */
+	*w++ = 2;        /* read: nr, time_enabled, {value, id} x 2 */
+	*w++ = 1000;
+	*w++ = 11;
+	*w++ = 501;
+	*w++ = 22;
+	*w++ = 502;
+	*w++ = 1;          /* branches: nr, hw_idx, one entry (from, to, flags) */
+	*w++ = 5;
+	*w++ = 0x401100;
+	*w++ = 0x401200;
+	*w++ = 0;
+	if (counters)
+		*w++ = 3; /* one counter per branch */
+	*w++ = PERF_SAMPLE_REGS_ABI_64;
+	*w++ = 0xaaaa; /* ax */
+	*w++ = 0x401000; /* ip */
+	*w++ = 0x12345000; /* phys_addr */
+	*w++ = 42;         /* cgroup */
+	*w++ = 4096;       /* data page size */
+	*w++ = 2u << 20;   /* code page size */
+	*w++ = 8;          /* aux size, then the data */
+	*w++ = 0x5555;
+	rec[0] = 0;
+	set_header(rec, PERF_RECORD_SAMPLE, (uint16_t)((w - rec) * 8));
+	assert_int_equal(dp_perf_parse_sample(&a, rec, (size_t)(w - rec) * 8, &s), 0);
+	assert_int_equal(s.id, 77);
+	assert_int_equal(s.read_size, 6 * 8);
+	assert_int_equal(((const uint64_t *)s.read)[5], 502);
+	assert_int_equal(s.branch_nr, 1);
+	assert_int_equal(s.branch_hw_idx, 5);
+	assert_int_equal(s.branches[0].to, 0x401200);
+	assert_int_equal(s.regs_intr.abi, PERF_SAMPLE_REGS_ABI_64);
+	assert_int_equal(s.regs_intr.regs[PERF_REG_X86_AX], 0xaaaa);
+	assert_int_equal(s.regs_intr.regs[PERF_REG_X86_IP], 0x401000);
+	assert_int_equal(s.phys_addr, 0x12345000);
+	assert_int_equal(s.cgroup, 42);
+	assert_int_equal(s.data_page_size, 4096);
+	assert_int_equal(s.code_page_size, 2u << 20);
+	assert_int_equal(s.aux_size, 8);
+	assert_int_equal(*(const uint64_t *)s.aux, 0x5555);
+	/* cut short anywhere: refused */
+	for (size_t len = 8; len < (size_t)(w - rec) * 8; len += 8)
+		assert_int_equal(dp_perf_parse_sample(&a, rec, len, &s), -1);
+}
+
+static void test_rare_fields(void **state)
+{
+	(void)state;
+	check_rare_fields(false);
+	check_rare_fields(true);
+}
+
+/* Raw data the kernel did not pad would leave the branch entries after it
+ * misaligned (found by fuzz_perf_record): refused. */
+static void test_raw_padding(void **state)
+{
+	struct perf_event_attr a;
+	uint64_t rec[4] = {0};
+	dp_sample s;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.sample_type = PERF_SAMPLE_RAW;
+	set_header(rec, PERF_RECORD_SAMPLE, sizeof(rec));
+	rec[1] = 4; /* size 4: 4 + 4 bytes, aligned */
+	assert_int_equal(dp_perf_parse_sample(&a, rec, 16, &s), 0);
+	assert_int_equal(s.raw_size, 4);
+	rec[1] = 5;
+	assert_int_equal(dp_perf_parse_sample(&a, rec, sizeof(rec), &s), -1);
+}
+
+static void test_aux_record(void **state)
+{
+	uint64_t rec[4] = {0, 0x1000, 0x200, PERF_AUX_FLAG_TRUNCATED};
+	dp_record r;
+
+	(void)state;
+	set_header(rec, PERF_RECORD_AUX, sizeof(rec));
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(dp_perf_decode_side_record(rec, sizeof(rec), &r), 0);
+	assert_int_equal(r.kind, DP_R_AUX);
+	assert_int_equal(r.aux.offset, 0x1000);
+	assert_int_equal(r.aux.size, 0x200);
+	assert_int_equal(r.aux.flags, PERF_AUX_FLAG_TRUNCATED);
+	assert_int_equal(dp_perf_decode_side_record(rec, 24, &r), -1);
+	assert_string_equal(dp_perf_record_type_name(PERF_RECORD_SWITCH), "SWITCH");
+	assert_string_equal(dp_perf_record_type_name(83), "COMPRESSED2");
+	assert_null(dp_perf_record_type_name(200));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +280,9 @@ int main(void)
 		cmocka_unit_test(test_hostile_callchain),
 		cmocka_unit_test(test_sample_id_trailer),
 		cmocka_unit_test(test_mmap2_build_id),
+		cmocka_unit_test(test_rare_fields),
+		cmocka_unit_test(test_raw_padding),
+		cmocka_unit_test(test_aux_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

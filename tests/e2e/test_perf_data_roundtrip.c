@@ -1,0 +1,271 @@
+/* perf record on this machine, read back by dataprof: every address the
+ * pagetouch fixture touched comes out as a page-faults sample address
+ * (file mode, pipe mode, zstd-compressed), and cpu-clock samples carry the
+ * user registers perf was asked for. Skipped where perf cannot record. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <asm/perf_regs.h>
+
+#include "record_util.h"
+#include "util.h"
+
+/* perf record, quiet; the target's stdout (truth lines) in res->out. */
+static int perf_rec(tu_result *res, const char *opts, const char *cmd)
+{
+	int rc = tu_sh(res, "perf record -q %s -- %s", opts, cmd);
+
+	if (rc != 0)
+		fprintf(stderr, "perf record exited %d: %s\n", rc, res->err);
+	return rc;
+}
+
+static int have_perf(void **state)
+{
+	tu_result res;
+	char *out = tu_path("probe.data");
+	int rc = tu_sh(&res, "perf record -q -e page-faults -o '%s' -- true", out);
+
+	(void)state;
+	tu_result_free(&res);
+	free(out);
+	return rc == 0 ? 0 : -1;
+}
+
+typedef struct pf_ctx {
+	tu_truth *truth;
+	size_t ntruth;
+	uint64_t region, region_size;
+	bool *seen;
+	size_t in_region, matched, exact_ip, decompressed;
+	uint64_t text_lo, text_hi; /* the fixture's executable mapping */
+} pf_ctx;
+
+static void pf_visit(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	pf_ctx *c = ctx;
+
+	(void)p;
+	if (r->kind == DP_R_MMAP && r->mmap.exec && strstr(r->mmap.filename, "pagetouch")) {
+		c->text_lo = r->mmap.start;
+		c->text_hi = r->mmap.start + r->mmap.len;
+	}
+	if (r->kind != DP_R_SAMPLE)
+		return;
+	const dp_sample *s = r->sample;
+	if (s->addr < c->region || s->addr >= c->region + c->region_size)
+		return;
+	c->in_region++;
+	c->decompressed += r->decompressed;
+	if (s->ip >= c->text_lo && s->ip < c->text_hi)
+		c->exact_ip++;
+	for (size_t i = 0; i < c->ntruth; i++) {
+		if (strcmp(c->truth[i].kind, "access") ||
+		    tu_truth_u64(&c->truth[i], "addr") != s->addr)
+			continue;
+		c->matched += !c->seen[i];
+		c->seen[i] = true;
+		return;
+	}
+}
+
+/* mode: "file", "pipe" (perf writes to stdout) or "zstd" (perf -z). -c 1:
+ * every fault; perf's default (4000 samples a second) would keep a few. */
+static void check_page_faults(const char *fixture, const char *mode)
+{
+	char *data = tu_path("pf.data"), *fx = tu_fixture(fixture), *cmd, *what;
+	tu_result res;
+	pf_ctx c = {0};
+	size_t accesses = 0, nev;
+
+	if (!strcmp(mode, "pipe")) {
+		/* the fixture's truth goes to a file: perf's stdout is the data */
+		char *truth = tu_path("truth.txt");
+
+		cmd = dp_asprintf(
+		    "perf record -q -e page-faults -c 1 -d -o - -- sh -c \"'%s' 64 > '%s'\" "
+		    "> '%s'",
+		    fx, truth, data);
+		assert_int_equal(tu_sh(&res, "%s", cmd), 0);
+		tu_result_free(&res);
+		assert_int_equal(tu_sh(&res, "cat '%s'", truth), 0);
+		free(truth);
+	} else {
+		char *opts = dp_asprintf("-e page-faults -c 1 -d %s -o '%s'",
+					 !strcmp(mode, "zstd") ? "-z" : "", data);
+
+		cmd = dp_asprintf("'%s' 64", fx);
+		assert_int_equal(perf_rec(&res, opts, cmd), 0);
+		free(opts);
+	}
+	c.ntruth = tu_truth_parse(res.out, &c.truth);
+	for (size_t i = 0; i < c.ntruth; i++) {
+		if (!strcmp(c.truth[i].kind, "region")) {
+			c.region = tu_truth_u64(&c.truth[i], "start");
+			c.region_size = tu_truth_u64(&c.truth[i], "size");
+		}
+		accesses += !strcmp(c.truth[i].kind, "access");
+	}
+	assert_int_equal(accesses, 64);
+	c.seen = calloc(c.ntruth, 1);
+	rec_each(data, pf_visit, &c);
+
+	dp_error err;
+	dp_profile *p = dp_profile_open(data, &err);
+	assert_non_null(p);
+	const dp_event_info *ev = dp_profile_events(p, &nev);
+	assert_string_equal(ev[0].name, "page-faults");
+	assert_int_equal(ev[0].ip_sem, DP_IP_EXACT);
+	assert_int_equal(ev[0].evclass, DP_EVC_MEMORY);
+	assert_int_equal(dp_profile_status(p)->format,
+			 !strcmp(mode, "pipe") ? DP_FMT_PERF_PIPE : DP_FMT_PERF_FILE);
+	dp_profile_close(p);
+
+	what = dp_asprintf("perf.data (%s) %s", mode, fixture);
+	tu_report_accuracy(what, c.matched, c.in_region, accesses);
+	/* one fault per page, each at the address the program touched, with
+	 * the IP in the program's own code */
+	assert_int_equal(c.in_region, accesses);
+	assert_int_equal(c.matched, accesses);
+	assert_int_equal(c.exact_ip, accesses);
+	/* -z: the samples came out of perf's compressed records */
+	assert_int_equal(c.decompressed, !strcmp(mode, "zstd") ? accesses : 0);
+	free(what);
+	free(c.seen);
+	free(c.truth);
+	free(cmd);
+	free(fx);
+	free(data);
+	tu_result_free(&res);
+}
+
+static void test_page_faults_file(void **state)
+{
+	(void)state;
+	check_page_faults("pagetouch_O0", "file");
+	check_page_faults("pagetouch_O2", "file");
+}
+
+static void test_page_faults_pipe(void **state)
+{
+	(void)state;
+	check_page_faults("pagetouch_O2", "pipe");
+}
+
+static void test_page_faults_zstd(void **state)
+{
+	(void)state;
+	check_page_faults("pagetouch_O2", "zstd");
+}
+
+/* ---- cpu-clock with user registers ---- */
+
+#define USER_REGS "ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15"
+/* perf register numbers: AX..FLAGS are 0..9, R8..R15 16..23 */
+#define USER_MASK 0xff03ffull
+
+typedef struct regs_ctx {
+	uint32_t pid;
+	size_t user, filled, ip_match;
+} regs_ctx;
+
+static void regs_visit(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	regs_ctx *c = ctx;
+	const dp_sample *s;
+
+	(void)p;
+	if (r->kind == DP_R_COMM && r->comm.exec && strstr(r->comm.comm, "spin"))
+		c->pid = r->pid;
+	if (r->kind != DP_R_SAMPLE || r->sample->pid != c->pid || !c->pid)
+		return;
+	s = r->sample;
+	if ((s->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
+		return;
+	c->user++;
+	if (s->regs_user.abi == PERF_SAMPLE_REGS_ABI_64 && s->regs_user.mask == USER_MASK &&
+		s->regs_user.regs[PERF_REG_X86_SP] != 0)
+		c->filled++;
+	/* in user mode, the interrupted IP is the user registers' IP */
+	c->ip_match += s->regs_user.regs[PERF_REG_X86_IP] == s->ip;
+}
+
+static void test_cpu_clock_user_regs(void **state)
+{
+	char *data = tu_path("regs.data"), *fx = tu_fixture("spin_O2"), *cmd, *opts;
+	tu_result res;
+	regs_ctx c = {0};
+
+	(void)state;
+	opts = dp_asprintf("-e cpu-clock -F 2000 --user-regs=" USER_REGS " -o '%s'", data);
+	cmd = dp_asprintf("'%s' 300", fx);
+	assert_int_equal(perf_rec(&res, opts, cmd), 0);
+	rec_each(data, regs_visit, &c);
+	printf("cpu-clock: %zu user samples of the target, %zu with every register, %zu with "
+		   "regs ip == sample ip\n",
+		   c.user, c.filled, c.ip_match);
+	assert_true(c.user > 100);
+	assert_int_equal(c.filled, c.user);
+	assert_int_equal(c.ip_match, c.user);
+	free(opts);
+	free(cmd);
+	free(fx);
+	free(data);
+	tu_result_free(&res);
+}
+
+/* dataprof dump reads what perf wrote, by path and by -i. */
+static void test_dump(void **state)
+{
+	char *data = tu_path("dump.data"), *fx = tu_fixture("pagetouch_O0"), *cmd, *opts;
+	tu_result res;
+
+	(void)state;
+	opts = dp_asprintf("-e page-faults -d -o '%s'", data);
+	cmd = dp_asprintf("'%s' 8", fx);
+	assert_int_equal(perf_rec(&res, opts, cmd), 0);
+	tu_result_free(&res);
+	assert_int_equal(tu_sh(&res, "'%s' dump -i '%s'", DATAPROF_BIN, data), 0);
+	assert_non_null(strstr(res.out, "# perf.data, file mode"));
+	assert_non_null(strstr(res.out, "# event #0 page-faults"));
+	assert_non_null(strstr(res.out, "SAMPLE page-faults"));
+	assert_non_null(strstr(res.out, "0 unknown, 0 bad samples"));
+	tu_result_free(&res);
+	assert_int_equal(tu_sh(&res, "'%s' dump -s '%s'", DATAPROF_BIN, data), 0);
+	assert_non_null(strstr(res.out, " samples (page-faults "));
+	free(opts);
+	free(cmd);
+	free(fx);
+	free(data);
+	tu_result_free(&res);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_cleanup();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page_faults_file),
+		cmocka_unit_test(test_page_faults_pipe),
+		cmocka_unit_test(test_page_faults_zstd),
+		cmocka_unit_test(test_cpu_clock_user_regs),
+		cmocka_unit_test(test_dump),
+	};
+	if (have_perf(NULL) < 0) {
+		printf(
+		    "perf cannot record here (not installed, or perf_event_paranoid): skipped\n");
+		tu_cleanup();
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}

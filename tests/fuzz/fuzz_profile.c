@@ -1,0 +1,106 @@
+/* libFuzzer target: arbitrary bytes through dp_profile_open and
+ * dp_profile_next to the end, twice (rewind), for both formats (the first
+ * bytes choose: raw profile, perf.data file or pipe mode). Everything a
+ * record points to is read, so that ASan sees a pointer past the input. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "dataprof/profile.h"
+#include "util.h"
+
+static volatile uint64_t sink;
+
+static void touch(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += b[i];
+	sink += s;
+}
+
+static void touch_str(const char *s)
+{
+	if (s)
+		touch(s, strlen(s) + 1);
+}
+
+static void touch_record(const dp_record *r)
+{
+	const dp_sample *s;
+
+	switch (r->kind) {
+	case DP_R_SAMPLE:
+		s = r->sample;
+		touch(s->callchain, s->callchain_nr * sizeof(*s->callchain));
+		touch(s->raw, s->raw_size);
+		touch(s->branches, s->branch_nr * sizeof(*s->branches));
+		touch(s->stack_user, s->stack_user_size);
+		touch(s->read, s->read_size);
+		touch(s->aux, s->aux_size);
+		break;
+	case DP_R_MMAP:
+		touch_str(r->mmap.filename);
+		break;
+	case DP_R_COMM:
+		touch_str(r->comm.comm);
+		break;
+	case DP_R_META:
+		touch_str(r->meta.key);
+		touch_str(r->meta.value);
+		break;
+	case DP_R_WARNING:
+		touch_str(r->warning);
+		break;
+	case DP_R_OTHER:
+		touch(r->other, r->size);
+		break;
+	default:
+		break;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	static char path[64];
+	dp_error err;
+	dp_profile *p;
+	dp_record r;
+
+	/* the reader opens a path: give it one in memory */
+	if (fd < 0) {
+		fd = memfd_create("fuzz_profile", MFD_CLOEXEC);
+		if (fd < 0)
+			return 0;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+		return 0;
+	p = dp_profile_open(path, &err);
+	if (!p)
+		return 0;
+	for (int pass = 0; pass < 2; pass++) {
+		while (dp_profile_next(p, &r) > 0)
+			touch_record(&r);
+		touch_str(dp_profile_status(p)->error);
+		dp_profile_rewind(p);
+	}
+
+	size_t n;
+	const dp_event_info *ev = dp_profile_events(p, &n);
+	for (size_t i = 0; i < n; i++)
+		touch_str(ev[i].name);
+	const dp_build_id *b;
+	n = dp_profile_build_ids(p, &b);
+	for (size_t i = 0; i < n; i++)
+		touch_str(b[i].filename);
+	touch_str(dp_profile_meta(p, "cmdline"));
+	dp_profile_close(p);
+	return 0;
+}

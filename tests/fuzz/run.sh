@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Builds dataprof's libFuzzer targets with clang (ASan + UBSan, everything
+# instrumented) in their own build directory, replays the regression inputs,
+# then runs each target for a while on a seed corpus: ../shared/perf-data and
+# a small raw profile recorded here. docs/fuzzing.md has the longer run.
+#
+#   tests/fuzz/run.sh [--time SECONDS] [--build-dir DIR] [--jobs N] [TARGET...]
+#
+# Exit status: 0 clean, 1 a target crashed (the input is in DIR/artifacts),
+# 77 no clang or libFuzzer here (Debian: clang, libclang-rt-14-dev).
+set -euo pipefail
+
+src=$(cd "$(dirname "$0")/../.." && pwd)
+time=10
+build=$src/build-fuzz
+jobs=2
+targets=()
+while (($#)); do
+	case "$1" in
+	--time) time=$2; shift 2 ;;
+	--build-dir) build=$2; shift 2 ;;
+	--jobs) jobs=$2; shift 2 ;;
+	-h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+	*) targets+=("$1"); shift ;;
+	esac
+done
+((${#targets[@]})) || targets=(fuzz_profile fuzz_perf_record)
+
+command -v clang >/dev/null || { echo "run.sh: no clang: skipped" >&2; exit 77; }
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' >"$probe/p.c"
+if ! clang -fsanitize=fuzzer "$probe/p.c" -o "$probe/p" 2>/dev/null; then
+	echo "run.sh: clang has no libFuzzer (Debian: libclang-rt-14-dev): skipped" >&2
+	exit 77
+fi
+
+echo "run.sh: building in $build" >&2
+cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo -DDATAPROF_FUZZ=ON -DDATAPROF_TESTS=OFF \
+	-DDATAPROF_WERROR=OFF >/dev/null
+cmake --build "$build" -j"$jobs" --target "${targets[@]}" dataprof >/dev/null
+
+# Seeds: every perf.data file we have, and a raw profile with real samples.
+seeds=$build/seeds/fuzz_profile
+mkdir -p "$seeds" "$build/seeds/fuzz_perf_record" "$build/artifacts"
+if [ -d "$src/../shared/perf-data" ]; then
+	cp -f "$src"/../shared/perf-data/*.data "$seeds"/ 2>/dev/null || true
+fi
+if [ ! -s "$seeds/small.dprof" ]; then
+	ASAN_OPTIONS=detect_leaks=0 "$build/dataprof" record -q -e page-faults \
+		-o "$seeds/small.dprof" -- /bin/true >/dev/null 2>&1 ||
+		echo "run.sh: could not record a raw profile seed; going on without it" >&2
+fi
+
+dir_of() {
+	case "$1" in
+	fuzz_profile) echo profile ;;
+	fuzz_perf_record) echo perf_record ;;
+	*) echo "$1" ;;
+	esac
+}
+
+status=0
+for t in "${targets[@]}"; do
+	bin=$build/tests/fuzz/$t
+	reg=$src/tests/fuzz/regressions/$(dir_of "$t")
+	corpus=$build/corpus/$t
+	mkdir -p "$corpus"
+	inputs=("$reg"/*)
+	if [ -e "${inputs[0]}" ]; then
+		echo "run.sh: $t: replaying ${#inputs[@]} regression inputs" >&2
+		"$bin" -rss_limit_mb=3072 "${inputs[@]}" >"$build/$t.replay.log" 2>&1 || {
+			echo "run.sh: $t: a regression input fails again; see $build/$t.replay.log" >&2
+			status=1
+			continue
+		}
+	fi
+	echo "run.sh: $t: fuzzing for ${time}s" >&2
+	# inputs up to 128 KiB: the compressed seed files fit whole
+	if "$bin" -max_total_time="$time" -max_len=131072 -rss_limit_mb=3072 -timeout=20 \
+		-print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" \
+		"$corpus" "$build/seeds/$t" >"$build/$t.log" 2>&1; then
+		grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "$build/$t.log" |
+			sed "s/^/run.sh: $t: /" >&2 || true
+	else
+		echo "run.sh: $t: CRASH; input saved in $build/artifacts, log in $build/$t.log" >&2
+		grep -E 'ERROR|SUMMARY' "$build/$t.log" | head -5 >&2 || true
+		echo "run.sh: fix it, then add the input to $reg" >&2
+		status=1
+	fi
+done
+exit $status

@@ -1,0 +1,760 @@
+/* Reading perf.data files: every file of ../shared/perf-data (recorded by
+ * others on real hardware) gives what perf 6.1 counts in it (README.md
+ * there); hand-made files test compressed records, corruption and limits. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "dataprof/profile.h"
+#include "synth_records.h"
+#include "tu.h"
+
+#define PERF_DATA_DIR SHARED_DIR "/perf-data"
+
+/* perf's own record types */
+enum {
+	T_ATTR = 64,
+	T_EVENT_TYPE = 65,
+	T_FINISHED_ROUND = 68,
+	T_ID_INDEX = 69,
+	T_THREAD_MAP = 73,
+	T_CPU_MAP = 74,
+	T_EVENT_UPDATE = 78,
+	T_TIME_CONV = 79,
+	T_FEATURE = 80,
+	T_COMPRESSED = 81,
+	T_FINISHED_INIT = 82,
+	T_COMPRESSED2 = 83,
+};
+
+typedef struct tcount {
+	uint32_t type;
+	uint64_t n;
+} tcount;
+
+typedef struct expect {
+	const char *file;
+	dp_profile_format fmt;
+	uint64_t records, samples;
+	tcount types[20]; /* per record type, as perf report -D counts them */
+	const char *events[8];
+	uint64_t per_event[8];
+	uint64_t lost_samples, throttles;
+	const char *error; /* reading stops with this in the message */
+} expect;
+
+/* The "perf 6.1 reads" column of ../shared/perf-data/README.md, with the
+ * per-type counts of `perf report -D` (6.1) on the same files. */
+/* clang-format off */
+static const expect files[] = {
+	{"quipper-weight_struct.data", DP_FMT_PERF_FILE, 12964, 14,
+	 {{PERF_RECORD_MMAP, 15}, {PERF_RECORD_COMM, 2959}, {PERF_RECORD_EXIT, 59},
+	  {PERF_RECORD_FORK, 2955}, {PERF_RECORD_SAMPLE, 14}, {PERF_RECORD_MMAP2, 6930},
+	  {T_FINISHED_ROUND, 30}, {T_THREAD_MAP, 1}, {T_TIME_CONV, 1}},
+	 {"MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=64:precise=2:mh:mg:pinned", "dummy:HG"},
+	 {14, 0}},
+	{"perfparser-vector_static_gcc.data", DP_FMT_PERF_FILE, 209, 45,
+	 {{PERF_RECORD_MMAP, 141}, {PERF_RECORD_COMM, 2}, {PERF_RECORD_EXIT, 1},
+	  {PERF_RECORD_SAMPLE, 45}, {PERF_RECORD_MMAP2, 13}, {T_FINISHED_ROUND, 4},
+	  {T_THREAD_MAP, 1}, {T_CPU_MAP, 1}, {T_TIME_CONV, 1}},
+	 {"cycles"}, {45}},
+	{"perfparser-vector_static_gcc.lbr.data", DP_FMT_PERF_FILE, 38, 29,
+	 {{PERF_RECORD_COMM, 2}, {PERF_RECORD_EXIT, 1}, {PERF_RECORD_SAMPLE, 29},
+	  {PERF_RECORD_MMAP2, 2}, {T_FINISHED_ROUND, 1}, {T_THREAD_MAP, 1}, {T_CPU_MAP, 1},
+	  {T_TIME_CONV, 1}},
+	 {"cycles"}, {29}},
+	/* perf counts the 7 COMPRESSED records and the 396 records inside them */
+	{"perfparser-parallel_static_gcc.zstd.data", DP_FMT_PERF_FILE, 548, 242,
+	 {{PERF_RECORD_MMAP, 140}, {PERF_RECORD_COMM, 2}, {PERF_RECORD_EXIT, 25},
+	  {PERF_RECORD_FORK, 24}, {PERF_RECORD_SAMPLE, 242}, {PERF_RECORD_MMAP2, 62},
+	  {PERF_RECORD_SWITCH, 42}, {T_FINISHED_ROUND, 1}, {T_THREAD_MAP, 1}, {T_CPU_MAP, 1},
+	  {T_TIME_CONV, 1}, {T_COMPRESSED, 7}},
+	 {"cycles", "sched:sched_switch"}, {233, 9}},
+	/* perf 6.1 stops at COMPRESSED2 (type 83, perf 6.16). Our reading: 510
+	 * records in the file, 146 of them COMPRESSED2, whose zstd stream holds
+	 * 1419 more: the counts `zstd -d` on the concatenated payloads gives. */
+	{"mstange-fibo.compressed2.pipe.data", DP_FMT_PERF_PIPE, 1929, 547,
+	 {{PERF_RECORD_MMAP, 165}, {PERF_RECORD_COMM, 23}, {PERF_RECORD_EXIT, 17},
+	  {PERF_RECORD_FORK, 19}, {PERF_RECORD_SAMPLE, 547}, {PERF_RECORD_MMAP2, 814},
+	  {PERF_RECORD_KSYMBOL, 21}, {PERF_RECORD_BPF_EVENT, 21}, {T_ATTR, 2},
+	  {T_FEATURE, 23}, {T_ID_INDEX, 1}, {T_EVENT_UPDATE, 3}, {T_THREAD_MAP, 1},
+	  {T_CPU_MAP, 1}, {T_FINISHED_INIT, 1}, {T_COMPRESSED2, 146}, {T_FINISHED_ROUND, 124}},
+	 {"cycles:P", "dummy:u"}, {547, 0}},
+	{"quipper-lost_samples-4.4.data", DP_FMT_PERF_FILE, 243, 191,
+	 {{PERF_RECORD_MMAP, 39}, {PERF_RECORD_COMM, 3}, {PERF_RECORD_EXIT, 1},
+	  {PERF_RECORD_SAMPLE, 191}, {PERF_RECORD_MMAP2, 6}, {PERF_RECORD_LOST_SAMPLES, 2},
+	  {T_FINISHED_ROUND, 1}},
+	 {"cycles:pp", "instructions:pp", "branch-instructions:pp"}, {97, 80, 14}, 2},
+	/* No names in this pipe file (perf 4.4 wrote no EVENT_UPDATE): perf 6.1
+	 * shows "cycles:ppH" (exclude_guest); ours come from the attr alone. */
+	{"quipper-piped.lost_samples-4.4.data", DP_FMT_PERF_PIPE, 246, 191,
+	 {{PERF_RECORD_MMAP, 39}, {PERF_RECORD_COMM, 3}, {PERF_RECORD_EXIT, 1},
+	  {PERF_RECORD_SAMPLE, 191}, {PERF_RECORD_MMAP2, 6}, {PERF_RECORD_LOST_SAMPLES, 2},
+	  {T_ATTR, 3}, {T_FINISHED_ROUND, 1}},
+	 {"cycles:pp", "instructions:pp", "branches:pp"}, {98, 79, 14}, 2},
+	{"quipper-group_desc-4.14.data", DP_FMT_PERF_FILE, 50, 13,
+	 {{PERF_RECORD_MMAP, 21}, {PERF_RECORD_COMM, 3}, {PERF_RECORD_EXIT, 1},
+	  {PERF_RECORD_SAMPLE, 13}, {PERF_RECORD_MMAP2, 10}, {T_FINISHED_ROUND, 1},
+	  {T_TIME_CONV, 1}},
+	 {"cache-references", "branch-misses"}, {7, 6}},
+	{"quipper-hybrid_topology.data", DP_FMT_PERF_FILE, 124, 7,
+	 {{PERF_RECORD_MMAP, 100}, {PERF_RECORD_COMM, 3}, {PERF_RECORD_EXIT, 1},
+	  {PERF_RECORD_SAMPLE, 7}, {PERF_RECORD_MMAP2, 7}, {T_FINISHED_ROUND, 1},
+	  {T_THREAD_MAP, 1}, {T_CPU_MAP, 1}, {T_EVENT_UPDATE, 2}, {T_TIME_CONV, 1}},
+	 {"cpu_core/cycles:ppp/", "cpu_atom/cycles:ppp/", "dummy:HG"}, {7, 0, 0}},
+	{"quipper-piped.header_features_aligned-6.12.data", DP_FMT_PERF_PIPE, 45, 9,
+	 {{PERF_RECORD_COMM, 2}, {PERF_RECORD_EXIT, 1}, {PERF_RECORD_SAMPLE, 9},
+	  {PERF_RECORD_MMAP2, 4}, {T_ATTR, 1}, {T_FINISHED_ROUND, 1}, {T_ID_INDEX, 1},
+	  {T_THREAD_MAP, 1}, {T_CPU_MAP, 1}, {T_EVENT_UPDATE, 2}, {T_TIME_CONV, 1},
+	  {T_FEATURE, 20}, {T_FINISHED_INIT, 1}},
+	 {"cycles:u"}, {9}},
+	{"quipper-callgraph-3.8.data", DP_FMT_PERF_FILE, 3798, 1768,
+	 {{PERF_RECORD_MMAP, 1793}, {PERF_RECORD_COMM, 229}, {PERF_RECORD_EXIT, 6},
+	  {PERF_RECORD_FORK, 2}, {PERF_RECORD_SAMPLE, 1768}},
+	 {"cycles"}, {1768}},
+	{"quipper-forkexit-3.8.data", DP_FMT_PERF_FILE, 15464, 10335,
+	 {{PERF_RECORD_MMAP, 3877}, {PERF_RECORD_COMM, 488}, {PERF_RECORD_EXIT, 510},
+	  {PERF_RECORD_FORK, 254}, {PERF_RECORD_SAMPLE, 10335}},
+	 {"cycles"}, {10335}},
+	{"quipper-throttle-3.8.data", DP_FMT_PERF_FILE, 17001, 14980,
+	 {{PERF_RECORD_MMAP, 1653}, {PERF_RECORD_COMM, 230}, {PERF_RECORD_EXIT, 4},
+	  {PERF_RECORD_THROTTLE, 68}, {PERF_RECORD_UNTHROTTLE, 64}, {PERF_RECORD_FORK, 2},
+	  {PERF_RECORD_SAMPLE, 14980}},
+	 {"cycles", "instructions"}, {9036, 5944}, 0, 68},
+	{"quipper-i686-3.4.data", DP_FMT_PERF_FILE, 2499, 703,
+	 {{PERF_RECORD_MMAP, 1584}, {PERF_RECORD_COMM, 204}, {PERF_RECORD_EXIT, 6},
+	  {PERF_RECORD_FORK, 2}, {PERF_RECORD_SAMPLE, 703}},
+	 {"cycles", "instructions", "cache-references", "cache-misses", "branches",
+	  "branch-misses"},
+	 {147, 155, 116, 89, 95, 101}},
+	/* a record of size 0 at 49104 (perf 6.1: "bad event header size"); the
+	 * 570 records before it are read */
+	{"quipper-piped.corrupted.zero_size_sample-3.2.data", DP_FMT_PERF_PIPE, 570, 0,
+	 {{PERF_RECORD_MMAP, 468}, {PERF_RECORD_COMM, 100}, {T_ATTR, 1}, {T_EVENT_TYPE, 1}},
+	 {"cycles"}, {0}, .error = "offset 49104"},
+};
+/* clang-format on */
+
+static char *data_path(const char *name)
+{
+	return dp_asprintf("%s/%s", PERF_DATA_DIR, name);
+}
+
+/* Reads a profile to its end; returns dp_profile_next's last answer and
+ * counts records by type. */
+static int read_all(dp_profile *p, uint64_t *by_type, size_t ntypes)
+{
+	dp_record r;
+	int rc;
+
+	if (by_type)
+		memset(by_type, 0, ntypes * sizeof(*by_type));
+	while ((rc = dp_profile_next(p, &r)) > 0) {
+		size_t nev;
+
+		if (by_type && r.type < ntypes)
+			by_type[r.type]++;
+		dp_profile_events(p, &nev);
+		if (r.kind == DP_R_SAMPLE)
+			assert_true(r.sample->event < nev);
+	}
+	return rc;
+}
+
+static void check_file(const expect *e)
+{
+	char *path = data_path(e->file);
+	dp_error err = {{0}};
+	dp_profile *p = dp_profile_open(path, &err);
+	uint64_t by_type[128], total = 0;
+	size_t nev;
+
+	if (!p)
+		fail_msg("%s: %s", e->file, err.msg);
+	for (int pass = 0; pass < 2; pass++) {
+		int rc = read_all(p, by_type, 128);
+		const dp_read_status *st = dp_profile_status(p);
+		const dp_event_info *ev = dp_profile_events(p, &nev);
+
+		printf("%s: %llu records, %llu samples%s%s\n", e->file,
+		       (unsigned long long)st->records, (unsigned long long)st->samples,
+		       rc < 0 ? ", error: " : "", rc < 0 ? st->error : "");
+		assert_int_equal(st->format, e->fmt);
+		assert_int_equal(rc, e->error ? -1 : 0);
+		if (e->error)
+			assert_non_null(strstr(st->error, e->error));
+		assert_int_equal(st->records, e->records);
+		assert_int_equal(st->samples, e->samples);
+		total = 0;
+		for (size_t i = 0; i < DP_ARRAY_LEN(e->types) && e->types[i].type; i++) {
+			if (by_type[e->types[i].type] != e->types[i].n)
+				fail_msg("%s: %llu records of type %u, perf says %llu", e->file,
+					 (unsigned long long)by_type[e->types[i].type],
+					 e->types[i].type, (unsigned long long)e->types[i].n);
+			total += e->types[i].n;
+		}
+		assert_int_equal(total, e->records); /* no type left out */
+		for (size_t i = 0; i < DP_ARRAY_LEN(e->events) && e->events[i]; i++) {
+			assert_true(i < nev);
+			assert_string_equal(ev[i].name, e->events[i]);
+			assert_int_equal(ev[i].samples, e->per_event[i]);
+		}
+		assert_int_equal(st->lost_samples, e->lost_samples);
+		assert_int_equal(st->lost, 0);
+		assert_int_equal(st->throttles, e->throttles);
+		assert_int_equal(st->unknown_records, 0);
+		assert_int_equal(st->bad_samples, 0);
+		assert_int_equal(st->truncated_at, 0);
+		dp_profile_rewind(p); /* the second pass reads the same */
+	}
+	dp_profile_close(p);
+	free(path);
+}
+
+static void test_every_shared_file(void **state)
+{
+	DIR *d = opendir(PERF_DATA_DIR);
+	struct dirent *de;
+	size_t checked = 0;
+
+	(void)state;
+	if (!d)
+		fail_msg("cannot open %s", PERF_DATA_DIR);
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		const expect *e = NULL;
+
+		if (len < 5 || strcmp(de->d_name + len - 5, ".data"))
+			continue;
+		for (size_t i = 0; i < DP_ARRAY_LEN(files); i++)
+			if (!strcmp(files[i].file, de->d_name))
+				e = &files[i];
+		if (!e)
+			fail_msg("%s: a perf.data file with no expectations in this test",
+				 de->d_name);
+		check_file(e);
+		checked++;
+	}
+	closedir(d);
+	assert_int_equal(checked, DP_ARRAY_LEN(files));
+}
+
+/* Header features: metadata, names, IP semantics, build-ids. */
+static void test_features(void **state)
+{
+	char *path = data_path("quipper-weight_struct.data");
+	dp_error err;
+	dp_profile *p = dp_profile_open(path, &err);
+	const dp_build_id *b;
+	size_t nev, nb;
+	const dp_event_info *ev;
+
+	(void)state;
+	assert_non_null(p);
+	assert_string_equal(dp_profile_meta(p, "hostname"), "oxco15.prod.google.com");
+	assert_string_equal(dp_profile_meta(p, "kernel"), "4.15.0-smp-923.44.0.0");
+	assert_string_equal(dp_profile_meta(p, "perf_version"), "5.17.0-3-GOOGLE-g92ebf5f91b4d");
+	assert_string_equal(dp_profile_meta(p, "arch"), "x86_64");
+	assert_string_equal(dp_profile_meta(p, "ncpus"), "112");
+	assert_string_equal(dp_profile_meta(p, "cpu"),
+			    "Intel(R) Xeon(R) Platinum 8173M CPU @ 2.00GHz");
+	assert_string_equal(dp_profile_meta(p, "cpuid"), "GenuineIntel,6,85,4");
+	assert_string_equal(dp_profile_meta(p, "clock"), "perf_clock");
+	assert_non_null(strstr(dp_profile_meta(p, "cmdline"), "/usr/bin/perf5 record -a -c 10009"));
+	assert_null(dp_profile_meta(p, "version")); /* dataprof's own */
+	assert_int_equal(dp_profile_header(p)->arch, DP_ARCH_X86_64);
+	ev = dp_profile_events(p, &nev);
+	assert_int_equal(nev, 2);
+	/* a precise load-latency event: the IP is the load, registers after it */
+	assert_int_equal(ev[0].ip_sem, DP_IP_EXACT_AFTER);
+	assert_int_equal(ev[0].evclass, DP_EVC_LOAD);
+	assert_int_equal(ev[0].attr.precise_ip, 2);
+	assert_int_equal(ev[1].evclass, DP_EVC_NONE);
+	/* the same 95 as perf buildid-list, in its order */
+	nb = dp_profile_build_ids(p, &b);
+	assert_int_equal(nb, 95);
+	assert_string_equal(b[0].filename, "/bin/bash");
+	assert_int_equal(b[0].pid, -1);
+	assert_int_equal(b[0].cpumode, PERF_RECORD_MISC_USER);
+	assert_int_equal(b[0].id[0], 0x74);
+	assert_int_equal(b[0].id[1], 0x5c);
+	dp_profile_close(p);
+	free(path);
+
+	/* pipe mode: features arrive as records, names as EVENT_UPDATE */
+	path = data_path("mstange-fibo.compressed2.pipe.data");
+	p = dp_profile_open(path, &err);
+	assert_non_null(p);
+	assert_string_equal(dp_profile_meta(p, "clock"), "CLOCK_MONOTONIC"); /* perf -k */
+	assert_string_equal(dp_profile_meta(p, "perf_version"), "6.16-1");
+	ev = dp_profile_events(p, &nev);
+	assert_string_equal(ev[0].name, "cycles:P");
+	assert_int_equal(ev[0].evclass, DP_EVC_TIME);
+	dp_profile_close(p);
+	free(path);
+}
+
+/* quipper-weight_struct.expected.txt: per sample (in time order) tid,
+ * addr, data_src, decoded data_src, weight, ip. */
+static int by_time(const void *a, const void *b)
+{
+	const dp_sample *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static void test_weight_struct_samples(void **state)
+{
+	char *path = data_path("quipper-weight_struct.data");
+	char *txt = data_path("quipper-weight_struct.expected.txt");
+	dp_error err;
+	dp_profile *p = dp_profile_open(path, &err);
+	dp_sample s[32];
+	size_t n = 0, user = 0, lines = 0;
+	dp_record r;
+	char line[512];
+	FILE *f = fopen(txt, "r");
+
+	(void)state;
+	assert_non_null(p);
+	assert_non_null(f);
+	while (dp_profile_next(p, &r) > 0)
+		if (r.kind == DP_R_SAMPLE) {
+			assert_true(n < DP_ARRAY_LEN(s));
+			s[n++] = *r.sample;
+			user += (r.sample->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+				PERF_RECORD_MISC_USER;
+		}
+	assert_int_equal(n, 14);
+	assert_int_equal(user, 5);
+	qsort(s, n, sizeof(s[0]), by_time);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned tid;
+		unsigned long long addr, src, weight, ip;
+		char *tok[64];
+		size_t nt = 0;
+
+		for (char *t = strtok(line, " \n"); t && nt < 64; t = strtok(NULL, " \n"))
+			tok[nt++] = t;
+		assert_true(nt >= 5);
+		tid = (unsigned)strtoul(tok[0], NULL, 10);
+		addr = strtoull(tok[1], NULL, 16);
+		src = strtoull(tok[2], NULL, 16);
+		weight = strtoull(tok[nt - 2], NULL, 10);
+		ip = strtoull(tok[nt - 1], NULL, 16);
+		assert_true(lines < n);
+		assert_int_equal(s[lines].tid, tid);
+		assert_int_equal(s[lines].addr, addr);
+		assert_int_equal(s[lines].data_src, src);
+		assert_int_equal(s[lines].weight, weight);
+		assert_int_equal(s[lines].ip, ip);
+		assert_true(s[lines].sample_type & PERF_SAMPLE_WEIGHT_STRUCT);
+		lines++;
+	}
+	assert_int_equal(lines, 14);
+	fclose(f);
+	dp_profile_close(p);
+	free(path);
+	free(txt);
+}
+
+/* ---- hand-made pipe files ---- */
+
+static struct perf_event_attr sample_attr(void)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			PERF_SAMPLE_PERIOD;
+	a.sample_id_all = 1;
+	return a;
+}
+
+static void add_record(dp_buf *b, uint32_t type, const void *payload, size_t len)
+{
+	struct perf_event_header h = {type, 0, (uint16_t)(sizeof(h) + len)};
+
+	dp_buf_add(b, &h, sizeof(h));
+	dp_buf_add(b, payload, len);
+}
+
+/* A pipe header and one HEADER_ATTR record. */
+static void pipe_start(dp_buf *b)
+{
+	struct perf_event_attr a = sample_attr();
+	uint64_t size = 16, id = 7;
+	uint8_t rec[sizeof(a) + 8];
+
+	dp_buf_add(b, "PERFILE2", 8);
+	dp_buf_add(b, &size, 8);
+	memcpy(rec, &a, sizeof(a));
+	memcpy(rec + sizeof(a), &id, 8);
+	add_record(b, T_ATTR, rec, sizeof(rec));
+}
+
+static void samples(dp_buf *b, int n)
+{
+	struct perf_event_attr a = sample_attr();
+	dp_buf tmp = {0}; /* synth_sample needs an aligned buffer; b may not be */
+
+	for (int i = 0; i < n; i++)
+		synth_sample(&tmp, &a, 0, 0x400000 + (uint64_t)i, 1, 2, 1000 + (uint64_t)i,
+			     0x10000 + (uint64_t)i * 4096, 0, 1, 0, 0, NULL, NULL, 0);
+	dp_buf_add(b, tmp.p, tmp.len);
+	dp_buf_free(&tmp);
+}
+
+static char *write_file(const char *name, const void *data, size_t len)
+{
+	char *path = tu_path(name);
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+	return path;
+}
+
+/* Compresses stream as one zstd stream (as perf record -z does: flushed,
+ * never ended) into compressed records whose payloads are cut every `cut`
+ * bytes, so that records straddle them. */
+static void compress_into(dp_buf *b, const dp_buf *stream, size_t cut, bool v2)
+{
+	ZSTD_CStream *zc = ZSTD_createCStream();
+	dp_buf z = {0};
+	ZSTD_inBuffer in = {stream->p, stream->len, 0};
+
+	ZSTD_initCStream(zc, 1);
+	dp_buf_reserve(&z, ZSTD_compressBound(stream->len) + 1024);
+	ZSTD_outBuffer out = {z.p, z.cap, 0};
+	while (in.pos < in.size)
+		assert_false(ZSTD_isError(ZSTD_compressStream(zc, &out, &in)));
+	assert_int_equal(ZSTD_flushStream(zc, &out), 0);
+	z.len = out.pos;
+	for (size_t at = 0; at < z.len; at += cut) {
+		size_t n = DP_MIN(cut, z.len - at);
+
+		if (v2) {
+			/* COMPRESSED2: data_size, data, padding to 8 */
+			uint8_t pad[8] = {0};
+			uint64_t ds = n;
+			size_t padded = (16 + n + 7) & ~(size_t)7;
+			struct perf_event_header h = {T_COMPRESSED2, 0, (uint16_t)padded};
+
+			dp_buf_add(b, &h, 8);
+			dp_buf_add(b, &ds, 8);
+			dp_buf_add(b, z.p + at, n);
+			dp_buf_add(b, pad, padded - 16 - n);
+		} else {
+			/* COMPRESSED: unpadded, so what follows is misaligned */
+			add_record(b, T_COMPRESSED, z.p + at, n);
+		}
+	}
+	ZSTD_freeCStream(zc);
+	dp_buf_free(&z);
+}
+
+static void check_compressed(bool v2, size_t cut)
+{
+	dp_buf b = {0}, stream = {0};
+	char *path;
+	dp_error err;
+	dp_profile *p;
+	dp_record r;
+	uint64_t n = 0, inner = 0;
+	int rc;
+
+	pipe_start(&b);
+	samples(&stream, 300);
+	compress_into(&b, &stream, cut, v2);
+	samples(&b, 2); /* and two uncompressed after them */
+	path = write_file("z.data", b.p, b.len);
+	p = dp_profile_open(path, &err);
+	assert_non_null(p);
+	while ((rc = dp_profile_next(p, &r)) > 0) {
+		if (r.kind != DP_R_SAMPLE)
+			continue;
+		assert_int_equal(r.sample->ip, 0x400000 + (n < 300 ? n : n - 300));
+		assert_int_equal(r.sample->addr, 0x10000 + 4096 * (n < 300 ? n : n - 300));
+		inner += r.decompressed;
+		n++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 302);
+	assert_int_equal(inner, 300);
+	assert_int_equal(dp_profile_status(p)->truncated_at, 0);
+	assert_string_equal(dp_profile_events(p, &(size_t){0})[0].name, "page-faults");
+	dp_profile_close(p);
+	dp_buf_free(&b);
+	dp_buf_free(&stream);
+	free(path);
+}
+
+/* Records cut across compressed records are put back together, as perf
+ * does: the part left at the end of one goes in front of the next. */
+static void test_compressed_straddle(void **state)
+{
+	(void)state;
+	check_compressed(false, 37);
+	check_compressed(false, 1000);
+	check_compressed(true, 5);
+	check_compressed(true, 4096);
+}
+
+/* A small file cannot make the reader allocate without bound. */
+static void test_zstd_bomb(void **state)
+{
+	dp_buf b = {0}, zeros = {0};
+	char *path;
+	dp_error err;
+	dp_profile *p;
+	dp_record r;
+	int rc;
+
+	(void)state;
+	pipe_start(&b);
+	/* 200 MiB of zeros compress to a few KiB; the reader stops at its cap
+	 * (64 MiB plus 1000 times the file) before it looks at the records */
+	dp_buf_reserve(&zeros, 200u << 20);
+	memset(zeros.p, 0, 200u << 20);
+	zeros.len = 200u << 20;
+	compress_into(&b, &zeros, 60000, true);
+	dp_buf_free(&zeros);
+	assert_true(b.len < 100000);
+	path = write_file("bomb.data", b.p, b.len);
+	p = dp_profile_open(path, &err);
+	assert_non_null(p);
+	while ((rc = dp_profile_next(p, &r)) > 0)
+		;
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(dp_profile_status(p)->error, "decompressed data beyond"));
+	dp_profile_close(p);
+	dp_buf_free(&b);
+	free(path);
+}
+
+static void expect_read_error(const dp_buf *b, const char *msg, uint64_t records_before)
+{
+	char *path = write_file("bad.data", b->p, b->len);
+	dp_error err;
+	dp_profile *p = dp_profile_open(path, &err);
+	dp_record r;
+	int rc;
+
+	assert_non_null(p);
+	while ((rc = dp_profile_next(p, &r)) > 0)
+		;
+	assert_int_equal(rc, -1);
+	if (!strstr(dp_profile_status(p)->error, msg))
+		fail_msg("error '%s' lacks '%s'", dp_profile_status(p)->error, msg);
+	assert_int_equal(dp_profile_status(p)->records, records_before);
+	/* errors stay: no loop, no progress past them */
+	assert_int_equal(dp_profile_next(p, &r), -1);
+	dp_profile_close(p);
+	free(path);
+}
+
+static void test_corrupt_compressed(void **state)
+{
+	dp_buf b = {0}, stream = {0};
+	uint8_t junk[64];
+
+	(void)state;
+	/* not zstd at all */
+	pipe_start(&b);
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)(i * 37 + 1);
+	add_record(&b, T_COMPRESSED, junk, sizeof(junk));
+	expect_read_error(&b, "zstd:", 2);
+	/* a record of size 0 inside the decompressed data, after 3 good ones */
+	b.len = 0;
+	pipe_start(&b);
+	samples(&stream, 3);
+	dp_buf_add(&stream, (uint64_t[2]){0, 0}, 16);
+	compress_into(&b, &stream, 10000, true);
+	expect_read_error(&b, "corrupt record (size 0) at offset", 2 + 3);
+	/* COMPRESSED2 claiming more data than it has */
+	b.len = 0;
+	pipe_start(&b);
+	add_record(&b, T_COMPRESSED2, (uint64_t[2]){100, 0}, 16);
+	expect_read_error(&b, "data size 100", 2);
+	dp_buf_free(&b);
+	dp_buf_free(&stream);
+}
+
+static void expect_open_error(const void *data, size_t len, const char *msg)
+{
+	char *path = write_file("refused.data", data, len);
+	dp_error err = {{0}};
+
+	assert_null(dp_profile_open(path, &err));
+	if (!strstr(err.msg, msg))
+		fail_msg("open error '%s' lacks '%s'", err.msg, msg);
+	free(path);
+}
+
+static void test_refused(void **state)
+{
+	uint8_t h[128] = {0};
+	uint64_t v;
+
+	(void)state;
+	memcpy(h, "2ELIFREP", 8);
+	expect_open_error(h, sizeof(h), "big-endian");
+	memcpy(h, "PERFFILE", 8);
+	expect_open_error(h, sizeof(h), "first format");
+	memcpy(h, "PERFILE2", 8);
+	expect_open_error(h, 12, "too short");
+	v = 1u << 30; /* header larger than the file */
+	memcpy(h + 8, &v, 8);
+	expect_open_error(h, sizeof(h), "corrupt perf.data header");
+	/* attributes out of the file */
+	v = 104;
+	memcpy(h + 8, &v, 8);
+	v = 136 + 16;
+	memcpy(h + 16, &v, 8);
+	v = 1u << 20;
+	memcpy(h + 24, &v, 8);
+	memcpy(h + 32, &v, 8);
+	expect_open_error(h, sizeof(h), "attribute section at offset 1048576");
+}
+
+/* Any prefix of a file reads without harm: records before the cut, then
+ * the end (truncated_at) or a clear error; never more samples. */
+static void check_prefixes(const char *name, size_t step)
+{
+	char *path = data_path(name), *cut = tu_path("cut.data");
+	FILE *f = fopen(path, "rb");
+	dp_buf all = {0};
+	uint64_t full = 0;
+	size_t n;
+
+	assert_non_null(f);
+	dp_buf_reserve(&all, 2u << 20);
+	n = fread(all.p, 1, all.cap, f);
+	fclose(f);
+	for (size_t i = 0; i * step <= n; i++) {
+		size_t len = n - i * step;
+		FILE *o = fopen(cut, "wb");
+		dp_error err;
+		dp_profile *p;
+		int rc;
+
+		fwrite(all.p, 1, len, o);
+		fclose(o);
+		p = dp_profile_open(cut, &err);
+		if (!p) {
+			assert_true(err.msg[0] != 0);
+			continue;
+		}
+		rc = read_all(p, NULL, 0);
+		const dp_read_status *st = dp_profile_status(p);
+		if (len == n)
+			full = st->samples;
+		assert_true(st->samples <= full);
+		if (rc < 0)
+			assert_true(st->error[0] != 0);
+		else if (len < n && st->samples < full && st->format == DP_FMT_PERF_FILE)
+			/* a pipe cut at a record boundary cannot be told from its end */
+			assert_true(st->truncated_at > 0 && st->truncated_at <= len);
+		dp_profile_close(p);
+	}
+	dp_buf_free(&all);
+	free(path);
+	free(cut);
+}
+
+static void test_every_prefix(void **state)
+{
+	(void)state;
+	check_prefixes("quipper-piped.header_features_aligned-6.12.data", 1);
+	check_prefixes("quipper-group_desc-4.14.data", 1);
+	check_prefixes("perfparser-parallel_static_gcc.zstd.data", 97);
+}
+
+/* Random bytes changed in real files: read to the end without harm. */
+static void test_byte_flips(void **state)
+{
+	static const char *const names[] = {
+		"quipper-piped.header_features_aligned-6.12.data",
+		"quipper-group_desc-4.14.data",
+		"quipper-hybrid_topology.data",
+		"perfparser-vector_static_gcc.lbr.data",
+		"perfparser-parallel_static_gcc.zstd.data",
+		"quipper-piped.lost_samples-4.4.data",
+	};
+	uint64_t x = 88172645463325252ull;
+
+	(void)state;
+	for (size_t k = 0; k < DP_ARRAY_LEN(names); k++) {
+		char *path = data_path(names[k]), *out = tu_path("flip.data");
+		FILE *f = fopen(path, "rb");
+		dp_buf all = {0};
+		size_t n;
+
+		dp_buf_reserve(&all, 1u << 20);
+		n = fread(all.p, 1, all.cap, f);
+		fclose(f);
+		for (int round = 0; round < 150; round++) {
+			char *copy = malloc(n);
+			dp_error err;
+			dp_profile *p;
+
+			memcpy(copy, all.p, n);
+			for (int i = 0; i < 1 + round % 8; i++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				copy[x % n] = (char)(x >> 32);
+			}
+			f = fopen(out, "wb");
+			fwrite(copy, 1, n, f);
+			fclose(f);
+			free(copy);
+			p = dp_profile_open(out, &err);
+			if (!p)
+				continue;
+			read_all(p, NULL, 0);
+			dp_profile_rewind(p);
+			read_all(p, NULL, 0);
+			dp_profile_close(p);
+		}
+		dp_buf_free(&all);
+		free(path);
+		free(out);
+	}
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_cleanup();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_shared_file),
+		cmocka_unit_test(test_features),
+		cmocka_unit_test(test_weight_struct_samples),
+		cmocka_unit_test(test_compressed_straddle),
+		cmocka_unit_test(test_zstd_bomb),
+		cmocka_unit_test(test_corrupt_compressed),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_every_prefix),
+		cmocka_unit_test(test_byte_flips),
+	};
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}
