@@ -93,6 +93,10 @@ enum dp_record_kind {
 	DP_R_FINISH,
 	DP_R_THREAD,
 	DP_R_WARNING,
+	DP_R_SENSOR,      /* a system counter's description */
+	DP_R_READING,     /* values of system counters at one time */
+	DP_R_MARKER,      /* code marks of one thread */
+	DP_R_MARKER_NAME, /* the name of a marker or of an application */
 	DP_R_OTHER, /* a record this reader keeps but does not interpret */
 };
 
@@ -129,6 +133,24 @@ typedef struct dp_record {
 		const struct dp_rec_finish *finish;
 		const struct dp_rec_thread *thread;
 		const char *warning;
+		struct {
+			uint32_t id;
+			enum dp_sensor_kind kind;
+			const char *unit, *name;
+		} sensor;
+		struct {
+			uint32_t first, n; /* values of sensors first..first+n-1 */
+			uint32_t duration; /* ns the collection took */
+			const uint64_t *values; /* DP_READING_NONE: no value */
+		} reading;
+		struct {
+			uint32_t app, n;
+			const struct dp_mark *marks; /* time order, one thread (pid, tid) */
+		} marker;
+		struct {
+			uint32_t app, id; /* id DP_MARKER_APP: the application's name */
+			const char *name;
+		} marker_name;
 		const void *other; /* the whole record */
 	};
 } dp_record;
@@ -141,6 +163,14 @@ typedef struct dp_event_info {
 	enum dp_event_class evclass;
 	uint64_t samples; /* filled while reading */
 } dp_event_info;
+
+/* A system counter, from its SENSOR record. */
+typedef struct dp_sensor_info {
+	uint32_t id;
+	enum dp_sensor_kind kind;
+	const char *unit;
+	const char *name; /* NULL: an id no SENSOR record described */
+} dp_sensor_info;
 
 typedef enum dp_profile_format {
 	DP_FMT_DPROF,
@@ -158,6 +188,8 @@ typedef struct dp_read_status {
 	uint64_t throttles;
 	uint64_t unknown_records; /* types skipped by size */
 	uint64_t bad_samples;     /* samples that did not parse: skipped, counted */
+	uint64_t readings;        /* READING records */
+	uint64_t marks;           /* code marks, over all MARKER records */
 	uint64_t truncated_at;    /* != 0: the file ends inside the record at this offset */
 	bool finished;            /* a FINISH record was seen (the recorder ended normally) */
 	char error[512];          /* set when reading stopped on corrupt data */
@@ -178,6 +210,8 @@ void dp_profile_rewind(dp_profile *p);
 
 const dp_read_status *dp_profile_status(const dp_profile *p);
 const dp_event_info *dp_profile_events(const dp_profile *p, size_t *n);
+/* Sensors by id (the index); entries without a name were never described. */
+const dp_sensor_info *dp_profile_sensors(const dp_profile *p, size_t *n);
 /* Metadata: "cmdline", "hostname", "kernel", "cpu", "clock", "version"... */
 const char *dp_profile_meta(const dp_profile *p, const char *key);
 const struct dp_file_header *dp_profile_header(const dp_profile *p);
