@@ -32,6 +32,11 @@ static void usage(FILE *f)
 		"  -m, --mmap-pages N    ring buffer data pages per CPU, a power of two\n"
 		"                        (default 128)\n"
 		"      --no-regs         do not capture registers (no data addresses later)\n"
+		"      --counters LIST   also collect system counters: comma-separated globs\n"
+		"                        (proc/meminfo/*,proc/stat/cpu_*), or 'default';\n"
+		"                        'dataprof list --counters' shows them\n"
+		"      --interval MS     milliseconds between counter collections (default\n"
+		"                        100, at least 1)\n"
 		"  -q, --quiet           print no summary\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: the command's; 125 if dataprof itself failed, 126/127 if the\n"
@@ -66,6 +71,7 @@ int cmd_record(int argc, char **argv)
 		{"output", required_argument, 0, 'o'}, {"call-graph", no_argument, 0, 'g'},
 		{"mmap-pages", required_argument, 0, 'm'}, {"no-regs", no_argument, 0, 'R'},
 		{"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
+		{"counters", required_argument, 0, 'C'}, {"interval", required_argument, 0, 'I'},
 		{0, 0, 0, 0},
 	};
 	spec_vec ev = {0};
@@ -123,6 +129,13 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'q':
 			o.quiet = true;
+			break;
+		case 'C':
+			o.counters = optarg;
+			break;
+		case 'I':
+			if (cli_parse_interval(optarg, &o.interval_ns) < 0)
+				goto out;
 			break;
 		case 'h':
 			usage(stdout);

@@ -44,6 +44,18 @@ bool cli_wants_help(int argc, char **argv)
 	return false;
 }
 
+int cli_parse_interval(const char *arg, uint64_t *ns)
+{
+	uint64_t ms;
+
+	if (!dp_parse_u64(arg, &ms) || ms < 1 || ms > 3600 * 1000) {
+		cli_error("--interval needs milliseconds, 1 to 3600000, not '%s'", arg);
+		return -1;
+	}
+	*ns = ms * 1000000;
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: dataprof [--version] [--help] COMMAND [ARGS]\n\n"
