@@ -19,7 +19,8 @@ static const struct command {
 } commands[] = {
 	{"record", cmd_record, "sample events of a command or process into a raw profile"},
 	{"dump", cmd_dump, "print every record of a profile"},
-	{"list", cmd_list, "list the events this machine can sample"},
+	{"list", cmd_list, "list the events (or --counters) this machine can sample"},
+	{"stat", cmd_stat, "collect system counters of a command, without sampling"},
 };
 
 void cli_error(const char *fmt, ...)

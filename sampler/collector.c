@@ -2,11 +2,13 @@
 #include "../profile/writer_timeline.h"
 
 #include <errno.h>
-#include <signal.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #define DRAIN_NS  100000000ull /* the recorder drains at least this often */
 #define MIN_SLOTS 8
@@ -88,13 +90,13 @@ static void collect_one(dp_collector *k)
 static void *thread_main(void *arg)
 {
 	dp_collector *k = arg;
-	struct timespec cpu, now, until;
+	struct pollfd stop = {k->stop_fd, POLLIN, 0};
+	struct timespec cpu, now, left;
 	uint64_t next, t_start = dp_now_ns();
-	bool stop = false;
 
 	pthread_setname_np(pthread_self(), "dp-collector");
 	next = t_start;
-	while (!stop) {
+	for (;;) {
 		collect_one(k);
 		next += k->interval_ns;
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -105,13 +107,10 @@ static void *thread_main(void *arg)
 			k->late += missed;
 			next += missed * k->interval_ns;
 		}
-		until = ns_ts(next);
-		pthread_mutex_lock(&k->lock);
-		while (!k->stop &&
-		       pthread_cond_timedwait(&k->wake, &k->lock, &until) != ETIMEDOUT)
-			;
-		stop = k->stop;
-		pthread_mutex_unlock(&k->lock);
+		/* sleep until the next tick, or until stop writes the eventfd */
+		left = ns_ts(next - ts_ns(&now));
+		if (ppoll(&stop, 1, &left, NULL) > 0)
+			break;
 	}
 	collect_one(k); /* the values at the end */
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
@@ -122,19 +121,19 @@ static void *thread_main(void *arg)
 
 int dp_collector_start(dp_collector *k, dp_error *err)
 {
-	pthread_condattr_t ca;
 	int e;
 
 	if (!k->open || !k->c.n)
 		return 0;
 	k->slots = dp_calloc(k->nslots, k->slot_size);
-	pthread_mutex_init(&k->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&k->wake, &ca);
-	pthread_condattr_destroy(&ca);
+	k->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (k->stop_fd < 0) {
+		dp_error_set(err, "cannot start the counter collector: eventfd: %s", strerror(errno));
+		return -1;
+	}
 	e = pthread_create(&k->thread, NULL, thread_main, k);
 	if (e) {
+		close(k->stop_fd);
 		dp_error_set(err, "cannot start the counter collector thread: %s", strerror(e));
 		return -1;
 	}
@@ -168,13 +167,12 @@ void dp_collector_stop(dp_collector *k)
 {
 	if (!k->running)
 		return;
-	pthread_mutex_lock(&k->lock);
-	k->stop = true;
-	pthread_cond_signal(&k->wake);
-	pthread_mutex_unlock(&k->lock);
+	uint64_t one = 1;
+
+	if (write(k->stop_fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		abort(); /* an eventfd write of 1 cannot fail */
 	pthread_join(k->thread, NULL);
-	pthread_cond_destroy(&k->wake);
-	pthread_mutex_destroy(&k->lock);
+	close(k->stop_fd);
 	k->running = false;
 }
 

@@ -32,9 +32,7 @@ typedef struct dp_collector {
 	uint64_t *values;
 	/* the thread */
 	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stop;
+	int stop_fd; /* an eventfd: written once to end the thread */
 	/* counts, read after the thread ended (readings and late also live) */
 	uint64_t readings, skipped, late, cpu_ns, wall_ns;
 } dp_collector;

@@ -104,8 +104,8 @@ char *dp_source_open_proc(dp_source *s, const dp_source_ctx *ctx, const char *re
 		free(path);
 		return NULL;
 	}
-	for (;;) {
-		dp_buf_reserve(&b, 4096);
+	for (size_t reads = 0;; reads++) {
+		dp_buf_reserve(&b, 2 * b.len + 4096);
 		ssize_t n = read(fd, b.p + b.len, b.cap - b.len - 1);
 
 		if (n < 0 && errno == EINTR)
@@ -120,8 +120,12 @@ char *dp_source_open_proc(dp_source *s, const dp_source_ctx *ctx, const char *re
 			free(path);
 			return NULL;
 		}
-		if (n == 0)
+		if (n == 0) {
+			/* a file the kernel makes in one piece (not a list of records
+			 * one page at a time) needs no second read to see its end */
+			s->one_read = reads == 1;
 			break;
+		}
 		b.len += (size_t)n;
 	}
 	free(path);
@@ -147,6 +151,8 @@ ssize_t dp_source_collect_file(dp_source *s, void *raw)
 		if (n == 0)
 			return (ssize_t)len;
 		len += (size_t)n;
+		if (s->one_read && len < s->raw_cap)
+			return (ssize_t)len;
 	}
 	return -1; /* grew past the buffer: a cut-off number would be a wrong value */
 }

@@ -63,6 +63,7 @@ struct dp_source {
 	char why[200]; /* why not available: one line */
 	size_t raw_cap;
 	int fd;        /* the file collect reads; -1 */
+	bool one_read; /* the kernel gives fd's whole text to one read() */
 	void *priv;
 };
 

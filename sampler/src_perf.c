@@ -1,5 +1,7 @@
 /* Counting perf events on the target (its threads and children, inherited):
- * software events always, hardware ones where the machine has a PMU. */
+ * software events always, hardware ones where the machine has a PMU. The
+ * counters of a thread form a group read with one read() where the kernel
+ * allows groups with inherit (recent ones); else one read() each. */
 #include "source.h"
 #include "event_spec.h"
 
@@ -14,7 +16,11 @@
 typedef struct perf_priv {
 	size_t nfds; /* per sensor */
 	int *fds;    /* [sensor][thread] */
+	bool group;  /* fds[0][thread] leads the thread's group */
 } perf_priv;
+
+/* a group read: PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING */
+#define GROUP_WORDS(n) (3 + (n))
 
 /* what read() gives with TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING */
 typedef struct perf_value {
@@ -27,30 +33,56 @@ static ssize_t collect(dp_source *s, void *raw)
 	perf_value *v = raw;
 	size_t n = s->sensors.n * pp->nfds;
 
+	if (pp->group) {
+		size_t words = GROUP_WORDS(s->sensors.n);
+
+		for (size_t t = 0; t < pp->nfds; t++) {
+			uint64_t *g = (uint64_t *)raw + t * words;
+
+			if (read(pp->fds[t], g, words * 8) != (ssize_t)(words * 8))
+				memset(g, 0, words * 8);
+		}
+		return (ssize_t)(pp->nfds * words * 8);
+	}
 	for (size_t i = 0; i < n; i++)
 		if (read(pp->fds[i], &v[i], sizeof(v[i])) != (ssize_t)sizeof(v[i]))
 			v[i].running = v[i].enabled = v[i].value = 0;
 	return (ssize_t)(n * sizeof(*v));
 }
 
+/* multiplexed counters are scaled up to the whole time enabled */
+static uint64_t scaled(uint64_t value, uint64_t enabled, uint64_t running)
+{
+	if (running && running < enabled)
+		return (uint64_t)((double)value * (double)enabled / (double)running);
+	return value;
+}
+
 static void decode(const dp_source *s, const void *raw, size_t len, uint64_t *values)
 {
 	const perf_priv *pp = s->priv;
 	const perf_value *v = raw;
+	size_t n = s->sensors.n;
 
-	if (len < s->sensors.n * pp->nfds * sizeof(*v))
+	if (pp->group) {
+		const uint64_t *g = raw;
+
+		if (len < pp->nfds * GROUP_WORDS(n) * 8)
+			return;
+		for (size_t i = 0; i < n; i++)
+			values[i] = 0;
+		for (size_t t = 0; t < pp->nfds; t++, g += GROUP_WORDS(n))
+			for (size_t i = 0; i < n && i < g[0]; i++)
+				values[i] += scaled(g[3 + i], g[1], g[2]);
 		return;
-	for (size_t i = 0; i < s->sensors.n; i++) {
+	}
+	if (len < n * pp->nfds * sizeof(*v))
+		return;
+	for (size_t i = 0; i < n; i++) {
 		uint64_t sum = 0;
 
-		for (size_t t = 0; t < pp->nfds; t++, v++) {
-			/* multiplexed: scale up to the whole time enabled */
-			if (v->running && v->running < v->enabled)
-				sum += (uint64_t)((double)v->value * (double)v->enabled /
-						  (double)v->running);
-			else
-				sum += v->value;
-		}
+		for (size_t t = 0; t < pp->nfds; t++, v++)
+			sum += scaled(v->value, v->enabled, v->running);
 		values[i] = sum;
 	}
 }
@@ -77,7 +109,7 @@ typedef struct perf_sensor {
 	const char *unit;
 } perf_sensor;
 
-static int open_counter(const perf_sensor *ps, const dp_source_ctx *ctx, int tid)
+static int open_counter(const perf_sensor *ps, const dp_source_ctx *ctx, int tid, int leader)
 {
 	struct perf_event_attr a;
 	long fd;
@@ -87,17 +119,69 @@ static int open_counter(const perf_sensor *ps, const dp_source_ctx *ctx, int tid
 	a.type = ps->type;
 	a.config = ps->config;
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	if (leader >= -1)
+		a.read_format |= PERF_FORMAT_GROUP;
 	a.inherit = 1;
-	a.disabled = ctx->enable_on_exec;
-	a.enable_on_exec = ctx->enable_on_exec;
+	/* members follow their leader */
+	a.disabled = ctx->enable_on_exec && leader < 0;
+	a.enable_on_exec = ctx->enable_on_exec && leader < 0;
 	a.exclude_hv = 1;
 	/* context switches and migrations happen in the kernel: count there when allowed */
-	fd = syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = syscall(SYS_perf_event_open, &a, tid, -1, DP_MAX(leader, -1), PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
 		a.exclude_kernel = 1;
-		fd = syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = syscall(SYS_perf_event_open, &a, tid, -1, DP_MAX(leader, -1),
+			     PERF_FLAG_FD_CLOEXEC);
 	}
 	return (int)fd;
+}
+
+/* Opens every counter of every thread; group: one group per thread, its
+ * leader the first counter. Returns 0, or -1 with errno and the failing
+ * counter in *bad. */
+static int open_all(perf_priv *pp, const perf_sensor *ps, size_t n, const dp_source_ctx *ctx,
+		    size_t *bad)
+{
+	for (size_t t = 0; t < pp->nfds; t++) {
+		int tid = ctx->ntids ? ctx->tids[t] : (int)ctx->pid;
+
+		for (size_t i = 0; i < n; i++) {
+			/* -1: leads its group; -2: no group */
+			int leader = !pp->group ? -2 : i ? pp->fds[t] : -1;
+			int fd;
+
+			if (pp->group && i && pp->fds[t] < 0)
+				break; /* the thread exited meanwhile */
+			fd = open_counter(&ps[i], ctx, tid, leader);
+			if (fd < 0 && errno == ESRCH)
+				continue;
+			if (fd < 0) {
+				*bad = i;
+				return -1;
+			}
+			pp->fds[i * pp->nfds + t] = fd;
+		}
+	}
+	return 0;
+}
+
+static void close_all(perf_priv *pp, size_t n)
+{
+	for (size_t i = 0; i < n * pp->nfds; i++) {
+		if (pp->fds[i] >= 0)
+			close(pp->fds[i]);
+		pp->fds[i] = -1;
+	}
+}
+
+/* Do group reads of inherited counters work here (and count children)? */
+static bool group_reads(const perf_priv *pp, size_t n)
+{
+	uint64_t g[GROUP_WORDS(8)];
+
+	return n <= 8 && pp->fds[0] >= 0 &&
+	       read(pp->fds[0], g, GROUP_WORDS(n) * 8) == (ssize_t)(GROUP_WORDS(n) * 8) &&
+	       g[0] == n;
 }
 
 static void add_group(dp_source_vec *v, const dp_source_ctx *ctx, const char *group,
@@ -105,7 +189,7 @@ static void add_group(dp_source_vec *v, const dp_source_ctx *ctx, const char *gr
 {
 	dp_source *s = dp_source_new(v, &ops, "perf/%s", group);
 	perf_priv *pp = dp_calloc(1, sizeof(*pp));
-	size_t ntids = ctx->ntids ? ctx->ntids : 1;
+	size_t ntids = ctx->ntids ? ctx->ntids : 1, bad = 0;
 
 	for (size_t i = 0; i < n; i++)
 		dp_source_add(s, ps[i].name, NULL, DP_SENSOR_COUNTER, ps[i].unit, 64);
@@ -118,23 +202,18 @@ static void add_group(dp_source_vec *v, const dp_source_ctx *ctx, const char *gr
 	pp->fds = dp_malloc(n * ntids * sizeof(int));
 	for (size_t i = 0; i < n * ntids; i++)
 		pp->fds[i] = -1;
-	for (size_t i = 0; i < n; i++) {
-		for (size_t t = 0; t < ntids; t++) {
-			int tid = ctx->ntids ? ctx->tids[t] : (int)ctx->pid;
-			int fd = open_counter(&ps[i], ctx, tid);
-
-			if (fd < 0 && errno == ESRCH)
-				continue; /* a thread that exited meanwhile */
-			if (fd < 0) {
-				dp_source_unavailable(s, "cannot count %s on process %d: %s%s",
-						      ps[i].name, (int)ctx->pid, strerror(errno),
-						      hw ? " (no hardware PMU?)" : "");
-				return;
-			}
-			pp->fds[i * ntids + t] = fd;
+	pp->group = true;
+	if (open_all(pp, ps, n, ctx, &bad) < 0 || !group_reads(pp, n)) {
+		close_all(pp, n);
+		pp->group = false;
+		if (open_all(pp, ps, n, ctx, &bad) < 0) {
+			dp_source_unavailable(s, "cannot count %s on process %d: %s%s",
+					      ps[bad].name, (int)ctx->pid, strerror(errno),
+					      hw ? " (no hardware PMU?)" : "");
+			return;
 		}
 	}
-	s->raw_cap = n * ntids * sizeof(perf_value);
+	s->raw_cap = pp->group ? ntids * GROUP_WORDS(n) * 8 : n * ntids * sizeof(perf_value);
 }
 
 void dp_src_perf(dp_source_vec *v, const dp_source_ctx *ctx)
