@@ -16,6 +16,13 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern const char *cli_cmdline;
 /* True when argv[i] is --help or -h. */
 bool cli_wants_help(int argc, char **argv);
+/* The marker collector library to name in DATAPROF_COLLECTOR (malloc'd), or
+ * NULL when there is none. */
+char *cli_collector_path(void);
+struct dp_record_opts;
+/* --markers: the collector in the command's environment (env[0], malloc'd)
+ * and the agent channel open. No collector: a warning, markers off. */
+int cli_markers_env(struct dp_record_opts *o, char **env);
 /* --interval MS: at least 1 ms; prints the error and returns -1 otherwise. */
 int cli_parse_interval(const char *arg, uint64_t *ns);
 

@@ -37,6 +37,7 @@ static void usage(FILE *f)
 		"                        'dataprof list --counters' shows them\n"
 		"      --interval MS     milliseconds between counter collections (default\n"
 		"                        100, at least 1)\n"
+		"      --markers         record the code markers of COMMAND (dataprof/markers.h)\n"
 		"  -q, --quiet           print no summary\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: the command's; 125 if dataprof itself failed, 126/127 if the\n"
@@ -72,14 +73,17 @@ int cmd_record(int argc, char **argv)
 		{"mmap-pages", required_argument, 0, 'm'}, {"no-regs", no_argument, 0, 'R'},
 		{"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
 		{"counters", required_argument, 0, 'C'}, {"interval", required_argument, 0, 'I'},
+		{"markers", no_argument, 0, 'M'},
 		{0, 0, 0, 0},
 	};
 	spec_vec ev = {0};
 	dp_record_opts o;
 	dp_record_result res;
 	dp_error err = {{0}};
+	char *env[2] = {NULL, NULL};
 	uint64_t v;
 	int c, rc = EXIT_OWN_FAILURE;
+	bool markers = false;
 
 	memset(&o, 0, sizeof(o));
 	o.output = "dataprof.dprof";
@@ -137,6 +141,9 @@ int cmd_record(int argc, char **argv)
 			if (cli_parse_interval(optarg, &o.interval_ns) < 0)
 				goto out;
 			break;
+		case 'M':
+			markers = true;
+			break;
 		case 'h':
 			usage(stdout);
 			rc = 0;
@@ -166,6 +173,8 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (markers && cli_markers_env(&o, env) < 0)
+		goto out;
 	o.events = ev.v;
 	o.nevents = ev.n;
 	o.cmdline = cli_cmdline;
@@ -176,6 +185,7 @@ int cmd_record(int argc, char **argv)
 	}
 	rc = res.exit_code;
 out:
+	free(env[0]);
 	for (size_t i = 0; i < ev.n; i++)
 		dp_event_spec_free(&ev.v[i]);
 	dp_vec_free(&ev);

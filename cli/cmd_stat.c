@@ -26,6 +26,7 @@ static void usage(FILE *f)
 		"                        'dataprof list --counters' shows them)\n"
 		"      --interval MS     milliseconds between collections (default 100, at least 1)\n"
 		"  -o, --output FILE     keep the readings in FILE (a raw profile)\n"
+		"      --markers         also record the code markers of COMMAND (with -o)\n"
 		"  -p, --pid PID         count process PID; with a COMMAND, until it exits\n"
 		"  -q, --quiet           print no table\n"
 		"  -h, --help            show this help\n\n"
@@ -190,7 +191,7 @@ int cmd_stat(int argc, char **argv)
 		{"counters", required_argument, 0, 'C'}, {"interval", required_argument, 0, 'I'},
 		{"output", required_argument, 0, 'o'},   {"pid", required_argument, 0, 'p'},
 		{"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{"markers", no_argument, 0, 'M'},        {0, 0, 0, 0},
 	};
 	dp_record_opts o;
 	dp_record_result res;
@@ -198,7 +199,8 @@ int cmd_stat(int argc, char **argv)
 	stat_view view = {0};
 	uint64_t v;
 	int c, rc = EXIT_OWN_FAILURE;
-	bool quiet;
+	bool quiet, markers = false;
+	char *env[2] = {NULL, NULL};
 
 	memset(&o, 0, sizeof(o));
 	o.output = "/dev/null"; /* without -o the readings are only shown */
@@ -227,6 +229,9 @@ int cmd_stat(int argc, char **argv)
 		case 'q':
 			o.quiet = true;
 			break;
+		case 'M':
+			markers = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -240,6 +245,8 @@ int cmd_stat(int argc, char **argv)
 		cli_error("nothing to count: give a command after '--', or -p PID");
 		return EXIT_OWN_FAILURE;
 	}
+	if (markers && cli_markers_env(&o, env) < 0)
+		return EXIT_OWN_FAILURE;
 	o.cmdline = cli_cmdline;
 	o.on_reading = on_reading;
 	o.on_reading_ctx = &view;
@@ -257,6 +264,7 @@ int cmd_stat(int argc, char **argv)
 		summary(&view, &res);
 	rc = res.exit_code;
 out:
+	free(env[0]);
 	for (size_t i = 0; i < view.n; i++)
 		free(view.s[i].name);
 	free(view.s);

@@ -1,10 +1,14 @@
 /* dataprof: which data does a program stall on. */
 #include "cli.h"
 #include "util.h"
+#include "../sampler/recorder.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef DATAPROF_VERSION
 #define DATAPROF_VERSION "0"
@@ -54,6 +58,57 @@ int cli_parse_interval(const char *arg, uint64_t *ns)
 		return -1;
 	}
 	*ns = ms * 1000000;
+	return 0;
+}
+
+/* The marker collector: $DATAPROF_COLLECTOR, else next to this binary (a
+ * build tree), else ../lib/dataprof/ from it (an installed tree). */
+char *cli_collector_path(void)
+{
+	static const char *const rel[] = {"libdataprof_collector.so",
+					  "../lib/dataprof/libdataprof_collector.so"};
+	const char *env = getenv("DATAPROF_COLLECTOR");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return access(env, R_OK) == 0 ? dp_strdup(env) : NULL;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0;
+	for (size_t i = 0; i < DP_ARRAY_LEN(rel); i++) {
+		char *p = dp_asprintf("%s/%s", exe, rel[i]), *real = realpath(p, NULL);
+
+		free(p);
+		if (real && access(real, R_OK) == 0)
+			return real;
+		free(real);
+	}
+	return NULL;
+}
+
+int cli_markers_env(dp_record_opts *o, char **env)
+{
+	char *path;
+
+	if (o->pid) {
+		cli_error("--markers needs a command that dataprof starts, not -p: the collector "
+			  "is named in the command's environment");
+		return -1;
+	}
+	path = cli_collector_path();
+	if (!path) {
+		fprintf(stderr, "dataprof: warning: no marker collector (libdataprof_collector.so "
+				"next to dataprof, in ../lib/dataprof, or DATAPROF_COLLECTOR): "
+				"markers are off\n");
+		return 0;
+	}
+	env[0] = dp_asprintf("DATAPROF_COLLECTOR=%s", path);
+	free(path);
+	o->env = env;
+	o->agent = true;
 	return 0;
 }
 
