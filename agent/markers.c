@@ -85,10 +85,12 @@ int dp_markers_init(const char *app)
 	a = entry();
 	if (!a || a->version != DP_COLLECTOR_API_VERSION || a->size < sizeof(*a) || !a->init ||
 	    !a->mark || !a->mark_name || !a->define || !a->uninit) {
-		dlclose(h);
+		unsigned version = a ? a->version : 0;
+
+		dlclose(h); /* a pointed into it */
 		return off("the collector %s is of another version (%u, this program needs %u): "
 			   "rebuild the program or use the dataprof it came with; markers are off",
-			   path, a ? a->version : 0, DP_COLLECTOR_API_VERSION);
+			   path, version, DP_COLLECTOR_API_VERSION);
 	}
 	if (a->init(app, err, sizeof(err)) < 0)
 		return off("%s; markers are off", err);
