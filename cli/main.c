@@ -25,6 +25,7 @@ static const struct command {
 	{"dump", cmd_dump, "print every record of a profile"},
 	{"list", cmd_list, "list the events (or --counters) this machine can sample"},
 	{"stat", cmd_stat, "collect system counters of a command, without sampling"},
+	{"markers", cmd_markers, "the time between the code marks of a profile"},
 };
 
 void cli_error(const char *fmt, ...)

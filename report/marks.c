@@ -49,7 +49,8 @@ static int by_thread_time(const void *a, const void *b)
 void dp_marks_done(dp_marks *m)
 {
 	/* records of one thread arrive in order, but threads interleave */
-	qsort(m->v.v, m->v.n, sizeof(*m->v.v), by_thread_time);
+	if (m->v.n)
+		qsort(m->v.v, m->v.n, sizeof(*m->v.v), by_thread_time);
 }
 
 void dp_marks_free(dp_marks *m)
