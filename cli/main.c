@@ -104,6 +104,8 @@ int cli_markers_env(dp_record_opts *o, char **env)
 		fprintf(stderr, "dataprof: warning: no marker collector (libdataprof_collector.so "
 				"next to dataprof, in ../lib/dataprof, or DATAPROF_COLLECTOR): "
 				"markers are off\n");
+		/* the command would try the same path and say it again */
+		unsetenv("DATAPROF_COLLECTOR");
 		return 0;
 	}
 	env[0] = dp_asprintf("DATAPROF_COLLECTOR=%s", path);
