@@ -68,24 +68,18 @@ void dp_clock_start(void)
 	start = take_pair();
 }
 
-dp_clock_pair dp_clock_now_pair(void)
+dp_clock_line dp_clock_line_now(void)
 {
 	dp_clock_pair p = take_pair();
+	dp_clock_line l = {start, 0, 0};
+	uint64_t dt, dns;
 
 	/* too close to the start for a good slope: wait a little (once, early) */
 	while (p.ticks - start.ticks < MIN_SPAN)
 		p = take_pair();
-	return p;
-}
-
-uint64_t dp_clock_to_ns(uint64_t ticks, const dp_clock_pair *p)
-{
-	unsigned __int128 d;
-
-	if (ticks >= start.ticks) {
-		d = (unsigned __int128)(ticks - start.ticks) * (p->ns - start.ns);
-		return start.ns + (uint64_t)(d / (p->ticks - start.ticks));
-	}
-	d = (unsigned __int128)(start.ticks - ticks) * (p->ns - start.ns);
-	return start.ns - (uint64_t)(d / (p->ticks - start.ticks));
+	dt = p.ticks - start.ticks;
+	dns = p.ns - start.ns;
+	l.whole = dns / dt;
+	l.frac = (uint64_t)(((unsigned __int128)(dns % dt) << 64) / dt);
+	return l;
 }

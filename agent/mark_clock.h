@@ -40,14 +40,29 @@ typedef struct dp_clock_pair {
 	uint64_t ticks, ns;
 } dp_clock_pair;
 
+/* The line from the start pair to a later one: ns = start + whole * ticks +
+ * (frac * ticks) / 2^64, so that a conversion is two multiplications. */
+typedef struct dp_clock_line {
+	dp_clock_pair start;
+	uint64_t whole, frac;
+} dp_clock_line;
+
 /* Whether marks read ticks (true) or CLOCK_MONOTONIC; decided once.
  * DATAPROF_MARKER_CLOCK=monotonic|tsc overrides. */
 bool dp_clock_uses_ticks(void);
 /* Takes the start pair. */
 void dp_clock_start(void);
-/* The pair for converting marks taken until now. */
-dp_clock_pair dp_clock_now_pair(void);
-/* ticks to CLOCK_MONOTONIC ns on the line through the start pair and p. */
-uint64_t dp_clock_to_ns(uint64_t ticks, const dp_clock_pair *p);
+/* The line for converting the ticks of marks made until now. */
+dp_clock_line dp_clock_line_now(void);
+
+/* ticks (from after the start) to CLOCK_MONOTONIC ns. */
+static inline uint64_t dp_clock_to_ns(uint64_t ticks, const dp_clock_line *l)
+{
+	uint64_t d = ticks - l->start.ticks;
+
+	if (ticks < l->start.ticks) /* a mark cannot precede init; clock noise */
+		return l->start.ns;
+	return l->start.ns + l->whole * d + (uint64_t)(((unsigned __int128)l->frac * d) >> 64);
+}
 
 #endif

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define DP_EXPORT      __attribute__((visibility("default")))
-#define DEFAULT_BLOCK  16384 /* marks: 384 KiB of address space, touched as used */
+#define DEFAULT_BLOCK  16384 /* marks: 384 KiB of address space a thread that marks */
 #define NAME_TABLE     1024  /* names sent, process-wide */
 #define THREAD_NAMES   16    /* names this thread knows were sent */
 
@@ -82,12 +82,12 @@ static void send(block *b, uint64_t from, uint64_t to)
 		struct dp_rec_marker r;
 		uint8_t bytes[DP_AGENT_BATCH];
 	} u;
-	dp_clock_pair p;
+	dp_clock_line line = {{0, 0}, 0, 0};
 
 	if (from >= to)
 		return;
 	if (ticks)
-		p = dp_clock_now_pair();
+		line = dp_clock_line_now();
 	while (from < to) {
 		uint32_t n = (uint32_t)(to - from < DP_MARKER_MAX_MARKS ? to - from
 								  : DP_MARKER_MAX_MARKS);
@@ -102,8 +102,8 @@ static void send(block *b, uint64_t from, uint64_t to)
 		u.r.n = n;
 		memcpy(u.r.marks, &b->m[from], n * sizeof(struct dp_mark));
 		for (uint32_t i = 0; ticks && i < n; i++) {
-			u.r.marks[i].time = dp_clock_to_ns(u.r.marks[i].time, &p);
-			u.r.marks[i].end = dp_clock_to_ns(u.r.marks[i].end, &p);
+			u.r.marks[i].time = dp_clock_to_ns(u.r.marks[i].time, &line);
+			u.r.marks[i].end = dp_clock_to_ns(u.r.marks[i].end, &line);
 		}
 		dp_chan_put(&u, size);
 		from += n;
@@ -170,9 +170,10 @@ static void flush_all(void)
 	char msg[160];
 	uint64_t n = __atomic_exchange_n(&lost, 0, __ATOMIC_RELAXED);
 
+	/* this thread's own block starts again empty; others' go on filling */
 	for (block *b = __atomic_load_n(&blocks, __ATOMIC_ACQUIRE); b; b = b->next)
-		if (__atomic_load_n(&b->count, __ATOMIC_ACQUIRE) > b->sent)
-			hand_over(b, false);
+		if (b == mine || __atomic_load_n(&b->count, __ATOMIC_ACQUIRE) > b->sent)
+			hand_over(b, b == mine);
 	if (n) {
 		struct {
 			struct dp_rec_header h;
@@ -224,6 +225,8 @@ static __attribute__((noinline)) block *claim(void)
 			break;
 	}
 	if (!b) {
+		/* pages come as the first marks fill them (a fault inside a mark is
+		 * inside its overhead); a thread that marks little costs little */
 		b = mmap(NULL, sizeof(*b) + cap * sizeof(struct dp_mark), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (b == MAP_FAILED) {
