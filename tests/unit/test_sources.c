@@ -311,6 +311,46 @@ static void test_unavailable(void **state)
 	proc = saved;
 }
 
+/* perf counters: summed over threads, scaled up when multiplexed. The raw
+ * layout depends on whether this kernel reads inherited counters as a group. */
+static void test_perf_decode(void **state)
+{
+	int self = (int)getpid();
+	dp_source_ctx x = {"/proc", self, &self, 1, false};
+	dp_counters c;
+	dp_error err;
+	dp_source *s;
+	uint64_t raw[32] = {0}, v[8];
+
+	(void)state;
+	assert_int_equal(dp_counters_open(&c, &x, "perf/sw/*", &err), 0);
+	assert_int_equal(c.active.n, 1);
+	s = c.active.v[0];
+	assert_int_equal(s->sensors.n, 4);
+	if (s->raw_cap == (3 + 4) * 8) {
+		/* one group: nr, time enabled, time running, then the values */
+		uint64_t g[] = {4, 200, 100, 10, 20, 30, 40};
+
+		memcpy(raw, g, sizeof(g));
+	} else {
+		/* one read each: value, time enabled, time running */
+		uint64_t each[] = {10, 200, 100, 20, 200, 100, 30, 200, 100, 40, 200, 100};
+
+		assert_int_equal(s->raw_cap, sizeof(each));
+		memcpy(raw, each, sizeof(each));
+	}
+	for (int i = 0; i < 4; i++)
+		v[i] = DP_READING_NONE;
+	s->ops->decode(s, raw, s->raw_cap, v);
+	/* counted half the time they were enabled: twice what they saw */
+	assert_int_equal(v[0], 20);
+	assert_int_equal(v[1], 40);
+	assert_int_equal(v[3], 80);
+	/* and a real collection of this process's counters */
+	assert_true(s->ops->collect(s, raw) == (ssize_t)s->raw_cap);
+	dp_counters_close(&c);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -324,7 +364,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode),  cmocka_unit_test(test_gone),
 		cmocka_unit_test(test_wrap),    cmocka_unit_test(test_unknown),
-		cmocka_unit_test(test_unavailable),
+		cmocka_unit_test(test_unavailable), cmocka_unit_test(test_perf_decode),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
