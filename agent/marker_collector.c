@@ -51,7 +51,9 @@ static pthread_key_t key;
 static uint64_t lost; /* marks that found no block */
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t names[NAME_TABLE];
-static __thread block *mine; /* not initial-exec: the channel's batch makes this module's TLS too big for the static surplus of a dlopen */
+/* Not initial-exec: with the channel's batch this module's TLS is too big for
+ * the static TLS a dlopen may use. */
+static __thread block *mine;
 
 static uint32_t fnv1a(const char *s)
 {

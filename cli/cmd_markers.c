@@ -127,9 +127,10 @@ static void print_text(const char *path, const dp_marks *m, const dp_interval_se
 		if (i == 0 || e->pid != pid || e->tid != tid) {
 			pid = e->pid;
 			tid = e->tid;
-			printf("\npid %u thread %u (%s)\n  %-40s %7s %12s %12s %12s %12s\n", pid, tid,
-			       dp_marks_name(m, e->app, DP_MARKER_APP, nb1, sizeof(nb1)),
-			       "from -> to", "count", "min", "median", "max", "total");
+			printf("\npid %u thread %u (%s)\n", pid, tid,
+			       dp_marks_name(m, e->app, DP_MARKER_APP, nb1, sizeof(nb1)));
+			printf("  %-40s %7s %12s %12s %12s %12s\n", "from -> to", "count", "min",
+			       "median", "max", "total");
 		}
 		snprintf(title, sizeof(title), "%s -> %s",
 			 dp_marks_name(m, e->app, e->from_id, nb1, sizeof(nb1)),
@@ -167,22 +168,25 @@ static void print_json(const char *path, const dp_marks *m, const dp_interval_se
 	for (size_t i = 0; i < s->n; i++) {
 		const dp_interval_set *e = &s->v[i];
 
-		printf("%s\n    {\"pid\": %u, \"tid\": %u, \"app\": ", i ? "," : "", e->pid, e->tid);
+		printf("%s\n    {\"pid\": %u, \"tid\": %u, \"app\": ", i ? "," : "", e->pid,
+		       e->tid);
 		json_string(dp_marks_name(m, e->app, DP_MARKER_APP, nb, sizeof(nb)));
 		printf(", \"from\": ");
 		json_string(dp_marks_name(m, e->app, e->from_id, nb, sizeof(nb)));
 		printf(", \"to\": ");
 		json_string(dp_marks_name(m, e->app, e->to_id, nb, sizeof(nb)));
-		printf(", \"from_id\": %u, \"to_id\": %u,\n     \"count\": %zu, \"min_ns\": %" PRIu64
-		       ", \"median_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 ", \"total_ns\": %" PRIu64
-		       ",\n     \"occurrences\": [",
-		       e->from_id, e->to_id, e->v.n, e->min, e->median, e->max, e->total);
+		printf(", \"from_id\": %u, \"to_id\": %u,\n     \"count\": %zu", e->from_id,
+		       e->to_id, e->v.n);
+		printf(", \"min_ns\": %" PRIu64 ", \"median_ns\": %" PRIu64, e->min, e->median);
+		printf(", \"max_ns\": %" PRIu64 ", \"total_ns\": %" PRIu64, e->max, e->total);
+		printf(",\n     \"occurrences\": [");
 		for (size_t k = 0; k < e->v.n; k++) {
 			const dp_interval *iv = &e->v.v[k];
 
-			printf("%s{\"start_ns\": %" PRIu64 ", \"ns\": %" PRIu64 ", \"raw_ns\": %" PRIu64
-			       ", \"overhead_ns\": %" PRIu64 "}",
-			       k ? ", " : "", m->v.v[iv->from].time, iv->ns, iv->raw, iv->overhead);
+			printf("%s{\"start_ns\": %" PRIu64 ", \"ns\": %" PRIu64, k ? ", " : "",
+			       m->v.v[iv->from].time, iv->ns);
+			printf(", \"raw_ns\": %" PRIu64 ", \"overhead_ns\": %" PRIu64 "}", iv->raw,
+			       iv->overhead);
 		}
 		printf("]}");
 	}

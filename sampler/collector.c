@@ -128,7 +128,8 @@ int dp_collector_start(dp_collector *k, dp_error *err)
 	k->slots = dp_calloc(k->nslots, k->slot_size);
 	k->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (k->stop_fd < 0) {
-		dp_error_set(err, "cannot start the counter collector: eventfd: %s", strerror(errno));
+		dp_error_set(err, "cannot start the counter collector: eventfd: %s",
+			     strerror(errno));
 		return -1;
 	}
 	e = pthread_create(&k->thread, NULL, thread_main, k);
@@ -154,8 +155,9 @@ void dp_collector_drain(dp_collector *k, dp_writer *w)
 
 		dp_counters_decode(&k->c, slot + k->raw_off, (const int32_t *)(slot + k->lens_off),
 				   k->values);
-		dp_writer_add_reading(w, times[0], (uint32_t)DP_MIN(times[1] - times[0], UINT32_MAX),
-				      0, k->values, k->c.n);
+		dp_writer_add_reading(w, times[0],
+				      (uint32_t)DP_MIN(times[1] - times[0], UINT32_MAX), 0,
+				      k->values, k->c.n);
 		if (k->on_reading)
 			k->on_reading(k->on_reading_ctx, &k->c, times[0], k->values);
 		k->readings++;

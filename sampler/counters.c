@@ -135,7 +135,8 @@ static void warn_unavailable(dp_counters *c, const dp_source *s, const bool *cho
 		if (!chosen[k])
 			continue;
 		if (shown < 3)
-			dp_buf_printf(&c->warnings, "%s%s", shown ? ", " : "", s->sensors.v[k].name);
+			dp_buf_printf(&c->warnings, "%s%s", shown ? ", " : "",
+				      s->sensors.v[k].name);
 		else
 			more++;
 		shown++;

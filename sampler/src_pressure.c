@@ -101,10 +101,11 @@ void dp_src_pressure(dp_source_vec *v, const dp_source_ctx *ctx)
 		opened += pp->fd[i] >= 0;
 		free(path);
 	}
-	if (!opened)
-		dp_source_unavailable(s, err == EOPNOTSUPP ? "PSI is off in this kernel (boot with psi=1)"
-							   : "no %s/pressure (a kernel before 4.20, or "
-							     "without CONFIG_PSI)",
+	if (!opened && err == EOPNOTSUPP)
+		dp_source_unavailable(s, "PSI is off in this kernel (boot with psi=1)");
+	else if (!opened)
+		dp_source_unavailable(s, "no %s/pressure (a kernel before 4.20, or without "
+					 "CONFIG_PSI)",
 				      ctx->proc);
 	s->raw_cap = NRES * CHUNK;
 }

@@ -68,11 +68,12 @@ static void decode(const dp_source *s, const void *raw, size_t len, uint64_t *va
 			continue;
 		}
 		for (size_t i = 0; i < DP_ARRAY_LEN(others); i++) {
-			if (sp->other[i] >= 0 && l.key_len == strlen(others[i].key) &&
-			    !memcmp(l.key, others[i].key, l.key_len) && dp_text_u64(&p, l.end, &v)) {
+			if (sp->other[i] < 0 || l.key_len != strlen(others[i].key) ||
+			    memcmp(l.key, others[i].key, l.key_len))
+				continue;
+			if (dp_text_u64(&p, l.end, &v))
 				values[sp->other[i]] = v;
-				break;
-			}
+			break;
 		}
 	}
 }
@@ -147,8 +148,8 @@ void dp_src_proc_stat(dp_source_vec *v, const dp_source_ctx *ctx)
 			    !memcmp(l.key, others[i].key, l.key_len)) {
 				sp->other[i] = (int)s->sensors.n;
 				/* intr and ctxt are u64 in the kernel; the rest unsigned long */
-				dp_source_add(s, others[i].key, NULL, others[i].kind, others[i].unit,
-					      i < 2 ? 64 : DP_ULONG_BITS);
+				dp_source_add(s, others[i].key, NULL, others[i].kind,
+					      others[i].unit, i < 2 ? 64 : DP_ULONG_BITS);
 			}
 		}
 	}

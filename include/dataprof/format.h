@@ -199,7 +199,8 @@ struct dp_rec_marker {
 	uint32_t n;   /* marks that follow */
 	struct dp_mark marks[];
 };
-#define DP_MARKER_MAX_MARKS ((DP_AGENT_BATCH - sizeof(struct dp_rec_marker)) / sizeof(struct dp_mark))
+#define DP_MARKER_MAX_MARKS                                                                        \
+	((DP_AGENT_BATCH - sizeof(struct dp_rec_marker)) / sizeof(struct dp_mark))
 
 #define DP_MARKER_NAMED 0x80000000u /* ids of markers made by name: a hash of it */
 #define DP_MARKER_APP   0xffffffffu /* MARKER_NAME id that names the application */

@@ -146,7 +146,8 @@ static void test_decode(void **state)
 
 	(void)state;
 	assert_int_equal(dp_counters_open(&c, &x,
-					  "proc/stat/*,proc/meminfo/*,proc/vmstat/*,proc/pressure/*,"
+					  "proc/stat/*,proc/meminfo/*,proc/vmstat/*,"
+					  "proc/pressure/*,"
 					  "proc/pid_*/*,proc/task_*/*",
 					  &err),
 			 0);
