@@ -167,9 +167,14 @@ int main(int argc, char **argv)
 	printf("empty loop iteration             %6.2f ns (included below)\n", empty);
 	printf("disabled mark                    %6.2f ns   target <= 1 ns: %s\n", off,
 	       off <= 1.0 ? "met" : "NOT met");
-	printf("enabled mark, by id              %6.2f ns = %.2f clock_gettime   target <= 1.5: "
-	       "%s\n",
-	       on, on / clk, on / clk <= 1.5 ? "met" : "NOT met");
+	/* the target is for a mark as programs make them: the tsc clock, no hand-over */
+	if (bs || getenv("DATAPROF_MARKER_CLOCK"))
+		printf("enabled mark, by id              %6.2f ns = %.2f clock_gettime\n", on,
+		       on / clk);
+	else
+		printf("enabled mark, by id              %6.2f ns = %.2f clock_gettime   "
+		       "target <= 1.5: %s\n",
+		       on, on / clk, on / clk <= 1.5 ? "met" : "NOT met");
 	printf("enabled mark, by name            %6.2f ns\n", by_name);
 	printf("hand-over at dp_markers_uninit   %6.2f ns per mark%s\n", handover,
 	       bs ? " (of those left in the block)" : "");
