@@ -29,7 +29,7 @@ printf '%-10s %-28s %10s %9s\n' freq recorder seconds slowdown
 printf '%-10s %-28s %10.4f %9s\n' - "none" "$base" -
 for f in 1000 10000; do
 	dp=$(measure "$dataprof" record -q -e cpu-clock -F $f -o "$tmp/d.dprof" -- "$work" "${args[@]}")
-	pf=$(measure perf record -q -e cpu-clock -F $f --user-regs=$regs -o "$tmp/p.data" -- \
+	pf=$(measure perf record -q -N -e cpu-clock -F $f --user-regs=$regs -o "$tmp/p.data" -- \
 		"$work" "${args[@]}")
 	awk -v f=$f -v b="$base" -v d="$dp" -v p="$pf" 'BEGIN {
 		sd = (d / b - 1) * 100; sp = (p / b - 1) * 100

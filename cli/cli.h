@@ -3,11 +3,14 @@
 #define DP_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_markers(int argc, char **argv);
 
 /* Prints "dataprof: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -17,5 +20,16 @@ extern const char *cli_cmdline;
 char *cli_agent_library(const char *name);
 /* True when argv[i] is --help or -h. */
 bool cli_wants_help(int argc, char **argv);
+/* The marker collector library to name in DATAPROF_COLLECTOR (malloc'd), or
+ * NULL when there is none. */
+char *cli_collector_path(void);
+struct dp_record_opts;
+/* --markers: the collector in the command's environment (env[0], malloc'd)
+ * and the agent channel open. No collector: a warning, markers off. */
+/* For --markers: the environment entry naming the collector (*entry, NULL if
+ * there is none: markers stay off, with a warning); -1 on a usage error. */
+int cli_markers_env(struct dp_record_opts *o, char **entry);
+/* --interval MS: at least 1 ms; prints the error and returns -1 otherwise. */
+int cli_parse_interval(const char *arg, uint64_t *ns);
 
 #endif

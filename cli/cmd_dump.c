@@ -189,6 +189,30 @@ static void print_annotated(const dp_profile *p, const dp_record *r, const dump_
 	putchar('\n');
 }
 
+static void print_reading(const dp_record *r)
+{
+	printf(" sensors #%u-#%u (%u ns):", r->reading.first, r->reading.first + r->reading.n - 1,
+	       r->reading.duration);
+	for (uint32_t i = 0; i < r->reading.n; i++) {
+		if (r->reading.values[i] == DP_READING_NONE)
+			printf(" -");
+		else
+			printf(" %" PRIu64, r->reading.values[i]);
+	}
+}
+
+/* Each mark as id@time+overhead; times relative to the record's first mark. */
+static void print_marks(const dp_record *r)
+{
+	printf(" pid %u/%u app 0x%08x %u marks:", r->pid, r->tid, r->marker.app, r->marker.n);
+	for (uint32_t i = 0; i < r->marker.n; i++) {
+		const struct dp_mark *m = &r->marker.marks[i];
+
+		printf(" 0x%x@+%" PRIu64 "+%" PRIu64 "%s", m->id, m->time - r->time,
+		       m->end - m->time, m->flags & DP_MARK_FLUSHED ? "(flushed)" : "");
+	}
+}
+
 static void print_record(const dp_profile *p, const dp_record *r, const dump_opts *o)
 {
 	if (o->annotated) {
@@ -291,6 +315,24 @@ static void print_record(const dp_profile *p, const dp_record *r, const dump_opt
 			printf(" 0x%" PRIx64, a->frames[i]);
 		break;
 	}
+	case DP_R_SENSOR:
+		printf(" #%u %s %s %s", r->sensor.id, r->sensor.name,
+		       r->sensor.kind == DP_SENSOR_COUNTER ? "counter" : "gauge", r->sensor.unit);
+		break;
+	case DP_R_READING:
+		print_reading(r);
+		break;
+	case DP_R_MARKER:
+		print_marks(r);
+		break;
+	case DP_R_MARKER_NAME:
+		if (r->marker_name.id == DP_MARKER_APP)
+			printf(" pid %u app 0x%08x is %s", r->pid, r->marker_name.app,
+			       r->marker_name.name);
+		else
+			printf(" pid %u app 0x%08x marker 0x%08x is %s", r->pid, r->marker_name.app,
+			       r->marker_name.id, r->marker_name.name);
+		break;
 	case DP_R_FREE:
 		printf(" pid %u/%u 0x%" PRIx64 "%s", r->free_rec->pid, r->free_rec->tid,
 		       r->free_rec->addr, r->free_rec->kind == DP_ALLOC_MMAP ? " (munmap)" : "");
@@ -406,9 +448,14 @@ int cmd_dump(int argc, char **argv)
 		printf("%s%s %" PRIu64, i ? ", " : " (", ev[i].name ? ev[i].name : "?",
 		       ev[i].samples);
 	printf("%s, %" PRIu64 " lost, %" PRIu64 " throttled, %" PRIu64 " unknown, %" PRIu64
-	       " bad samples\n",
+	       " bad samples",
 	       nev ? ")" : "", st->lost + st->lost_samples, st->throttles, st->unknown_records,
 	       st->bad_samples);
+	if (st->readings)
+		printf(", %" PRIu64 " counter readings", st->readings);
+	if (st->marks)
+		printf(", %" PRIu64 " marks", st->marks);
+	putchar('\n');
 	if (o.dec) {
 		dp_decode_print_summary(o.dec, p, stdout);
 		if (o.ann) {

@@ -1,12 +1,15 @@
-/* dataprof list: the events libpfm4 knows here, and which can be opened. */
+/* dataprof list: the events libpfm4 knows here, and which can be opened;
+ * with --counters, the system counters (sensors) of this machine. */
 #include "cli.h"
 #include "../sampler/event_spec.h"
+#include "../sampler/source.h"
 
 #include <fnmatch.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -17,10 +20,68 @@ static void usage(FILE *f)
 		   "Lists the events of this machine's PMUs as libpfm4 knows them, with\n"
 		   "'yes' where this machine can open the event now. PATTERN is a glob on\n"
 		   "the name (case-insensitive).\n\n"
-		   "  -a, --all      list every umask combination (EVENT.UMASK)\n"
+		   "  -a, --all      list every umask combination (EVENT.UMASK); with\n"
+		   "                 --counters, every CPU and thread instance\n"
 		   "  -o, --openable only the events that can be opened here\n"
+		   "  -c, --counters list the system counters (sensors) instead\n"
 		   "  -h, --help     show this help\n\n"
 		   "Data breakpoints are written mem:ADDR[/LEN][:w|rw] (see record --help).\n");
+}
+
+/* "proc/stat/cpu_user#cpu3" -> "proc/stat/cpu_user#cpuN" */
+static char *collapsed(const char *name)
+{
+	const char *h = strchr(name, '#');
+	size_t k;
+
+	if (!h)
+		return dp_strdup(name);
+	k = (size_t)(h - name) + 1;
+	while (name[k] && (name[k] < '0' || name[k] > '9'))
+		k++;
+	return dp_asprintf("%.*sN", (int)k, name);
+}
+
+static int list_counters(const char *pattern, bool all, bool only_ok)
+{
+	int self = (int)getpid();
+	dp_source_ctx ctx = {"/proc", self, &self, 1, false};
+	dp_source_vec v = {0};
+	DP_VEC(char *) shown = {0};
+
+	dp_sources_prepare(&v, &ctx);
+	printf("# system counters; proc/pid_*, proc/task_* (#tidN: per thread) and perf/* are\n"
+	       "# those of the recorded process; counters are shown as rates per second\n");
+	printf("  %-52s %-7s %-6s %s\n", "SENSOR", "KIND", "UNIT", "OK");
+	for (size_t i = 0; i < v.n; i++) {
+		const dp_source *s = v.v[i];
+
+		for (size_t k = 0; k < s->sensors.n; k++) {
+			const dp_sensor *se = &s->sensors.v[k];
+			/* thread IDs here are dataprof's own: show where they go */
+			char *name = all && !strstr(se->name, "#tid") ? dp_strdup(se->name)
+								       : collapsed(se->name);
+			bool skip = (pattern && fnmatch(pattern, name, 0) &&
+				     fnmatch(pattern, se->name, 0)) ||
+				    (only_ok && !s->available);
+
+			for (size_t j = 0; j < shown.n && !skip; j++)
+				skip = !strcmp(shown.v[j], name);
+			if (skip) {
+				free(name);
+				continue;
+			}
+			printf("  %-52s %-7s %-6s %s%s\n", name,
+			       se->kind == DP_SENSOR_COUNTER ? "counter" : "gauge", se->unit,
+			       s->available ? "yes" : "no: ", s->available ? "" : s->why);
+			dp_vec_push(&shown, name);
+		}
+	}
+	for (size_t j = 0; j < shown.n; j++)
+		free(shown.v[j]);
+	dp_vec_free(&shown);
+	dp_sources_free(&v);
+	return 0;
 }
 
 static bool openable(const char *name)
@@ -62,23 +123,27 @@ int cmd_list(int argc, char **argv)
 	static const struct option opts[] = {
 		{"all", no_argument, 0, 'a'},
 		{"openable", no_argument, 0, 'o'},
+		{"counters", no_argument, 0, 'c'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
-	bool all = false, only_ok = false;
+	bool all = false, only_ok = false, counters = false;
 	const char *pattern = NULL;
 	dp_error err;
 	pfm_pmu_t pmu;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "aoh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "aoch", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			all = true;
 			break;
 		case 'o':
 			only_ok = true;
+			break;
+		case 'c':
+			counters = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -90,6 +155,8 @@ int cmd_list(int argc, char **argv)
 	}
 	if (optind < argc)
 		pattern = argv[optind];
+	if (counters)
+		return list_counters(pattern, all, only_ok);
 	if (dp_events_init(&err) < 0) {
 		cli_error("%s", err.msg);
 		return 1;

@@ -35,6 +35,12 @@ static void usage(FILE *f)
 		"      --heap[=MIN]      track heap blocks of at least MIN bytes (default 0:\n"
 		"                        all) with their allocation sites, for data objects\n"
 		"      --heap-depth N    call-site frames kept per allocation (default 1)\n"
+		"      --counters LIST   also collect system counters: comma-separated globs\n"
+		"                        (proc/meminfo/*,proc/stat/cpu_*), or 'default';\n"
+		"                        'dataprof list --counters' shows them\n"
+		"      --interval MS     milliseconds between counter collections (default\n"
+		"                        100, at least 1)\n"
+		"      --markers         record the code markers of COMMAND (dataprof/markers.h)\n"
 		"  -q, --quiet           print no summary\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: the command's; 125 if dataprof itself failed, 126/127 if the\n"
@@ -70,6 +76,8 @@ int cmd_record(int argc, char **argv)
 		{"mmap-pages", required_argument, 0, 'm'}, {"no-regs", no_argument, 0, 'R'},
 		{"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
 		{"heap", optional_argument, 0, 'H'},   {"heap-depth", required_argument, 0, 'D'},
+		{"counters", required_argument, 0, 'C'}, {"interval", required_argument, 0, 'I'},
+		{"markers", no_argument, 0, 'M'},
 		{0, 0, 0, 0},
 	};
 	spec_vec ev = {0};
@@ -81,6 +89,7 @@ int cmd_record(int argc, char **argv)
 	dp_error err = {{0}};
 	uint64_t v;
 	int c, rc = EXIT_OWN_FAILURE;
+	bool markers = false;
 
 	memset(&o, 0, sizeof(o));
 	o.output = "dataprof.dprof";
@@ -144,6 +153,16 @@ int cmd_record(int argc, char **argv)
 		case 'q':
 			o.quiet = true;
 			break;
+		case 'C':
+			o.counters = optarg;
+			break;
+		case 'I':
+			if (cli_parse_interval(optarg, &o.interval_ns) < 0)
+				goto out;
+			break;
+		case 'M':
+			markers = true;
+			break;
 		case 'h':
 			usage(stdout);
 			rc = 0;
@@ -195,6 +214,14 @@ int cmd_record(int argc, char **argv)
 					      (unsigned long long)heap_depth));
 		free(lib);
 		o.agent = true;
+	}
+	if (markers) {
+		char *entry = NULL;
+
+		if (cli_markers_env(&o, &entry) < 0)
+			goto out;
+		if (entry)
+			dp_vec_push(&env, entry);
 	}
 	dp_vec_push(&env, NULL);
 	o.env = env.v;

@@ -1,10 +1,14 @@
 /* dataprof: which data does a program stall on. */
 #include "cli.h"
 #include "util.h"
+#include "../sampler/recorder.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef DATAPROF_VERSION
 #define DATAPROF_VERSION "0"
@@ -20,7 +24,9 @@ static const struct command {
 	{"record", cmd_record, "sample events of a command or process into a raw profile"},
 	{"report", cmd_report, "which data objects, members and lines the samples fall on"},
 	{"dump", cmd_dump, "print every record of a profile"},
-	{"list", cmd_list, "list the events this machine can sample"},
+	{"list", cmd_list, "list the events (or --counters) this machine can sample"},
+	{"stat", cmd_stat, "collect system counters of a command, without sampling"},
+	{"markers", cmd_markers, "the time between the code marks of a profile"},
 };
 
 void cli_error(const char *fmt, ...)
@@ -43,6 +49,70 @@ bool cli_wants_help(int argc, char **argv)
 			return true;
 	}
 	return false;
+}
+
+int cli_parse_interval(const char *arg, uint64_t *ns)
+{
+	uint64_t ms;
+
+	if (!dp_parse_u64(arg, &ms) || ms < 1 || ms > 3600 * 1000) {
+		cli_error("--interval needs milliseconds, 1 to 3600000, not '%s'", arg);
+		return -1;
+	}
+	*ns = ms * 1000000;
+	return 0;
+}
+
+/* The marker collector: $DATAPROF_COLLECTOR, else next to this binary (a
+ * build tree), else ../lib/dataprof/ from it (an installed tree). */
+char *cli_collector_path(void)
+{
+	static const char *const rel[] = {"libdataprof_collector.so",
+					  "../lib/dataprof/libdataprof_collector.so"};
+	const char *env = getenv("DATAPROF_COLLECTOR");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return access(env, R_OK) == 0 ? dp_strdup(env) : NULL;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0;
+	for (size_t i = 0; i < DP_ARRAY_LEN(rel); i++) {
+		char *p = dp_asprintf("%s/%s", exe, rel[i]), *real = realpath(p, NULL);
+
+		free(p);
+		if (real && access(real, R_OK) == 0)
+			return real;
+		free(real);
+	}
+	return NULL;
+}
+
+int cli_markers_env(dp_record_opts *o, char **entry)
+{
+	char *path;
+
+	if (o->pid) {
+		cli_error("--markers needs a command that dataprof starts, not -p: the collector "
+			  "is named in the command's environment");
+		return -1;
+	}
+	path = cli_collector_path();
+	if (!path) {
+		fprintf(stderr, "dataprof: warning: no marker collector (libdataprof_collector.so "
+				"next to dataprof, in ../lib/dataprof, or DATAPROF_COLLECTOR): "
+				"markers are off\n");
+		/* the command would try the same path and say it again */
+		unsetenv("DATAPROF_COLLECTOR");
+		return 0;
+	}
+	*entry = dp_asprintf("DATAPROF_COLLECTOR=%s", path);
+	free(path);
+	o->agent = true;
+	return 0;
 }
 
 static void usage(FILE *f)

@@ -271,6 +271,11 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 		r->warning = t;
 		return 0;
 	}
+	case DP_REC_SENSOR:
+	case DP_REC_READING:
+	case DP_REC_MARKER:
+	case DP_REC_MARKER_NAME:
+		return dp_profile_decode_timeline(p, rec, size, r, first_pass);
 	default:
 		r->kind = DP_R_OTHER;
 		r->other = rec;
@@ -499,6 +504,7 @@ void dp_profile_close(dp_profile *p)
 		free(p->meta.v[i].value);
 	}
 	dp_vec_free(&p->meta);
+	dp_vec_free(&p->sensors);
 	dp_hashmap_free(&p->id2event);
 	free(p->path);
 	free(p);
@@ -540,6 +546,8 @@ const char *dp_record_kind_name(enum dp_record_kind k)
 		[DP_R_FINISH] = "FINISH",   [DP_R_THREAD] = "THREAD",
 		[DP_R_WARNING] = "WARNING", [DP_R_ALLOC] = "ALLOC",
 		[DP_R_FREE] = "FREE",       [DP_R_AUX] = "AUX",
+		[DP_R_SENSOR] = "SENSOR",   [DP_R_READING] = "READING",
+		[DP_R_MARKER] = "MARKER",   [DP_R_MARKER_NAME] = "MARKER_NAME",
 		[DP_R_OTHER] = "OTHER",
 	};
 	return (unsigned)k < sizeof(n) / sizeof(n[0]) && n[k] ? n[k] : "?";

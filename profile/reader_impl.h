@@ -25,6 +25,7 @@ struct dp_profile {
 	DP_VEC(dp_event_info) events;
 	dp_hashmap id2event;
 	DP_VEC(dp_meta_kv) meta;
+	DP_VEC(dp_sensor_info) sensors;
 	dp_sample sample;
 	dp_read_status st;
 	struct dp_perf_state *perf;
@@ -37,6 +38,10 @@ dp_event_info *dp_profile_add_event(dp_profile *p, uint32_t index, const char *n
 				    const void *attr, size_t attr_size);
 void dp_profile_add_id(dp_profile *p, uint64_t id, uint32_t index);
 void dp_profile_set_meta(dp_profile *p, const char *key, const char *value);
+/* Decodes SENSOR, READING, MARKER and MARKER_NAME records (records.c).
+ * Returns 0, or -1 if malformed. */
+int dp_profile_decode_timeline(dp_profile *p, const uint8_t *rec, size_t size, dp_record *r,
+			       bool first_pass);
 
 /* Decodes one kernel record (type < PERF_RECORD_MAX or any unknown) that
  * lies at rec[0..size) into r. Returns 0, or -1 if a known record is

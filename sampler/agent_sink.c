@@ -54,10 +54,20 @@ bool dp_agent_record_ok(const void *rec, size_t size)
 	case DP_REC_THREAD:
 		min = sizeof(struct dp_rec_thread);
 		break;
-	case DP_REC_MARKER:
+	case DP_REC_MARKER: {
+		const struct dp_rec_marker *m = rec;
+
+		if (size < sizeof(*m))
+			return false;
+		/* every mark counted in n is there, and no more than that */
+		return m->n && m->n == (size - sizeof(*m)) / sizeof(struct dp_mark) &&
+		       (size - sizeof(*m)) % sizeof(struct dp_mark) == 0;
+	}
 	case DP_REC_MARKER_NAME:
-		min = 16;
-		break;
+		/* a name, ended within the record */
+		return size > sizeof(struct dp_rec_marker_name) &&
+		       memchr((const char *)rec + sizeof(struct dp_rec_marker_name), 0,
+			      size - sizeof(struct dp_rec_marker_name));
 	case DP_REC_WARNING:
 		return size >= 17 && ((const char *)rec)[size - 1] == 0;
 	default:

@@ -53,6 +53,7 @@ typedef struct recorder {
 	int sigfd, pidfd;
 	dp_target target;
 	dp_agent_sink agent;
+	dp_collector coll; /* system counters */
 	pid_t child;    /* what we wait for: the target, or -p's command */
 	pid_t attached; /* -p */
 	int child_status;
@@ -268,8 +269,10 @@ static void drain(recorder *r)
 {
 	for (size_t c = 0; c < r->cpus.n; c++)
 		dp_ring_drain(&r->rings[c], on_record, r);
-	if (!r->disk_full)
+	if (!r->disk_full) {
 		dp_agent_sink_drain(&r->agent, &r->w);
+		dp_collector_drain(&r->coll, &r->w);
+	}
 	if (dp_writer_flush(&r->w) < 0 && !r->disk_full) {
 		r->disk_full = true;
 		fprintf(stderr,
@@ -369,7 +372,7 @@ static void run_loop(recorder *r)
 	struct pollfd *pfd = dp_calloc(np, sizeof(*pfd));
 
 	for (size_t c = 0; c < r->cpus.n; c++) {
-		pfd[c].fd = r->rings[c].fd;
+		pfd[c].fd = r->rings[c].base ? r->rings[c].fd : -1; /* none: counters only */
 		pfd[c].events = POLLIN;
 	}
 	pfd[r->cpus.n].fd = r->sigfd;
@@ -452,6 +455,8 @@ static void print_summary(const recorder *r, const dp_record_opts *o)
 				(unsigned long long)r->ev[i].samples);
 		fprintf(stderr, ")");
 	}
+	if (r->coll.open)
+		fprintf(stderr, ", %llu counter readings", (unsigned long long)r->coll.readings);
 	fprintf(stderr, ", %llu lost, %.1f KiB written to '%s' ]\n", (unsigned long long)r->lost,
 		(double)r->w.written / 1024.0, o->output);
 	if (r->lost)
@@ -487,6 +492,18 @@ static int make_agent_env(recorder *r, const dp_record_opts *o, env_vec *env, dp
 	dp_vec_push(env, dp_asprintf("%s=%d", DP_AGENT_FD_ENV, r->agent.wfd));
 	dp_vec_push(env, NULL);
 	return 0;
+}
+
+/* The system counters of the target (--counters), read from the start. */
+static int open_counters(recorder *r, const dp_int_vec *tids, dp_error *err)
+{
+	dp_source_ctx ctx = {"/proc", r->attached ? r->attached : r->target.pid, tids->v, tids->n,
+			     !r->attached};
+
+	if (!r->o->counters)
+		return 0;
+	return dp_collector_open(&r->coll, &ctx, r->o->counters,
+				 r->o->interval_ns ? r->o->interval_ns : 100000000ull, err);
 }
 
 int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
@@ -537,6 +554,10 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		dp_vec_push(&tids, r.target.pid);
 	}
 
+	if (open_counters(&r, &tids, err) < 0)
+		goto out_events;
+	r.coll.on_reading = o->on_reading;
+	r.coll.on_reading_ctx = o->on_reading_ctx;
 	for (size_t i = 0; i < r.nev; i++)
 		build_attr(&r, i);
 	if (open_events(&r, &tids, err) < 0)
@@ -548,8 +569,12 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		goto out_events;
 	write_header_meta(&r);
 	write_events(&r);
+	dp_collector_write_sensors(&r.coll, &r.w);
+	if (dp_collector_start(&r.coll, err) < 0)
+		goto out_writer;
 	if (o->pid) {
-		dp_synth_process(&r.w, o->pid, &r.ev[0].attr, r.ev[0].ids.v[0]);
+		if (r.nev)
+			dp_synth_process(&r.w, o->pid, &r.ev[0].attr, r.ev[0].ids.v[0]);
 		dp_writer_flush(&r.w);
 		ioctl_all(&r, PERF_EVENT_IOC_ENABLE);
 		if (o->argv && o->argv[0]) {
@@ -577,6 +602,8 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 	run_loop(&r);
 	if (r.attached)
 		ioctl_all(&r, PERF_EVENT_IOC_DISABLE);
+	if (!r.disk_full)
+		dp_collector_finish(&r.coll, &r.w);
 	drain(&r);
 	finish(&r);
 	rc = 0;
@@ -588,6 +615,9 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 	res->throttles = r.throttles;
 	res->disk_full = r.disk_full;
 	res->interrupted = r.interrupted;
+	res->readings = r.coll.readings;
+	res->collector_cpu_ns = r.coll.cpu_ns;
+	res->collector_wall_ns = r.coll.wall_ns;
 out_writer:
 	close_events(&r);
 	res->bytes = r.w.written;
@@ -625,6 +655,7 @@ out:
 		free(env.v[i]);
 	dp_vec_free(&env);
 	dp_agent_sink_close(&r.agent);
+	dp_collector_close(&r.coll);
 	dp_hashmap_free(&r.id2ev);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "collector.h"
 #include "event_spec.h"
 #include "util.h"
 
@@ -24,6 +25,10 @@ typedef struct dp_record_opts {
 	char **argv;       /* the command (launch), or what to wait for with -p */
 	char **env;        /* extra environment for the launched command */
 	bool agent;        /* open the agent channel (heap tracker, markers) */
+	const char *counters;  /* --counters: globs of sensors to collect; NULL: none */
+	uint64_t interval_ns;  /* --interval: between collections */
+	dp_reading_fn on_reading; /* called with each reading (dataprof stat) */
+	void *on_reading_ctx;
 	bool quiet;
 	const char *cmdline; /* dataprof's own command line, for the header */
 } dp_record_opts;
@@ -32,6 +37,8 @@ typedef struct dp_record_result {
 	int exit_code; /* what dataprof exits with: the target's */
 	uint64_t samples, lost, throttles, bytes;
 	bool disk_full, interrupted;
+	uint64_t readings;                 /* counter readings written */
+	uint64_t collector_cpu_ns, collector_wall_ns; /* the collector thread's cost */
 } dp_record_result;
 
 /* The sampled registers: every x86-64 general-purpose register, IP, flags. */

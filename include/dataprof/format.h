@@ -44,8 +44,8 @@ enum dp_rec_type {
 	DP_REC_ALLOC = DP_REC_BASE + 6,     /* struct dp_rec_alloc (+ call sites) */
 	DP_REC_FREE = DP_REC_BASE + 7,      /* struct dp_rec_free */
 	DP_REC_SENSOR = DP_REC_BASE + 8,    /* struct dp_rec_sensor + name */
-	DP_REC_READING = DP_REC_BASE + 9,   /* struct dp_rec_reading */
-	DP_REC_MARKER = DP_REC_BASE + 10,   /* struct dp_rec_marker */
+	DP_REC_READING = DP_REC_BASE + 9,   /* struct dp_rec_reading + values */
+	DP_REC_MARKER = DP_REC_BASE + 10,   /* struct dp_rec_marker + marks */
 	DP_REC_MARKER_NAME = DP_REC_BASE + 11, /* struct dp_rec_marker_name + name */
 	DP_REC_WARNING = DP_REC_BASE + 12,  /* u64 time, then text\0 */
 };
@@ -141,6 +141,77 @@ struct dp_rec_free {
 	uint32_t kind; /* DP_ALLOC_MMAP for munmap, else 0 */
 	uint32_t reserved;
 	uint64_t size; /* munmap length; 0 for free() */
+};
+
+/* System counters (record --counters, dataprof stat). A SENSOR record
+ * describes one sensor before any READING uses its id; a READING holds the
+ * values of one collection, for the sensors first..first+n-1 (a collection
+ * of more sensors than one record holds is split into several READINGs with
+ * the same time). Counters are stored as 64-bit running totals, wraps
+ * already unfolded: a rate is the difference of two readings over their
+ * time difference. Gauges are stored as read. Units are base units (ns,
+ * bytes), converted from what the kernel shows (ticks, kB). */
+enum dp_sensor_kind {
+	DP_SENSOR_COUNTER = 1, /* only grows: report its rate */
+	DP_SENSOR_GAUGE = 2,   /* a level */
+};
+#define DP_SENSOR_UNIT_LEN 16
+#define DP_READING_NONE    UINT64_MAX /* no value this time (process gone, file unreadable) */
+
+struct dp_rec_sensor {
+	struct dp_rec_header h;
+	uint32_t id;   /* index of the sensor in READING values, from 0 */
+	uint8_t kind;  /* enum dp_sensor_kind */
+	uint8_t reserved[3];
+	char unit[DP_SENSOR_UNIT_LEN]; /* NUL-terminated: "ns", "bytes", "pages", "events" */
+	/* char name[]: source/group/sensor[#instance], NUL-terminated, padded to 8 */
+};
+
+struct dp_rec_reading {
+	struct dp_rec_header h;
+	uint64_t time;     /* CLOCK_MONOTONIC when the collection began */
+	uint32_t duration; /* ns the collection took */
+	uint32_t first;    /* sensor id of values[0] */
+	uint32_t n;
+	uint32_t reserved;
+	uint64_t values[]; /* n values; DP_READING_NONE where a sensor had none */
+};
+#define DP_READING_MAX_VALUES ((0xfff8u - sizeof(struct dp_rec_reading)) / 8)
+
+/* Code markers (include/dataprof/markers.h), sent by the marker collector in
+ * the target through the agent channel. One MARKER record carries marks of
+ * one thread, in the order the thread made them. time and end are
+ * CLOCK_MONOTONIC: end - time is the mark's own cost (its overhead), which
+ * intervals between marks subtract. */
+struct dp_mark {
+	uint32_t id;    /* the marker; ids with DP_MARKER_NAMED set come from names */
+	uint32_t flags; /* DP_MARK_* */
+	uint64_t time;  /* when the mark began */
+	uint64_t end;   /* just before it returned */
+};
+#define DP_MARK_FLUSHED 1u /* this mark found its thread's block full and sent it: the
+			    * cost of sending is inside its overhead */
+
+struct dp_rec_marker {
+	struct dp_rec_header h;
+	uint32_t pid, tid;
+	uint32_t app; /* application id: names itself with a MARKER_NAME of id DP_MARKER_APP */
+	uint32_t n;   /* marks that follow */
+	struct dp_mark marks[];
+};
+#define DP_MARKER_MAX_MARKS                                                                        \
+	((DP_AGENT_BATCH - sizeof(struct dp_rec_marker)) / sizeof(struct dp_mark))
+
+#define DP_MARKER_NAMED 0x80000000u /* ids of markers made by name: a hash of it */
+#define DP_MARKER_APP   0xffffffffu /* MARKER_NAME id that names the application */
+
+struct dp_rec_marker_name {
+	struct dp_rec_header h;
+	uint32_t pid;
+	uint32_t app;
+	uint32_t id; /* the marker this names, or DP_MARKER_APP */
+	uint32_t reserved;
+	/* char name[]: NUL-terminated, padded to 8 */
 };
 
 /* The agent channel: libraries inside the target (heap tracker, marker

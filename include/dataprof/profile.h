@@ -99,6 +99,10 @@ enum dp_record_kind {
 	DP_R_ALLOC, /* a heap block (record --heap) */
 	DP_R_FREE,
 	DP_R_AUX,   /* new data in the AUX area (hardware trace, AUX samples) */
+	DP_R_SENSOR,      /* a system counter's description */
+	DP_R_READING,     /* values of system counters at one time */
+	DP_R_MARKER,      /* code marks of one thread */
+	DP_R_MARKER_NAME, /* the name of a marker or of an application */
 	DP_R_OTHER, /* a record this reader keeps but does not interpret */
 };
 
@@ -141,6 +145,24 @@ typedef struct dp_record {
 		const struct dp_rec_alloc *alloc;
 		const struct dp_rec_free *free_rec;
 		const char *warning;
+		struct {
+			uint32_t id;
+			enum dp_sensor_kind kind;
+			const char *unit, *name;
+		} sensor;
+		struct {
+			uint32_t first, n; /* values of sensors first..first+n-1 */
+			uint32_t duration; /* ns the collection took */
+			const uint64_t *values; /* DP_READING_NONE: no value */
+		} reading;
+		struct {
+			uint32_t app, n;
+			const struct dp_mark *marks; /* time order, one thread (pid, tid) */
+		} marker;
+		struct {
+			uint32_t app, id; /* id DP_MARKER_APP: the application's name */
+			const char *name;
+		} marker_name;
 		const void *other; /* the whole record */
 	};
 } dp_record;
@@ -165,6 +187,14 @@ typedef struct dp_build_id {
 	const char *filename; /* as perf names it: a path, "[kernel.kallsyms]", "[vdso]" */
 } dp_build_id;
 
+/* A system counter, from its SENSOR record. */
+typedef struct dp_sensor_info {
+	uint32_t id;
+	enum dp_sensor_kind kind;
+	const char *unit;
+	const char *name; /* NULL: an id no SENSOR record described */
+} dp_sensor_info;
+
 typedef enum dp_profile_format {
 	DP_FMT_DPROF,
 	DP_FMT_PERF_FILE,
@@ -181,6 +211,8 @@ typedef struct dp_read_status {
 	uint64_t throttles;
 	uint64_t unknown_records; /* types (and perf.data features) skipped by size */
 	uint64_t bad_samples;     /* samples that did not parse: skipped, counted */
+	uint64_t readings;        /* READING records */
+	uint64_t marks;           /* code marks, over all MARKER records */
 	uint64_t truncated_at;    /* != 0: the file ends inside the record at this offset */
 	bool finished;            /* a FINISH record was seen, or perf completed its file
 				   header: the recorder ended normally */
@@ -205,6 +237,8 @@ void dp_profile_skip_samples(dp_profile *p, bool skip);
 
 const dp_read_status *dp_profile_status(const dp_profile *p);
 const dp_event_info *dp_profile_events(const dp_profile *p, size_t *n);
+/* Sensors by id (the index); entries without a name were never described. */
+const dp_sensor_info *dp_profile_sensors(const dp_profile *p, size_t *n);
 /* Metadata: "cmdline", "hostname", "kernel", "arch", "cpu", "ncpus",
  * "clock", "version" (dataprof's)... perf.data files give "perf_version" and
  * "cpuid" instead of "version" (docs/perf-data.md). NULL when absent. */

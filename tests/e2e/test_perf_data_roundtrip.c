@@ -18,7 +18,8 @@
 /* perf record, quiet; the target's stdout (truth lines) in res->out. */
 static int perf_rec(tu_result *res, const char *opts, const char *cmd)
 {
-	int rc = tu_sh(res, "perf record -q %s -- %s", opts, cmd);
+	/* -N: no build-id cache in ~/.debug, which would outlive the test */
+	int rc = tu_sh(res, "perf record -q -N %s -- %s", opts, cmd);
 
 	if (rc != 0)
 		fprintf(stderr, "perf record exited %d: %s\n", rc, res->err);
@@ -29,7 +30,7 @@ static int have_perf(void **state)
 {
 	tu_result res;
 	char *out = tu_path("probe.data");
-	int rc = tu_sh(&res, "perf record -q -e page-faults -o '%s' -- true", out);
+	int rc = tu_sh(&res, "perf record -q -N -e page-faults -o '%s' -- true", out);
 
 	(void)state;
 	tu_result_free(&res);
@@ -88,7 +89,7 @@ static void check_page_faults(const char *fixture, const char *mode)
 		char *truth = tu_path("truth.txt");
 
 		cmd = dp_asprintf(
-		    "perf record -q -e page-faults -c 1 -d -o - -- sh -c \"'%s' 64 > '%s'\" "
+		    "perf record -q -N -e page-faults -c 1 -d -o - -- sh -c \"'%s' 64 > '%s'\" "
 		    "> '%s'",
 		    fx, truth, data);
 		assert_int_equal(tu_sh(&res, "%s", cmd), 0);
