@@ -22,6 +22,10 @@ static void usage(FILE *f)
 		"  -w, --where EXPR      keep the samples that match, e.g.\n"
 		"                        'object=nodes and member~\"struct node.*\"'\n"
 		"      --time START..END keep a time range (1s..2.5s, 100ms..)\n"
+		"      --between A B     keep what each thread did from code mark A to its\n"
+		"                        next mark B (record --markers)\n"
+		"      --counters GLOBS  with --by time:WIDTH: system counter rates per bucket\n"
+		"                        (record --counters), e.g. proc/stat/cpu_user\n"
 		"      --verdict LIST    keep these verdicts: exact, verified, unverifiable,\n"
 		"                        unresolvable, no-memory (default: all, each in its rows)\n"
 		"  -m, --metric M        samples, period (default) or weight (latency)\n"
@@ -96,6 +100,7 @@ int cmd_report(int argc, char **argv)
 		{"csv", no_argument, 0, 'C'},          {"json", no_argument, 0, 'J'},
 		{"sqlite", required_argument, 0, 'Q'}, {"symfs", required_argument, 0, 'S'},
 		{"width", required_argument, 0, 'W'},  {"help", no_argument, 0, 'h'},
+		{"between", required_argument, 0, 'B'}, {"counters", required_argument, 0, 'K'},
 		{0, 0, 0, 0},
 	};
 	dp_report_opts o;
@@ -178,6 +183,17 @@ int cmd_report(int argc, char **argv)
 		case 'S':
 			o.symfs = optarg;
 			break;
+		case 'B':
+			if (optind >= argc || argv[optind][0] == '-') {
+				cli_error("--between takes two markers: --between A B");
+				return 2;
+			}
+			o.between[0] = optarg;
+			o.between[1] = argv[optind++];
+			break;
+		case 'K':
+			o.counters = optarg;
+			break;
 		case 'W':
 			if (!dp_parse_u64(optarg, &v) || v < 40) {
 				cli_error("--width needs 40 or more columns");
@@ -213,6 +229,11 @@ int cmd_report(int argc, char **argv)
 		for (int i = 0; i < 3; i++)
 			if (!o.top[i])
 				o.top[i] = i == 0 ? 10 : i == 1 ? 3 : 2;
+	}
+	if (o.counters && (by.attrs[0].id != DP_A_TIME || !by.attrs[0].bucket)) {
+		cli_error("--counters shows rates per time bucket: use it with --by time:WIDTH "
+			  "(time:100ms)");
+		return 2;
 	}
 	o.levels[0] = by;
 	for (int i = 0; i < nthen; i++)

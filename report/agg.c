@@ -98,7 +98,20 @@ void dp_agg_keys(const dp_agg *g, dp_attr_ctx *c, dp_row *r, uint64_t keys[][DP_
 			keys[d][i] = dp_attr_key(c, r, &g->levels[d].attrs[i]);
 }
 
+void dp_agg_ensure(dp_agg *g, const uint64_t *key)
+{
+	child(g, 0, key, 0);
+}
+
 static const dp_agg *sorting;
+
+static int by_key(const void *a, const void *b)
+{
+	const dp_agg_node *x = &sorting->nodes.v[*(const uint32_t *)a];
+	const dp_agg_node *y = &sorting->nodes.v[*(const uint32_t *)b];
+
+	return x->key[0] < y->key[0] ? -1 : x->key[0] > y->key[0];
+}
 
 static int by_metric(const void *a, const void *b)
 {
@@ -136,10 +149,15 @@ void dp_agg_finish(dp_agg *g)
 		p->children[p->nchildren++] = (uint32_t)i;
 	}
 	sorting = g;
-	for (size_t i = 0; i < n; i++)
-		if (g->nodes.v[i].nchildren > 1)
-			qsort(g->nodes.v[i].children, g->nodes.v[i].nchildren, sizeof(uint32_t),
-			      by_metric);
+	for (size_t i = 0; i < n; i++) {
+		const dp_agg_node *nd = &g->nodes.v[i];
+		bool timeline = nd->depth < (uint32_t)g->nlevels &&
+				g->levels[nd->depth].attrs[0].id == DP_A_TIME;
+
+		if (nd->nchildren > 1)
+			qsort(nd->children, nd->nchildren, sizeof(uint32_t),
+			      timeline ? by_key : by_metric);
+	}
 	sorting = NULL;
 	free(counts);
 	free(pos);

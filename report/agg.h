@@ -44,7 +44,9 @@ void dp_agg_free(dp_agg *g);
 /* Adds one sample: keys[level][attr]. */
 void dp_agg_add(dp_agg *g, const uint64_t keys[][DP_AGG_MAX_ATTRS], uint32_t event,
 		uint64_t period, uint64_t weight);
-/* Sorts children by the metric. */
+/* A level-0 group with no samples (so a time bucket shows even when empty). */
+void dp_agg_ensure(dp_agg *g, const uint64_t *key);
+/* Sorts children by the metric; time buckets stay in time order. */
 void dp_agg_finish(dp_agg *g);
 static inline uint64_t dp_agg_value(const dp_agg_node *n, dp_metric m)
 {

@@ -245,7 +245,7 @@ uint64_t dp_attr_key(dp_attr_ctx *c, dp_row *r, const dp_attr *a)
 		return v ? v : c->s_unknown;
 	}
 	case DP_A_REGION:
-		return c->s_no_region;
+		return dp_row_region(c->rows, r);
 	default:
 		return 0;
 	}

@@ -1,5 +1,6 @@
 /* The report as JSON, schema "dataprof-report/1" (docs/report.md). */
 #include "report.h"
+#include "context.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -51,6 +52,26 @@ static void node(const dp_report_result *r, FILE *f, uint32_t idx)
 	fprintf(f, ",\"percent_total\":%.4f,\"percent_parent\":%.4f",
 		root->m[g->metric] ? 100.0 * (double)v / (double)root->m[g->metric] : 0,
 		parent->m[g->metric] ? 100.0 * (double)v / (double)parent->m[g->metric] : 0);
+	if (n->depth == 1 && r->o->counters) {
+		const dp_attr *a = &g->levels[0].attrs[0];
+		dp_report_ctx *c = dp_row_ctx_marks(r->rows);
+		uint64_t t0 = dp_row_ctx_start(r->rows) + n->key[0] * a->bucket;
+
+		fputs(",\"counters\":{", f);
+		for (size_t i = 0; i < dp_report_ctx_ncounters(c); i++) {
+			char text[64];
+			double rate;
+
+			if (i)
+				fputc(',', f);
+			str(f, dp_report_ctx_counter_name(c, i));
+			if (dp_report_ctx_counter(c, i, t0, t0 + a->bucket, &rate, text, sizeof(text)))
+				fprintf(f, ":%.6g", rate);
+			else
+				fputs(":null", f);
+		}
+		fputc('}', f);
+	}
 	fputs(",\"by_event\":[", f);
 	for (uint32_t e = 0; e < r->nev; e++) {
 		fputs(e ? ",{" : "{", f);

@@ -1,6 +1,7 @@
 /* The report as aligned text that fits the terminal (80 columns unless
  * told): one line per group, its regroupings indented under it. */
 #include "report.h"
+#include "context.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -51,6 +52,29 @@ static void key_text(const dp_report_result *r, const dp_agg_node *n, char *out,
 	}
 }
 
+/* The counters over a time bucket, under its row. */
+static void print_counters(const dp_report_result *r, FILE *f, const dp_agg_node *n, int indent)
+{
+	const dp_attr *a = &r->agg.levels[0].attrs[0];
+	dp_report_ctx *c = dp_row_ctx_marks(r->rows);
+	uint64_t t0 = dp_row_ctx_start(r->rows) + n->key[0] * a->bucket, t1 = t0 + a->bucket;
+	size_t nc = dp_report_ctx_ncounters(c);
+
+	if (nc)
+		fprintf(f, "%*s", indent, "");
+	for (size_t i = 0; i < nc; i++) {
+		char text[64];
+		double v;
+		const char *name = dp_report_ctx_counter_name(c, i), *slash = strrchr(name, '/');
+
+		if (!dp_report_ctx_counter(c, i, t0, t1, &v, text, sizeof(text)))
+			snprintf(text, sizeof(text), "-");
+		fprintf(f, "%s%s %s", i ? ", " : "", slash ? slash + 1 : name, text);
+	}
+	if (nc)
+		fputc('\n', f);
+}
+
 static void print_node(const dp_report_result *r, FILE *f, uint32_t idx, int width)
 {
 	const dp_agg *g = &r->agg;
@@ -71,6 +95,8 @@ static void print_node(const dp_report_result *r, FILE *f, uint32_t idx, int wid
 		for (uint32_t e = 0; e < r->nev; e++)
 			fprintf(f, "%10s ", thousands(dp_agg_event_m(g, idx, e)[0], num, sizeof(num)));
 	fprintf(f, "%s\n", shown);
+	if (n->depth == 1 && r->o->counters)
+		print_counters(r, f, n, indent + 19);
 	if (n->depth < (uint32_t)g->nlevels) {
 		size_t top = r->o->top[n->depth] ? r->o->top[n->depth] : 5;
 		for (uint32_t i = 0; i < n->nchildren && i < top; i++)

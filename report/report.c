@@ -1,5 +1,6 @@
 #include "report.h"
 #include "expr.h"
+#include "context.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -103,6 +104,11 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 	dp_annotator_ready(res->ann);
 	dp_row_ctx_ready(res->rows);
 	dp_profile_rewind(res->p);
+	dp_report_ctx *marks = dp_row_ctx_marks(res->rows);
+	if (o->between[0] && dp_report_ctx_between(marks, o->between[0], o->between[1], err) < 0)
+		goto fail;
+	if (o->counters && dp_report_ctx_counters(marks, res->p, o->counters, err) < 0)
+		goto fail;
 	res->attrs = dp_attr_ctx_new(res->rows, res->ann, res->p);
 	if (o->where && !(where = dp_expr_parse(o->where, res->attrs, err)))
 		goto fail;
@@ -127,6 +133,8 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 		dp_row_fill(res->rows, rec.sample, &x, &an, &row);
 		if (row.time_rel < tlo || row.time_rel > thi)
 			continue;
+		if (!dp_report_ctx_inside(marks, rec.sample->pid, rec.sample->tid, rec.sample->time))
+			continue;
 		if (where && !dp_expr_eval(where, res->attrs, &row))
 			continue;
 		res->kept++;
@@ -139,6 +147,16 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 			o->on_row(o->on_row_ctx, res->attrs, &row);
 	}
 	progress(o, res->p, &rec, size, true);
+	if (o->counters) {
+		/* every bucket the counters cover, with samples or not */
+		uint64_t lo, hi, start = dp_row_ctx_start(res->rows), w = o->levels[0].attrs[0].bucket;
+
+		if (w && dp_report_ctx_readings_span(marks, &lo, &hi) && hi >= start)
+			for (uint64_t b = (lo > start ? lo - start : 0) / w; b <= (hi - start) / w; b++) {
+				uint64_t key[DP_AGG_MAX_ATTRS] = {b};
+				dp_agg_ensure(&res->agg, key);
+			}
+	}
 	if (n < 0) {
 		/* corrupt data: report what was read before it, and say so */
 		fprintf(stderr, "dataprof: warning: %s: %s; the report covers the records before it\n",

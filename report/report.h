@@ -18,6 +18,8 @@ typedef struct dp_report_opts {
 	const char *by_text;     /* as given, for headers */
 	const char *where;
 	const char *time_range;  /* "1s..2.5s" */
+	const char *between[2];  /* --between A B: marker names */
+	const char *counters;    /* --counters GLOBS, next to time buckets */
 	dp_metric metric;
 	bool metric_given;
 	unsigned verdicts;       /* bit per dp_verdict; 0: all */

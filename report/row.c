@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dataprof/data_src.h"
+#include "context.h"
 #include "hashmap.h"
 
 typedef struct comm_ev {
@@ -24,6 +25,7 @@ struct dp_row_ctx {
 	dp_hashmap callers;   /* (pid, return address) -> function id */
 	dp_hashmap data_src;  /* data_src -> level id | tlb id << 32 */
 	uint32_t s_load, s_store, s_rmw, s_nocallchain;
+	dp_report_ctx *marks;
 };
 
 static int cmp_comm(const void *a, const void *b)
@@ -51,6 +53,7 @@ dp_row_ctx *dp_row_ctx_new(dp_profile *p, dp_decoder *d, dp_annotator *a)
 	c->s_store = dp_strtab_intern(c->strs, "store");
 	c->s_rmw = dp_strtab_intern(c->strs, "load+store");
 	c->s_nocallchain = dp_strtab_intern(c->strs, "[no call chain: record -g]");
+	c->marks = dp_report_ctx_new(c->strs);
 	if (!c->start) {
 		/* perf.data: no header start time; the first sample's will do */
 		dp_profile_rewind(p);
@@ -66,6 +69,7 @@ dp_row_ctx *dp_row_ctx_new(dp_profile *p, dp_decoder *d, dp_annotator *a)
 
 void dp_row_ctx_observe(dp_row_ctx *c, const dp_record *r)
 {
+	dp_report_ctx_observe(c->marks, r);
 	if (r->kind == DP_R_COMM && r->comm.comm) {
 		comm_ev e = {r->tid, r->has_time ? r->time : 0, dp_strtab_intern(c->strs, r->comm.comm)};
 		dp_vec_push(&c->comms, e);
@@ -74,6 +78,7 @@ void dp_row_ctx_observe(dp_row_ctx *c, const dp_record *r)
 
 void dp_row_ctx_ready(dp_row_ctx *c)
 {
+	dp_report_ctx_ready(c->marks);
 	if (c->comms.n > 1)
 		qsort(c->comms.v, c->comms.n, sizeof(comm_ev), cmp_comm);
 }
@@ -86,6 +91,7 @@ void dp_row_ctx_free(dp_row_ctx *c)
 	dp_hashmap_free(&c->insn_text);
 	dp_hashmap_free(&c->callers);
 	dp_hashmap_free(&c->data_src);
+	dp_report_ctx_free(c->marks);
 	free(c);
 }
 
@@ -213,4 +219,14 @@ uint32_t dp_row_insn(dp_row_ctx *c, dp_row *r)
 	if (!r->insn)
 		r->insn = insn_text(c, r->x);
 	return r->insn;
+}
+
+uint32_t dp_row_region(dp_row_ctx *c, dp_row *r)
+{
+	return dp_report_ctx_region(c->marks, r->s->pid, r->s->tid, r->s->time);
+}
+
+dp_report_ctx *dp_row_ctx_marks(dp_row_ctx *c)
+{
+	return c->marks;
 }

@@ -30,6 +30,9 @@ void dp_row_fill(dp_row_ctx *c, const dp_sample *s, const dp_decoded *x, const d
 uint64_t dp_row_ctx_start(const dp_row_ctx *c);
 /* Columns computed only when a report asks for them. */
 uint32_t dp_row_caller(dp_row_ctx *c, dp_row *r);
+uint32_t dp_row_region(dp_row_ctx *c, dp_row *r);
+/* Marks and counters of the profile (report/context.h). */
+struct dp_report_ctx *dp_row_ctx_marks(dp_row_ctx *c);
 uint32_t dp_row_insn(dp_row_ctx *c, dp_row *r);
 
 #endif

@@ -292,11 +292,114 @@ static void test_default_view(void **state)
 	free(out);
 }
 
+/* Marks and counters on the report's time axis: the phases fixture marks
+ * its phases; samples fall in their regions, --between keeps one phase,
+ * counter rates show next to time buckets. */
+static char *phases_profile;
+
+static const char *phases(void)
+{
+	if (!phases_profile) {
+		char *fx = tu_fixture("phases_O2"), *cmd = dp_asprintf("'%s'", fx);
+		tu_result res;
+
+		phases_profile = tu_path("phases.dprof");
+		assert_int_equal(rec_run(&res, phases_profile,
+					 "-e cpu-clock -F 2000 --markers --counters default --interval 20",
+					 cmd),
+				 0);
+		tu_result_free(&res);
+		free(fx);
+		free(cmd);
+	}
+	return phases_profile;
+}
+
+static long csv_value(const char *out, int depth, const char *key, int col)
+{
+	char *copy = dp_strdup(out), *save = NULL;
+	long v = -1;
+
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		csv_row r;
+		if (csv_split(l, &r) > col && atoi(r.f[0]) == depth && !strcmp(r.f[depth], key))
+			v = atol(r.f[col]);
+	}
+	free(copy);
+	return v;
+}
+
+static void test_marker_regions(void **state)
+{
+	tu_result res;
+
+	(void)state;
+	assert_int_equal(tu_sh(&res, "'%s' report '%s' --by region --then function --csv "
+				     "--metric samples",
+			       DATAPROF_BIN, phases()),
+			 0);
+	long region = csv_value(res.out, 1, "busy begin..busy end", 3);
+	long busy = csv_value(res.out, 2, "busy", 3);
+	printf("region busy begin..busy end: %ld samples, %ld of them in busy()\n", region, busy);
+	assert_true(region > 200);
+	assert_true(busy * 100 >= region * 95);
+	tu_result_free(&res);
+
+	assert_int_equal(tu_sh(&res, "'%s' report '%s' --between 'busy begin' 'busy end' "
+				     "--by function --csv --metric samples",
+			       DATAPROF_BIN, phases()),
+			 0);
+	long kept = csv_value(res.out, 1, "busy", 2);
+	printf("--between busy begin, busy end: %ld samples in busy() (region: %ld)\n", kept, busy);
+	assert_int_equal(kept, busy);
+	tu_result_free(&res);
+}
+
+static void test_counters_per_bucket(void **state)
+{
+	tu_result res;
+
+	(void)state;
+	assert_int_equal(tu_sh(&res, "'%s' report '%s' --by time:100ms --counters "
+				     "'proc/stat/cpu_user' --json > '%s/counters.json' && "
+				     "/usr/bin/python3 -c \"import json,sys,jsonschema; "
+				     "d=json.load(open('%s/counters.json')); "
+				     "jsonschema.validate(d, json.load(open('%s/docs/schema/report.schema.json'))); "
+				     "r=[x['counters']['proc/stat/cpu_user'] for x in d['rows']]; "
+				     "print(len(r), sum(v is not None for v in r))\"",
+			       DATAPROF_BIN, phases(), tu_tmpdir(), tu_tmpdir(), SOURCE_DIR),
+			 0);
+	int buckets = 0, with_rate = 0;
+	sscanf(res.out, "%d %d", &buckets, &with_rate);
+	printf("time buckets: %d, with a cpu_user rate: %d\n", buckets, with_rate);
+	/* the phases take about a second: every 100 ms bucket after the first has a rate */
+	assert_true(buckets >= 9);
+	assert_true(with_rate >= buckets - 2);
+	tu_result_free(&res);
+}
+
+static void test_marks_and_counters_errors(void **state)
+{
+	(void)state;
+	expect_error("--by function --counters proc/stat/cpu_user", "--counters shows rates per time bucket");
+	expect_error("--between a b", "--between: the profile has no code marks");
+	tu_result res;
+	tu_sh(&res, "'%s' report '%s' --between 'busy begin' nosuchmark", DATAPROF_BIN, phases());
+	assert_int_not_equal(res.status, 0);
+	assert_non_null(strstr(res.err, "no marker 'nosuchmark'"));
+	tu_result_free(&res);
+	tu_sh(&res, "'%s' report '%s' --by time:100ms --counters 'nope/*'", DATAPROF_BIN, phases());
+	assert_non_null(strstr(res.err, "no sensor of the profile matches 'nope/*'"));
+	tu_result_free(&res);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
 	free(split_profile);
 	split_profile = NULL;
+	free(phases_profile);
+	phases_profile = NULL;
 	tu_cleanup();
 	return 0;
 }
@@ -307,7 +410,8 @@ int main(void)
 		cmocka_unit_test(test_member_split),	 cmocka_unit_test(test_filter_then_regroup),
 		cmocka_unit_test(test_formats_against_schema), cmocka_unit_test(test_sqlite_export),
 		cmocka_unit_test(test_bad_input),	 cmocka_unit_test(test_truncated_profile),
-		cmocka_unit_test(test_default_view),
+		cmocka_unit_test(test_default_view),	 cmocka_unit_test(test_marker_regions),
+		cmocka_unit_test(test_counters_per_bucket), cmocka_unit_test(test_marks_and_counters_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }
