@@ -353,6 +353,23 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 	}
 }
 
+/* The value the operand's base register had at the access: the sampled one
+ * when the registers are from before it, or when it did not change it. */
+static bool base_value(const dp_sample *s, const dp_decoded *x, const dp_construct *k,
+		       uint64_t *v)
+{
+	if (k->base < 0 || k->base == PERF_REG_X86_IP || !(s->regs_user.mask & (1ull << k->base)))
+		return false;
+	if (x->verdict != DP_V_EXACT && x->verdict != DP_V_VERIFIED)
+		return false;
+	/* a trap after the access with the base written by it: not the base any more */
+	if (x->verdict == DP_V_EXACT && x->table && x->insn >= 0 && x->insn_ip != x->ip &&
+	    (x->table->insns.v[x->insn].regs_written & (1u << k->base)))
+		return false;
+	*v = s->regs_user.regs[k->base];
+	return x->data_addr >= *v ? true : x->data_addr + 4096 >= *v;
+}
+
 void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_annotation *o)
 {
 	dp_image_dwarf *id = x->image ? dp_image_dwarf_get(x->image, &a->strs) : NULL;
@@ -400,17 +417,23 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 		/* the type the access goes through is the instruction's when it has
 		 * one (a base class method on a derived object, a pointer into an
 		 * array); the object's own type otherwise (heap blocks have none) */
-		if (ktype && k->indexed && o->obj_addr && x->data_addr >= o->obj_addr) {
-			/* an index register hid part of the offset: the address gives it */
-			if (!o->type) {
-				uint64_t tsz = dp_type_size((Dwarf_Die *)&k->type_die);
-				uint64_t off = x->data_addr - o->obj_addr;
+		uint64_t base;
+		if (ktype && k->indexed && !o->type &&
+		    (base_value(s, x, k, &base) || (o->obj_addr && x->data_addr >= o->obj_addr))) {
+			/* an index register hid part of the offset: the address gives it,
+			 * from where the pointer pointed (or else the block's start) */
+			uint64_t tsz = dp_type_size((Dwarf_Die *)&k->type_die);
+			int64_t off = base_value(s, x, k, &base)
+					      ? k->adj + (int64_t)(x->data_addr - base)
+					      : (int64_t)(x->data_addr - o->obj_addr);
 
+			if (off >= 0) {
 				o->type_reason = DP_AR_NONE;
-				typed_object(a, (Dwarf_Die *)&k->type_die, tsz ? off % tsz : off,
-					     x->size, o);
+				typed_object(a, (Dwarf_Die *)&k->type_die,
+					     tsz ? (uint64_t)off % tsz : (uint64_t)off, x->size, o);
 			}
-		} else if (ktype) {
+		} else if (ktype && !(k->indexed && o->type)) {
+			/* (an indexed access into a typed object: its own path is exact) */
 			o->type = ktype;
 			o->member = kmember;
 			o->type_reason = DP_AR_NONE;

@@ -351,6 +351,7 @@ static void compute(ctx *c, long i, int mem, dp_construct *k)
 
 	memset(k, 0, sizeof(*k));
 	k->indexed = m->index >= 0;
+	k->base = -1;
 	if (!c->id->dw) {
 		k->reason = DP_AR_NO_DEBUG_INFO;
 		return;
@@ -399,6 +400,9 @@ static void compute(ctx *c, long i, int mem, dp_construct *k)
 	k->origin = p.tracked ? DP_CO_TRACKED : DP_CO_POINTER;
 	k->var = p.var;
 	k->indexed |= p.indexed;
+	/* a pointer stepped by an unknown index: its value says nothing of the offset */
+	k->base = p.indexed ? -1 : m->base;
+	k->adj = p.adj;
 	set_path(c, k, &p.pointee, p.adj + m->disp, true, m->size);
 }
 

@@ -45,6 +45,9 @@ typedef struct dp_construct {
 	bool indexed;    /* an index register adds an unknown offset: the member
 			  * is found again from the data address when it is known */
 	Dwarf_Die type_die; /* the type accessed through (valid when type != 0) */
+	int8_t base;        /* the operand's base register (perf number), -1: none, or
+			     * its value is not a known distance from the type's start */
+	int64_t adj;        /* where the base register points, from the start of the type */
 } dp_construct;
 
 struct dp_construct_vec {

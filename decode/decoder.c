@@ -51,6 +51,7 @@ struct dp_decoder {
 	DP_VEC(ev_info) ev;
 	DP_VEC(dp_image_problem) problems; /* view for dp_decoder_problems */
 	void (*annot_free)(void *); /* frees what annotate hangs on images */
+	bool data_maps; /* the profile records data mappings (perf record without -d does not) */
 	dp_decode_stats st;
 };
 
@@ -104,6 +105,8 @@ dp_decoder *dp_decoder_new(dp_profile *p, const dp_decode_opts *o, dp_error *err
 
 void dp_decoder_observe(dp_decoder *d, const dp_record *r)
 {
+	if (r->kind == DP_R_MMAP && !r->mmap.exec)
+		d->data_maps = true;
 	if (r->kind == DP_R_MMAP || r->kind == DP_R_COMM || r->kind == DP_R_FORK)
 		dp_maps_observe(&d->maps, r);
 	else if (r->kind == DP_R_THREAD)
@@ -381,7 +384,9 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 	    (bt->reason == DP_RS_REP_ITERATION && overlaps_watch)) {
 		if (!o->has_computed) {
 			finish_verdict(d, s, o, DP_V_UNVERIFIABLE, why);
-		} else if (!in_some_mapping(d, s->pid, o->computed_addr, s->time)) {
+		} else if (d->data_maps && !in_some_mapping(d, s->pid, o->computed_addr, s->time)) {
+			/* (without data mappings, as perf record gives without -d, there is
+			 * nothing to check the address against: the registers alone decide) */
 			finish_verdict(d, s, o, DP_V_UNVERIFIABLE, DP_RS_OUTSIDE_MAPPINGS);
 		} else if (e->addr == ADDR_WATCH && !overlaps_watch) {
 			d->st.hw_compared++;
@@ -497,6 +502,9 @@ void dp_decode_print_summary(const dp_decoder *d, const dp_profile *p, FILE *f)
 			fprintf(f, " %6.1f%%", 100.0 * (double)c[v] / (double)tot);
 		fputc('\n', f);
 	}
+	if (!d->data_maps)
+		fprintf(f, "# the profile has no data mappings (perf record without -d): verified "
+			   "addresses were not checked against mappings\n");
 	if (d->st.hw_compared)
 		fprintf(f, "# computed addresses checked against the hardware's: %" PRIu64
 			   ", agreeing %" PRIu64 " (%.1f%%)\n",
