@@ -7,6 +7,8 @@
  * Each thread also reports its thread pointer (fs base) once, which decode
  * uses for %fs-relative (TLS) addresses. */
 #include <dlfcn.h>
+#include <malloc.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +37,16 @@ static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
 static __thread int busy;   /* inside a hook: allocations of our own are not recorded */
 static __thread int thread_seen;
+/* the ids, asked of the kernel once per thread (and again after fork):
+ * two system calls per allocation would cost more than the allocation */
+static __thread uint32_t my_pid, my_tid;
+
+/* The child of fork: one thread, with new ids, to be reported again. */
+static void forked_child(void)
+{
+	my_pid = my_tid = 0;
+	thread_seen = 0;
+}
 
 __attribute__((constructor)) static void heap_init(void)
 {
@@ -52,6 +64,8 @@ __attribute__((constructor)) static void heap_init(void)
 	real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
 	real_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
 	enabled = dp_chan_fd() >= 0;
+	if (enabled)
+		pthread_atfork(NULL, NULL, forked_child);
 	busy = 0;
 }
 
@@ -62,7 +76,16 @@ __attribute__((destructor)) static void heap_fini(void)
 
 static uint32_t tid(void)
 {
-	return (uint32_t)syscall(SYS_gettid);
+	if (!my_tid)
+		my_tid = (uint32_t)syscall(SYS_gettid);
+	return my_tid;
+}
+
+static uint32_t pid(void)
+{
+	if (!my_pid)
+		my_pid = (uint32_t)getpid();
+	return my_pid;
 }
 
 static void report_thread(void)
@@ -77,7 +100,7 @@ static void report_thread(void)
 	t.h.type = DP_REC_THREAD;
 	t.h.size = sizeof(t);
 	t.time = dp_chan_now();
-	t.pid = (uint32_t)getpid();
+	t.pid = pid();
 	t.tid = tid();
 	t.fs_base = fs;
 	t.gs_base = gs;
@@ -131,7 +154,7 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller)
 	r.a.h.type = DP_REC_ALLOC;
 	r.a.h.size = (uint16_t)(sizeof(r.a) + (size_t)n * 8);
 	r.a.time = dp_chan_now();
-	r.a.pid = (uint32_t)getpid();
+	r.a.pid = pid();
 	r.a.tid = tid();
 	r.a.addr = (uint64_t)(uintptr_t)p;
 	r.a.size = size;
@@ -139,6 +162,14 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller)
 	r.a.nframes = (uint32_t)n;
 	dp_chan_put(&r, r.a.h.size);
 	busy = 0;
+}
+
+/* Whether the live block p may have been recorded: one smaller than the
+ * threshold was not (its usable size is at least what was asked), and its
+ * free is not recorded either. */
+static int maybe_recorded(void *p)
+{
+	return p && (!min_size || malloc_usable_size(p) >= min_size);
 }
 
 static void record_free(void *p, uint32_t kind, size_t size)
@@ -152,7 +183,7 @@ static void record_free(void *p, uint32_t kind, size_t size)
 	f.h.type = DP_REC_FREE;
 	f.h.size = sizeof(f);
 	f.time = dp_chan_now();
-	f.pid = (uint32_t)getpid();
+	f.pid = pid();
 	f.tid = tid();
 	f.addr = (uint64_t)(uintptr_t)p;
 	f.kind = kind;
@@ -179,9 +210,10 @@ void *calloc(size_t n, size_t size)
 
 void *realloc(void *old, size_t n)
 {
+	int was = enabled && maybe_recorded(old);
 	void *p = __libc_realloc(old, n);
 
-	if (p || !n)
+	if (was && (p || !n))
 		record_free(old, 0, 0);
 	record_alloc(p, n, DP_ALLOC_REALLOC, CALLER);
 	return p;
@@ -189,7 +221,8 @@ void *realloc(void *old, size_t n)
 
 void free(void *p)
 {
-	record_free(p, 0, 0);
+	if (enabled && maybe_recorded(p))
+		record_free(p, 0, 0);
 	__libc_free(p);
 }
 
@@ -277,4 +310,24 @@ int munmap(void *addr, size_t len)
 {
 	record_free(addr, DP_ALLOC_MMAP, len);
 	return real_munmap ? real_munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
+}
+
+/* A process that leaves by _exit (a forked child, typically) runs no
+ * destructors: its thread's last batch is sent here, or it would be lost. */
+typedef void (*exit_fn)(int);
+
+void _exit(int status)
+{
+	exit_fn real = (exit_fn)dlsym(RTLD_NEXT, "_exit");
+
+	dp_chan_flush();
+	if (real)
+		real(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+void _Exit(int status)
+{
+	_exit(status);
 }

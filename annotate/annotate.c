@@ -1,4 +1,5 @@
 #include "annotate.h"
+#include "path_cache.h"
 #include "heap_index.h"
 
 #include <asm/perf_regs.h>
@@ -12,6 +13,17 @@ struct site {
 	uint32_t site, func, object;
 };
 
+/* What a sample needs of its instruction, in one place: its source
+ * location and the type and member its construct gives. */
+struct insn_note {
+	dp_code_loc loc;
+	uint32_t type, member; /* the construct's */
+	uint32_t cons;         /* index + 1 in the image's constructs; 0: none */
+	uint8_t reason;        /* dp_annot_reason when type is 0 */
+	bool indexed;          /* see dp_construct.indexed */
+	uint64_t type_size;    /* of the construct's type, when indexed */
+};
+
 struct dp_annotator {
 	dp_decoder *dec;
 	dp_profile *p;
@@ -21,6 +33,12 @@ struct dp_annotator {
 	DP_VEC(struct site) site_v;
 	uint32_t s_stack, s_heap, s_anon;
 	dp_annotate_stats st;
+	DP_VEC(dp_image_dwarf *) images; /* those this annotator created */
+	dp_path_cache paths;
+	/* per decoded instruction (dp_decoded.stage_slot - 1): its source
+	 * location and construct, found without a lookup */
+	DP_VEC(struct insn_note) notes;
+	struct insn_note scratch_note;
 };
 
 const char *dp_object_kind_name(dp_object_kind k)
@@ -36,6 +54,33 @@ static void free_image_state(void *p)
 	dp_image_dwarf_free(p);
 }
 
+/* The annotate state of an image, remembered for dp_annotator_dwarf_use. */
+static dp_image_dwarf *image_state(dp_annotator *a, dp_image *im)
+{
+	bool fresh = !im->annot;
+	dp_image_dwarf *id = dp_image_dwarf_get(im, &a->strs);
+
+	if (fresh)
+		dp_vec_push(&a->images, id);
+	return id;
+}
+
+dp_dwarf_use dp_annotator_dwarf_use(const dp_annotator *a)
+{
+	dp_dwarf_use u = {0};
+
+	for (size_t i = 0; i < a->images.n; i++) {
+		const dp_image_dwarf *id = a->images.v[i];
+
+		u.images++;
+		u.with_dwarf += dp_image_has_dwarf(id);
+		u.units_indexed += id->cus.n;
+		u.instructions += id->code_v.n;
+		u.frames += id->frame_v.n;
+	}
+	return u;
+}
+
 dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err)
 {
 	dp_annotator *a = dp_calloc(1, sizeof(*a));
@@ -46,6 +91,7 @@ dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err)
 	dp_strtab_init(&a->strs);
 	dp_heap_init(&a->heap);
 	dp_hashmap_init(&a->sites, 256);
+	dp_path_cache_init(&a->paths);
 	dp_decoder_set_annot_free(d, free_image_state);
 	a->s_stack = dp_strtab_intern(&a->strs, "[stack]");
 	a->s_heap = dp_strtab_intern(&a->strs, "[heap]");
@@ -87,6 +133,9 @@ void dp_annotator_free(dp_annotator *a)
 	dp_heap_free(&a->heap);
 	dp_hashmap_free(&a->sites);
 	dp_vec_free(&a->site_v);
+	dp_vec_free(&a->images);
+	dp_path_cache_free(&a->paths);
+	dp_vec_free(&a->notes);
 	dp_strtab_free(&a->strs);
 	free(a);
 }
@@ -129,7 +178,7 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 	dp_map *m = ret ? dp_maps_find(dp_decoder_maps(a->dec), b->pid, ret, b->t_alloc) : NULL;
 	dp_image *im = m ? dp_decoder_map_image(a->dec, m) : NULL;
 	if (im) {
-		dp_image_dwarf *id = dp_image_dwarf_get(im, &a->strs);
+		dp_image_dwarf *id = image_state(a, im);
 		/* the call is the instruction before the return address */
 		const dp_code_loc *c = dp_code_at(id, &a->strs, ret - m->bias - 1);
 
@@ -155,18 +204,12 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 static void typed_object(dp_annotator *a, Dwarf_Die *type, uint64_t off, unsigned size,
 			 dp_annotation *o)
 {
-	dp_buf member = {0}, tn = {0};
-	dp_path_result pr = dp_object_path(type, off, size, &tn, &member);
+	const dp_object_path_entry *e = dp_path_cache_get(&a->paths, &a->strs, type, off, size);
 
-	o->type = dp_strtab_intern(&a->strs, tn.p);
-	if (pr == DP_PATH_OK) {
-		if (member.len)
-			o->member = dp_strtab_intern(&a->strs, member.p);
-	} else {
-		o->type_reason = pr == DP_PATH_PADDING ? DP_AR_PADDING : DP_AR_OFFSET_OUTSIDE;
-	}
-	dp_buf_free(&member);
-	dp_buf_free(&tn);
+	o->type = e->type;
+	o->member = e->member;
+	if (e->result != DP_PATH_OK)
+		o->type_reason = e->result == DP_PATH_PADDING ? DP_AR_PADDING : DP_AR_OFFSET_OUTSIDE;
 }
 
 /* The process's executable: the mapped ELF file that asks for an interpreter
@@ -213,7 +256,7 @@ static bool stack_object(dp_annotator *a, const dp_sample *s, const dp_decoded *
 	o->object = a->s_stack;
 	if (!x->image)
 		return true;
-	dp_image_dwarf *id = dp_image_dwarf_get(x->image, &a->strs);
+	dp_image_dwarf *id = image_state(a, x->image);
 	/* the frame as of the IP, where the registers were sampled */
 	const dp_frame_info *f = dp_frame_at(id, &a->strs, x->ip_vaddr);
 	bool have_cfa = f->cfa_known && (r->mask & (1ull << f->cfa_reg));
@@ -248,7 +291,9 @@ static bool stack_object(dp_annotator *a, const dp_sample *s, const dp_decoded *
 	return true;
 }
 
-static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_annotation *o)
+/* cu_off: the compilation unit of the instruction (in x->image), 0 if none */
+static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x, uint64_t cu_off,
+			dp_annotation *o)
 {
 	uint64_t addr = x->data_addr, fs;
 	dp_maps *maps = dp_decoder_maps(a->dec);
@@ -290,10 +335,10 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 		m = file;
 
 		if (im) {
-			dp_image_dwarf *id = dp_image_dwarf_get(im, &a->strs);
+			dp_image_dwarf *id = image_state(a, im);
 			/* the code that touched it names its unit, when it is in this image */
-			uint64_t code = x->image == im ? (x->insn >= 0 ? x->insn_vaddr : x->ip_vaddr) : 0;
-			const dp_static_var *v = dp_static_at(id, &a->strs, addr - m->bias, code);
+			const dp_static_var *v =
+				dp_static_in_unit(id, &a->strs, addr - m->bias, x->image == im ? cu_off : 0);
 
 			if (v) {
 				o->obj_kind = v->kind == DP_VAR_GLOBAL ? DP_OBJ_GLOBAL : DP_OBJ_STATIC;
@@ -317,12 +362,12 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 	/* thread-local: the executable's TLS block sits just below the thread pointer */
 	dp_image *exe = NULL;
 	if (dp_decoder_fs_base(a->dec, s->tid, &fs) && addr < fs && (exe = main_image(a, s))) {
-		dp_image_dwarf *id = dp_image_dwarf_get(exe, &a->strs);
+		dp_image_dwarf *id = image_state(a, exe);
 		uint64_t block = (id->tls_size + id->tls_align - 1) & ~(id->tls_align - 1);
 
 		if (id->tls_size && addr >= fs - block) {
-			uint64_t code = x->image == exe ? (x->insn >= 0 ? x->insn_vaddr : x->ip_vaddr) : 0;
-			const dp_static_var *v = dp_tls_at(id, &a->strs, addr - (fs - block), code);
+			const dp_static_var *v = dp_tls_in_unit(id, &a->strs, addr - (fs - block),
+								x->image == exe ? cu_off : 0);
 
 			if (v) {
 				o->obj_kind = DP_OBJ_TLS;
@@ -370,40 +415,66 @@ static bool base_value(const dp_sample *s, const dp_decoded *x, const dp_constru
 	return x->data_addr >= *v ? true : x->data_addr + 4096 >= *v;
 }
 
+/* The note of the sample's instruction: computed once per decoded
+ * instruction, then found through the decoder's slot. */
+static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, const dp_decoded *x)
+{
+	uint64_t *slot = x->stage_slot;
+	struct insn_note n;
+	const dp_construct *k;
+
+	if (slot && *slot)
+		return &a->notes.v[*slot - 1];
+	memset(&n, 0, sizeof(n));
+	/* the construct first: computing it may add source locations */
+	k = x->insn >= 0 && x->table
+		    ? dp_construct_of(id, &a->strs, x->table, x->insn, x->insn_vaddr, x->mem)
+		    : NULL;
+	n.loc = *dp_code_at(id, &a->strs, x->insn >= 0 ? x->insn_vaddr : x->ip_vaddr);
+	if (k) {
+		n.cons = (uint32_t)(k - id->cons_v->v) + 1;
+		n.type = k->type;
+		n.member = k->member;
+		n.reason = k->type ? DP_AR_NONE : k->reason;
+		n.indexed = k->type && k->indexed;
+		if (n.indexed)
+			n.type_size = dp_type_size((Dwarf_Die *)&k->type_die);
+	} else {
+		n.reason = !dp_image_has_dwarf(id) ? DP_AR_NO_DEBUG_INFO : DP_AR_NO_INSN;
+	}
+	if (!slot) {
+		a->scratch_note = n; /* kept for this sample only */
+		return &a->scratch_note;
+	}
+	dp_vec_push(&a->notes, n);
+	*slot = a->notes.n;
+	return &a->notes.v[a->notes.n - 1];
+}
+
 void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_annotation *o)
 {
-	dp_image_dwarf *id = x->image ? dp_image_dwarf_get(x->image, &a->strs) : NULL;
+	dp_image_dwarf *id = x->image ? image_state(a, x->image) : NULL;
 
 	memset(o, 0, sizeof(*o));
 	a->st.samples++;
 
-	/* code */
+	/* code: the instruction's source location, and the type and member its
+	 * construct gives whatever the address */
+	const struct insn_note *n = NULL;
 	if (id) {
-		uint64_t at = x->insn >= 0 ? x->insn_vaddr : x->ip_vaddr;
-		const dp_code_loc *c = dp_code_at(id, &a->strs, at);
-
-		o->function = c->function ? c->function : dp_strtab_intern(&a->strs, x->function);
-		o->inline_chain = c->inline_chain;
-		o->file = c->file;
-		o->line_no = c->line;
-		if (c->file) {
-			char buf[512];
-			snprintf(buf, sizeof(buf), "%s:%u", dp_strtab_get(&a->strs, c->file), c->line);
-			o->line = dp_strtab_intern(&a->strs, buf);
-		}
-	} else if (x->map) {
-		o->function = dp_strtab_intern(&a->strs, base_name(x->map->name));
-	}
-
-	/* the construct of the instruction: type and member, whatever the address */
-	const dp_construct *k = NULL;
-	if (id && x->insn >= 0 && x->table) {
-		k = dp_construct_of(id, &a->strs, x->table, x->insn, x->mem);
-		o->type = k->type;
-		o->member = k->member;
-		o->type_reason = k->type ? DP_AR_NONE : (dp_annot_reason)k->reason;
+		n = note_of(a, id, x);
+		o->function = n->loc.function;
+		o->inline_chain = n->loc.inline_chain;
+		o->file = n->loc.file;
+		o->line_no = n->loc.line;
+		o->line = n->loc.line_id;
+		o->type = n->type;
+		o->member = n->member;
+		o->type_reason = (dp_annot_reason)n->reason;
 	} else {
-		o->type_reason = id && !dp_image_has_dwarf(id) ? DP_AR_NO_DEBUG_INFO : DP_AR_NO_INSN;
+		if (x->map)
+			o->function = dp_strtab_intern(&a->strs, base_name(x->map->name));
+		o->type_reason = DP_AR_NO_INSN;
 	}
 
 	/* the data object, from a trusted address */
@@ -413,16 +484,17 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 
 		o->type = o->member = 0;
 		o->type_reason = DP_AR_NONE;
-		data_object(a, s, x, o);
+		data_object(a, s, x, n ? n->loc.cu_off : 0, o);
 		/* the type the access goes through is the instruction's when it has
 		 * one (a base class method on a derived object, a pointer into an
 		 * array); the object's own type otherwise (heap blocks have none) */
+		const dp_construct *k = n && n->indexed ? &id->cons_v->v[n->cons - 1] : NULL;
 		uint64_t base;
-		if (ktype && k->indexed && !o->type &&
+		if (k && !o->type &&
 		    (base_value(s, x, k, &base) || (o->obj_addr && x->data_addr >= o->obj_addr))) {
 			/* an index register hid part of the offset: the address gives it,
 			 * from where the pointer pointed (or else the block's start) */
-			uint64_t tsz = dp_type_size((Dwarf_Die *)&k->type_die);
+			uint64_t tsz = n->type_size;
 			int64_t off = base_value(s, x, k, &base)
 					      ? k->adj + (int64_t)(x->data_addr - base)
 					      : (int64_t)(x->data_addr - o->obj_addr);
@@ -432,7 +504,7 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 				typed_object(a, (Dwarf_Die *)&k->type_die,
 					     tsz ? (uint64_t)off % tsz : (uint64_t)off, x->size, o);
 			}
-		} else if (ktype && !(k->indexed && o->type)) {
+		} else if (ktype && !(k && o->type)) {
 			/* (an indexed access into a typed object: its own path is exact) */
 			o->type = ktype;
 			o->member = kmember;
@@ -482,16 +554,11 @@ uint32_t dp_annotate_function_at(dp_annotator *a, uint32_t pid, uint64_t addr, u
 {
 	dp_map *m = dp_maps_find(dp_decoder_maps(a->dec), pid, addr, t);
 	dp_image *im = m ? dp_decoder_map_image(a->dec, m) : NULL;
-	dp_func_table **slot;
-	const dp_symbol *sym;
 
 	if (!m)
 		return 0;
 	if (!im)
 		return dp_strtab_intern(&a->strs, base_name(m->name));
-	const dp_code_loc *c = dp_code_at(dp_image_dwarf_get(im, &a->strs), &a->strs, addr - m->bias);
-	if (c->function)
-		return c->function;
-	sym = dp_image_function(im, addr - m->bias, &slot);
-	return dp_strtab_intern(&a->strs, sym ? sym->name : base_name(m->name));
+	const dp_code_loc *c = dp_code_at(image_state(a, im), &a->strs, addr - m->bias);
+	return c->function ? c->function : dp_strtab_intern(&a->strs, base_name(m->name));
 }

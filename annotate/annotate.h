@@ -68,6 +68,15 @@ bool dp_annotator_has_heap(const dp_annotator *a);
 /* The function (outermost, demangled) at a code address of pid at time t;
  * the symbol when there is no DWARF; the mapping's name when no symbol. */
 uint32_t dp_annotate_function_at(dp_annotator *a, uint32_t pid, uint64_t addr, uint64_t t);
+/* How much DWARF this annotator has read: it grows with the compilation
+ * units and instructions the samples touched, not with the binaries. */
+typedef struct dp_dwarf_use {
+	size_t images, with_dwarf;
+	size_t units_indexed; /* compilation units whose statics were indexed */
+	size_t instructions;  /* distinct addresses given a source location */
+	size_t frames;        /* distinct instructions whose stack variables were read */
+} dp_dwarf_use;
+dp_dwarf_use dp_annotator_dwarf_use(const dp_annotator *a);
 void dp_annotate_print_summary(const dp_annotator *a, FILE *f);
 
 #endif

@@ -407,21 +407,20 @@ static void compute(ctx *c, long i, int mem, dp_construct *k)
 }
 
 const dp_construct *dp_construct_of(dp_image_dwarf *id, dp_strtab *strs, const dp_func_table *t,
-				    long insn, int mem)
+				    long insn, uint64_t insn_vaddr, int mem)
 {
-	uint64_t key = (t->insns.v[insn].addr << 1) | (uint64_t)(mem & 1), v;
+	uint64_t key = (insn_vaddr << 1) | (uint64_t)(mem & 1), v;
 	ctx c;
 	dp_construct k;
 
+	if (id->cons_v && dp_hashmap_get(&id->constructs, key, &v))
+		return &id->cons_v->v[v];
+	if (!id->cons_v)
+		id->cons_v = dp_calloc(1, sizeof(*id->cons_v));
 	memset(&c, 0, sizeof(c));
 	c.id = id;
 	c.strs = strs;
 	c.t = t;
-
-	if (!id->cons_v)
-		id->cons_v = dp_calloc(1, sizeof(*id->cons_v));
-	if (dp_hashmap_get(&id->constructs, key, &v))
-		return &id->cons_v->v[v];
 	compute(&c, insn, mem, &k);
 	dp_vec_push(id->cons_v, k);
 	dp_hashmap_put(&id->constructs, key, id->cons_v->n - 1);

@@ -55,8 +55,9 @@ struct dp_construct_vec {
 	size_t n, cap;
 };
 
-/* The construct of memory operand mem of instruction insn of table t. */
+/* The construct of memory operand mem of instruction insn of table t, at
+ * insn_vaddr (the key of the cache: a sample does not read the table). */
 const dp_construct *dp_construct_of(dp_image_dwarf *id, dp_strtab *strs, const dp_func_table *t,
-				    long insn, int mem);
+				    long insn, uint64_t insn_vaddr, int mem);
 
 #endif

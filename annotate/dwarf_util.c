@@ -471,6 +471,24 @@ dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, unsigned access_siz
 	return DP_PATH_OK;
 }
 
+uint64_t dp_array_stride(Dwarf_Die *type)
+{
+	Dwarf_Die t = *type, u;
+	uint64_t stride = 0;
+
+	for (int i = 0; i < 8; i++) {
+		uint64_t es;
+		Dwarf_Die elem;
+
+		dp_type_peel(&t, &u);
+		if (dwarf_tag(&u) != DW_TAG_array_type || !array_element(&u, &es, &elem))
+			break;
+		stride = es;
+		t = elem;
+	}
+	return stride;
+}
+
 dp_path_result dp_object_path(Dwarf_Die *type, uint64_t off, unsigned access_size,
 			      dp_buf *type_name, dp_buf *member)
 {

@@ -75,5 +75,8 @@ dp_path_result dp_member_path(Dwarf_Die *t, uint64_t off, unsigned access_size, 
  * member. type_name gets the element type's name, member the path. */
 dp_path_result dp_object_path(Dwarf_Die *t, uint64_t off, unsigned access_size,
 			      dp_buf *type_name, dp_buf *member);
+/* The element size dp_object_path reduces an offset in an array object by
+ * (its innermost element's); 0 when t is not an array. */
+uint64_t dp_array_stride(Dwarf_Die *t);
 
 #endif

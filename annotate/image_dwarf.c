@@ -160,6 +160,21 @@ const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vadd
 		if (fns > 1)
 			c.inline_chain = dp_strtab_intern(strs, chain.p);
 		dp_buf_free(&chain);
+		c.cu_off = dwarf_dieoffset(cu);
+	}
+	if (!c.function) {
+		/* no DWARF: the symbol, or the function's bounds from CFI */
+		dp_func_table **slot;
+		const dp_symbol *sym = dp_image_function(id->im, vaddr, &slot);
+
+		if (sym && sym->name)
+			c.function = dp_strtab_intern(strs, sym->name);
+	}
+	if (c.file) {
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "%s:%u", dp_strtab_get(strs, c.file), c.line);
+		c.line_id = dp_strtab_intern(strs, buf);
 	}
 	dp_vec_push(&id->code_v, c);
 	dp_hashmap_put(&id->code, vaddr, id->code_v.n - 1);
@@ -168,13 +183,7 @@ const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vadd
 
 uint32_t dp_code_line_id(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr)
 {
-	const dp_code_loc *c = dp_code_at(id, strs, vaddr);
-	char buf[512];
-
-	if (!c->file)
-		return 0;
-	snprintf(buf, sizeof(buf), "%s:%u", dp_strtab_get(strs, c->file), c->line);
-	return dp_strtab_intern(strs, buf);
+	return dp_code_at(id, strs, vaddr)->line_id;
 }
 
 /* ---- variables with static addresses ---- */
@@ -264,25 +273,26 @@ static int cmp_static(const void *a, const void *b)
 }
 
 /* The statics of the unit holding code (built on first use), or NULL. */
-static struct dp_cu_statics *cu_of(dp_image_dwarf *id, dp_strtab *strs, uint64_t code)
+static struct dp_cu_statics *cu_of(dp_image_dwarf *id, dp_strtab *strs, uint64_t off)
 {
-	Dwarf_Addr cb;
-	Dwarf_Die *cu;
+	Dwarf_Die cu;
 	uint64_t v;
 	struct dp_cu_statics *cs;
 
-	if (!code || !id->dw || !(cu = dwfl_module_addrdie(id->im->mod, code, &cb)))
+	if (!off || !id->dw)
 		return NULL;
-	if (dp_hashmap_get(&id->cu_index, dwarf_dieoffset(cu), &v))
+	if (dp_hashmap_get(&id->cu_index, off, &v))
 		return id->cus.v[v];
+	if (!dwarf_offdie(id->dw, off, &cu))
+		return NULL;
 	cs = dp_calloc(1, sizeof(*cs));
-	walk_statics(cs, strs, cu, NULL, 0);
+	walk_statics(cs, strs, &cu, NULL, 0);
 	if (cs->vars.n > 1)
 		qsort(cs->vars.v, cs->vars.n, sizeof(dp_static_var), cmp_static);
 	if (cs->tls.n > 1)
 		qsort(cs->tls.v, cs->tls.n, sizeof(dp_static_var), cmp_static);
 	dp_vec_push(&id->cus, cs);
-	dp_hashmap_put(&id->cu_index, dwarf_dieoffset(cu), id->cus.n - 1);
+	dp_hashmap_put(&id->cu_index, off, id->cus.n - 1);
 	return cs;
 }
 
@@ -354,10 +364,10 @@ static void type_from_unit(struct dp_cu_statics *cs, dp_strtab *strs, dp_static_
 	}
 }
 
-static const dp_static_var *lookup(dp_image_dwarf *id, dp_strtab *strs, uint64_t a, uint64_t code,
-				   bool tls)
+static const dp_static_var *lookup(dp_image_dwarf *id, dp_strtab *strs, uint64_t a,
+				   uint64_t cu_off, bool tls)
 {
-	struct dp_cu_statics *cs = cu_of(id, strs, code);
+	struct dp_cu_statics *cs = cu_of(id, strs, cu_off);
 	const dp_static_var *v;
 	uint64_t k;
 
@@ -373,12 +383,17 @@ static const dp_static_var *lookup(dp_image_dwarf *id, dp_strtab *strs, uint64_t
 	k = (v->addr << 1) | tls;
 	if (dp_hashmap_get(&id->resolved, k, &k)) {
 		dp_static_var *r = &id->globals.v[k];
-		if (!r->has_type)
+
+		/* each unit's declarations are searched once, not every sample */
+		if (!r->has_type && r->tried_unit != cu_off) {
 			type_from_unit(cs, strs, r);
+			r->tried_unit = cu_off;
+		}
 		return r;
 	}
 	dp_static_var r = *v;
 	type_from_unit(cs, strs, &r);
+	r.tried_unit = cu_off;
 	dp_vec_push(&id->globals, r);
 	dp_hashmap_put(&id->resolved, (v->addr << 1) | tls, id->globals.n - 1);
 	return &id->globals.v[id->globals.n - 1];
@@ -387,12 +402,19 @@ static const dp_static_var *lookup(dp_image_dwarf *id, dp_strtab *strs, uint64_t
 const dp_static_var *dp_static_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr,
 				  uint64_t code)
 {
-	return lookup(id, strs, vaddr, code, false);
+	return lookup(id, strs, vaddr, code ? dp_code_at(id, strs, code)->cu_off : 0, false);
 }
 
-const dp_static_var *dp_tls_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t off, uint64_t code)
+const dp_static_var *dp_static_in_unit(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr,
+				       uint64_t cu_off)
 {
-	return lookup(id, strs, off, code, true);
+	return lookup(id, strs, vaddr, cu_off, false);
+}
+
+const dp_static_var *dp_tls_in_unit(dp_image_dwarf *id, dp_strtab *strs, uint64_t off,
+				    uint64_t cu_off)
+{
+	return lookup(id, strs, off, cu_off, true);
 }
 
 /* ---- stack frames ---- */

@@ -15,10 +15,12 @@
 #include "strtab.h"
 
 typedef struct dp_code_loc {
-	uint32_t function; /* outermost function, demangled */
+	uint32_t function; /* outermost function, demangled; the symbol without DWARF */
 	uint32_t inline_chain; /* "outer > inlined > innermost", 0 if not inlined */
 	uint32_t file;     /* base name */
 	uint32_t line, col;
+	uint32_t line_id;  /* "file.c:123", 0 without a file */
+	uint64_t cu_off;   /* the compilation unit's DIE offset, 0 if none */
 } dp_code_loc;
 
 enum dp_var_kind { DP_VAR_GLOBAL = 1, DP_VAR_STATIC, DP_VAR_TLS, DP_VAR_STACK };
@@ -30,6 +32,7 @@ typedef struct dp_static_var {
 	uint8_t kind;
 	bool has_type;
 	Dwarf_Die type;
+	uint64_t tried_unit; /* from the symbol table: the unit last searched for a type */
 } dp_static_var;
 
 /* A stack variable's place relative to the CFA (frame base = CFA), or to
@@ -87,8 +90,12 @@ const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vadd
  * the type), 0 when none is known: then the symbol table alone answers. */
 const dp_static_var *dp_static_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr,
 				  uint64_t code);
+/* The same, cu_off naming the unit (dp_code_loc.cu_off) instead of code. */
+const dp_static_var *dp_static_in_unit(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr,
+				       uint64_t cu_off);
 /* The TLS variable at offset off of this image's TLS block, or NULL. */
-const dp_static_var *dp_tls_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t off, uint64_t code);
+const dp_static_var *dp_tls_in_unit(dp_image_dwarf *id, dp_strtab *strs, uint64_t off,
+				    uint64_t cu_off);
 /* The frame of the function at vaddr: CFA rule and stack variables (cached). */
 const dp_frame_info *dp_frame_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
 

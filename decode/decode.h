@@ -47,6 +47,10 @@ typedef struct dp_decoded {
 	const dp_func_table *table;
 	long insn; /* index in table, -1 */
 	int mem;   /* which memory operand of the instruction */
+	/* A word a later stage may keep for this (binary, IP, event kind), so
+	 * that its own per-instruction work is found without a lookup; 0 until
+	 * set. NULL when there is none; valid until the next decode. */
+	uint64_t *stage_slot;
 } dp_decoded;
 
 typedef struct dp_decode_stats {

@@ -27,6 +27,12 @@ typedef struct ip_entry {
 	uint64_t function_vaddr;
 	dp_bt bt;
 	dp_reason fail; /* no function or table */
+	/* the candidate's address and operand, copied so that a sample reads
+	 * this entry and not the function's instruction table */
+	uint64_t insn_addr;
+	uint8_t insn_len;
+	dp_memop mo;
+	uint64_t stage_slot; /* dp_decoded.stage_slot */
 } ip_entry;
 
 typedef struct image_slot {
@@ -47,6 +53,7 @@ struct dp_decoder {
 	dp_hashmap image_index; /* hash of path and build-id -> slot */
 	dp_hashmap ipcache;     /* key -> index in entries */
 	DP_VEC(ip_entry) entries;
+	ip_entry uncached; /* the entry of a sample that cannot be cached */
 	dp_hashmap fs_base; /* tid -> fs base */
 	DP_VEC(ev_info) ev;
 	DP_VEC(dp_image_problem) problems; /* view for dp_decoder_problems */
@@ -235,7 +242,7 @@ static dp_reason map_image(dp_decoder *d, dp_map *m)
 	return s->image ? DP_RS_NOT_ELF : s->problem.reason;
 }
 
-static const ip_entry *lookup_entry(dp_decoder *d, dp_image *im, uint64_t vaddr, const ev_info *e)
+static ip_entry *lookup_entry(dp_decoder *d, dp_image *im, uint64_t vaddr, const ev_info *e)
 {
 	unsigned combo = (unsigned)(e->sem - 1) * 4 + (unsigned)(e->cls - 1);
 	bool cacheable = im->id < MAX_CACHED_IMAGES && vaddr < (1ull << 48) && combo < 16;
@@ -261,12 +268,22 @@ static const ip_entry *lookup_entry(dp_decoder *d, dp_image *im, uint64_t vaddr,
 		ent.function = fn->name;
 		ent.function_vaddr = fn->addr;
 		dp_backtrack(ent.table, vaddr, e->sem, e->cls, &ent.bt);
+		if (ent.bt.insn >= 0) {
+			const dp_insn *in = &ent.table->insns.v[ent.bt.insn];
+
+			ent.insn_addr = in->addr;
+			ent.insn_len = in->len;
+			ent.mo = in->mem[ent.bt.mem];
+		}
+	}
+	if (!cacheable) {
+		/* kept for this sample only: memory does not grow with such samples */
+		d->uncached = ent;
+		return &d->uncached;
 	}
 	dp_vec_push(&d->entries, ent);
-	if (cacheable) {
-		dp_hashmap_put(&d->ipcache, key, d->entries.n - 1);
-		d->st.instructions_cached++;
-	}
+	dp_hashmap_put(&d->ipcache, key, d->entries.n - 1);
+	d->st.instructions_cached++;
 	return &d->entries.v[d->entries.n - 1];
 }
 
@@ -289,7 +306,7 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 {
 	static const ev_info none_ev = {DP_IP_NONE, DP_EVC_NONE, ADDR_NONE, 0, 0};
 	const ev_info *e = s->event < d->ev.n ? &d->ev.v[s->event] : &none_ev;
-	const ip_entry *ent = NULL;
+	ip_entry *ent = NULL;
 	dp_map *m;
 	dp_reason r;
 
@@ -321,16 +338,16 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 		o->function = ent->function;
 		o->function_vaddr = ent->function_vaddr;
 		o->table = ent->table;
+		o->stage_slot = ent == &d->uncached ? NULL : &ent->stage_slot;
 		r = ent->fail;
 	}
 
 	/* the data address from the registers */
 	dp_reason why = DP_RS_NONE;
 	if (ent && !ent->fail && ent->bt.insn >= 0) {
-		const dp_insn *in = &ent->table->insns.v[ent->bt.insn];
-		const dp_memop *mo = &in->mem[ent->bt.mem];
-		dp_ea_ctx c = {&s->regs_user, in->addr + m->bias, in->len, ent->bt.regs_after,
-			       false, false, 0, 0};
+		const dp_memop *mo = &ent->mo;
+		dp_ea_ctx c = {&s->regs_user, ent->insn_addr + m->bias, ent->insn_len,
+			       ent->bt.regs_after, false, false, 0, 0};
 		uint64_t fs;
 
 		if (dp_hashmap_get(&d->fs_base, s->tid, &fs)) {
@@ -339,8 +356,8 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 		}
 		o->insn = ent->bt.insn;
 		o->mem = ent->bt.mem;
-		o->insn_vaddr = in->addr;
-		o->insn_ip = in->addr + m->bias;
+		o->insn_vaddr = ent->insn_addr;
+		o->insn_ip = ent->insn_addr + m->bias;
 		o->access = mo->access;
 		o->size = mo->size;
 		o->distance = ent->bt.distance;

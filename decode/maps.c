@@ -22,6 +22,8 @@ struct dp_addr_space {
 	DP_VEC(dp_map) maps;
 	uint64_t max_len; /* the longest mapping, to bound the backward scan */
 	bool finished;
+	size_t recent[4]; /* the last mappings found (index + 1), most recent first:
+			   * the code's, the data's, and a neighbour or two */
 };
 
 void dp_maps_init(dp_maps *m)
@@ -67,8 +69,10 @@ static dp_addr_space *space(dp_maps *m, uint32_t pid, bool create)
 	uint64_t v;
 	dp_addr_space *as;
 
+	if (m->last_space && m->last_space->pid == pid)
+		return m->last_space;
 	if (dp_hashmap_get(&m->by_pid, pid, &v))
-		return m->spaces.v[v];
+		return m->last_space = m->spaces.v[v];
 	if (!create)
 		return NULL;
 	as = dp_calloc(1, sizeof(*as));
@@ -235,6 +239,14 @@ void dp_maps_finish(dp_maps *m)
 		finish_space(m, m->spaces.v[i], 0);
 }
 
+/* Moves the mapping at recent[k] (or a new one, k = last) to the front. */
+static void remember(dp_addr_space *as, int k, size_t idx)
+{
+	for (; k > 0; k--)
+		as->recent[k] = as->recent[k - 1];
+	as->recent[0] = idx;
+}
+
 dp_map *dp_maps_find(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t t)
 {
 	dp_addr_space *as = space(m, pid, false);
@@ -244,6 +256,16 @@ dp_map *dp_maps_find(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t t)
 		return NULL;
 	if (!as->finished)
 		finish_space(m, as, 0);
+	/* samples come in runs on the same code and data: one address is
+	 * mapped by one mapping at a time, so a recent one that holds it is it */
+	for (int k = 0; k < 4; k++) {
+		dp_map *mp = as->recent[k] ? &as->maps.v[as->recent[k] - 1] : NULL;
+
+		if (mp && addr >= mp->start && addr < mp->end && mp->time <= t && t < mp->end_time) {
+			remember(as, k, as->recent[k]);
+			return mp;
+		}
+	}
 	/* the last mapping starting at or below addr... */
 	hi = as->maps.n;
 	while (lo < hi) {
@@ -260,8 +282,10 @@ dp_map *dp_maps_find(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t t)
 
 		if (addr - mp->start >= as->max_len)
 			break;
-		if (addr < mp->end && mp->time <= t && t < mp->end_time)
+		if (addr < mp->end && mp->time <= t && t < mp->end_time) {
+			remember(as, 3, i + 1);
 			return mp;
+		}
 	}
 	/* a sample a little before its own mapping record (different CPU rings,
 	 * mmap records timestamped at the end of mmap()): accept the mapping

@@ -39,6 +39,7 @@ typedef struct dp_maps {
 	dp_hashmap names; /* interned names: hash -> index in name_v */
 	DP_VEC(char *) name_v;
 	uint32_t seq; /* file order of observed records */
+	dp_addr_space *last_space; /* the last one looked up */
 } dp_maps;
 
 void dp_maps_init(dp_maps *m);

@@ -28,23 +28,26 @@ uint64_t dp_hash_bytes(const void *p, size_t n, uint64_t seed)
 	return dp_hash64(h);
 }
 
+static inline bool used(const dp_hashmap *m, size_t i)
+{
+	return m->used[i >> 6] >> (i & 63) & 1;
+}
+
 void dp_hashmap_init(dp_hashmap *m, size_t expected)
 {
-	size_t cap = 16;
+	size_t cap = 64;
 
 	while (cap < expected * 2)
 		cap *= 2;
 	m->cap = cap;
 	m->n = 0;
-	m->keys = dp_malloc(cap * sizeof(*m->keys));
-	m->vals = dp_malloc(cap * sizeof(*m->vals));
-	m->used = dp_calloc(cap, 1);
+	m->slots = dp_malloc(cap * sizeof(*m->slots));
+	m->used = dp_calloc(cap / 64, sizeof(*m->used));
 }
 
 void dp_hashmap_free(dp_hashmap *m)
 {
-	free(m->keys);
-	free(m->vals);
+	free(m->slots);
 	free(m->used);
 	memset(m, 0, sizeof(*m));
 }
@@ -55,9 +58,9 @@ bool dp_hashmap_get(const dp_hashmap *m, uint64_t key, uint64_t *val)
 
 	if (!m->cap)
 		return false;
-	for (i = dp_hash64(key) & mask; m->used[i]; i = (i + 1) & mask) {
-		if (m->keys[i] == key) {
-			*val = m->vals[i];
+	for (i = dp_hash64(key) & mask; used(m, i); i = (i + 1) & mask) {
+		if (m->slots[i].key == key) {
+			*val = m->slots[i].val;
 			return true;
 		}
 	}
@@ -70,8 +73,8 @@ static void grow(dp_hashmap *m)
 
 	dp_hashmap_init(&n, m->cap);
 	for (size_t i = 0; i < m->cap; i++)
-		if (m->used[i])
-			dp_hashmap_put(&n, m->keys[i], m->vals[i]);
+		if (used(m, i))
+			dp_hashmap_put(&n, m->slots[i].key, m->slots[i].val);
 	dp_hashmap_free(m);
 	*m = n;
 }
@@ -85,14 +88,14 @@ void dp_hashmap_put(dp_hashmap *m, uint64_t key, uint64_t val)
 	if ((m->n + 1) * 4 > m->cap * 3)
 		grow(m);
 	mask = m->cap - 1;
-	for (i = dp_hash64(key) & mask; m->used[i]; i = (i + 1) & mask) {
-		if (m->keys[i] == key) {
-			m->vals[i] = val;
+	for (i = dp_hash64(key) & mask; used(m, i); i = (i + 1) & mask) {
+		if (m->slots[i].key == key) {
+			m->slots[i].val = val;
 			return;
 		}
 	}
-	m->used[i] = 1;
-	m->keys[i] = key;
-	m->vals[i] = val;
+	m->used[i >> 6] |= 1ull << (i & 63);
+	m->slots[i].key = key;
+	m->slots[i].val = val;
 	m->n++;
 }

@@ -1,6 +1,6 @@
 /* Open-addressing hash map from a 64-bit key to a 64-bit value (often an
  * index into an array owned by the caller). Per-sample caches live on it,
- * so lookups allocate nothing and touch one or two cache lines. */
+ * so lookups allocate nothing and touch one cache line of the table. */
 #ifndef DP_HASHMAP_H
 #define DP_HASHMAP_H
 
@@ -8,11 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+typedef struct dp_hashmap_slot {
+	uint64_t key, val;
+} dp_hashmap_slot;
+
 typedef struct dp_hashmap {
-	uint64_t *keys;
-	uint64_t *vals;
-	uint8_t *used;
-	size_t cap; /* power of two */
+	dp_hashmap_slot *slots; /* key and value side by side: one cache line a probe */
+	uint64_t *used;         /* a bit a slot: small enough to stay in cache */
+	size_t cap;             /* power of two */
 	size_t n;
 } dp_hashmap;
 

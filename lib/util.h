@@ -4,6 +4,7 @@
 #define DP_UTIL_H
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdarg.h>

@@ -306,6 +306,66 @@ static void test_children_followed(void **state)
 	assert_true(forks >= 3);
 }
 
+/* The heap tracker asks the kernel for its ids once per thread: after a
+ * fork the child's blocks and thread pointer must carry the child's. */
+typedef struct fork_heap_ctx {
+	tu_truth *truth;
+	size_t ntruth;
+	size_t right, wrong, threads;
+} fork_heap_ctx;
+
+static void fork_heap_visit(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	fork_heap_ctx *c = ctx;
+
+	(void)p;
+	if (r->kind == DP_R_THREAD) {
+		c->threads++;
+		return;
+	}
+	if (r->kind != DP_R_ALLOC || r->alloc->kind != DP_ALLOC_MMAP)
+		return;
+	/* children may get the same address: the record is right when one of
+	 * the children that touched it is its pid (and, single-threaded, tid) */
+	bool touched = false, own = false;
+	for (size_t i = 0; i < c->ntruth; i++) {
+		if (strcmp(c->truth[i].kind, "access") ||
+		    tu_truth_u64(&c->truth[i], "addr") != r->alloc->addr + 16)
+			continue;
+		uint32_t pid = (uint32_t)tu_truth_u64(&c->truth[i], "pid");
+
+		touched = true;
+		own |= r->alloc->pid == pid && r->alloc->tid == pid;
+	}
+	if (touched) {
+		c->right += own;
+		c->wrong += !own;
+	}
+}
+
+static void test_heap_ids_after_fork(void **state)
+{
+	char *prof = tu_path("forkheap.dprof"), *fx = tu_fixture("forker_O2"), *cmd;
+	tu_result res;
+	fork_heap_ctx c = {0};
+
+	(void)state;
+	cmd = dp_asprintf("'%s' 3", fx);
+	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
+	c.ntruth = tu_truth_parse(res.out, &c.truth);
+	rec_each(prof, fork_heap_visit, &c);
+	/* each child's mapping, recorded once, with the child's pid and tid */
+	tu_report_accuracy("forked children's heap records: own pid", c.right, c.right + c.wrong, 3);
+	assert_int_equal(c.right, 3);
+	assert_int_equal(c.wrong, 0);
+	assert_true(c.threads >= 4); /* the parent and each child report their thread */
+	free(c.truth);
+	free(cmd);
+	free(fx);
+	free(prof);
+	tu_result_free(&res);
+}
+
 /* ---- signals: SIGKILL leaves a readable prefix; SIGINT a complete file ---- */
 
 typedef struct fin_ctx {
@@ -530,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_page_faults_O0),     cmocka_unit_test(test_page_faults_O2),
 		cmocka_unit_test(test_cpu_clock_functions), cmocka_unit_test(test_breakpoint_rw),
 		cmocka_unit_test(test_breakpoint_w),       cmocka_unit_test(test_threads_followed),
+		cmocka_unit_test(test_heap_ids_after_fork),
 		cmocka_unit_test(test_children_followed),  cmocka_unit_test(test_sigkill_leaves_prefix),
 		cmocka_unit_test(test_sigint_stops_target), cmocka_unit_test(test_attach_pid),
 		cmocka_unit_test(test_disk_full),          cmocka_unit_test(test_bad_input),

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The heap tracker's cost (record --heap) on an allocation-heavy workload,
+# against perf's way of seeing allocations (a uprobe on malloc), in one run:
+#   bench/heap.sh [BUILD_DIR] [ROUNDS] [RUNS]
+# Each configuration runs RUNS times; the best time is printed with its
+# slowdown over the bare workload.
+set -euo pipefail
+build=${1:-build}
+rounds=${2:-4000000}
+runs=${3:-3}
+tmp=$(mktemp -d)
+libc=$(ldd "$build/bench/mallocs" | awk '/libc.so/ { print $3 }')
+probe=
+cleanup() {
+	[ -n "$probe" ] && perf probe -q -d "$probe" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+work=("$build/bench/mallocs" "$rounds")
+
+best() { # command...: the best wall time of RUNS runs
+	local b=
+	for _ in $(seq "$runs"); do
+		local t0 t1
+		t0=$(date +%s.%N)
+		"$@" >/dev/null 2>&1
+		t1=$(date +%s.%N)
+		b=$(awk -v a="$t0" -v z="$t1" -v b="$b" 'BEGIN { t = z - a; print (b == "" || t < b) ? t : b }')
+	done
+	echo "$b"
+}
+
+base=$(best "${work[@]}")
+row() { # label seconds
+	awk -v l="$1" -v t="$2" -v b="$base" 'BEGIN { printf "%-52s %8.3f s  %6.2fx\n", l, t, t / b }'
+}
+echo "workload: ${work[*]} (malloc + free each round)"
+row "bare" "$base"
+row "dataprof record -e cpu-clock (no heap)" \
+	"$(best "$build/dataprof" record -q -e cpu-clock -o "$tmp/a.dprof" -- "${work[@]}")"
+row "dataprof record --heap -e cpu-clock (every block)" \
+	"$(best "$build/dataprof" record -q --heap -e cpu-clock -o "$tmp/b.dprof" -- "${work[@]}")"
+row "dataprof record --heap=4096 -e cpu-clock" \
+	"$(best "$build/dataprof" record -q --heap=4096 -e cpu-clock -o "$tmp/c.dprof" -- "${work[@]}")"
+row "dataprof record --heap --heap-depth 4 -e cpu-clock" \
+	"$(best "$build/dataprof" record -q --heap --heap-depth 4 -e cpu-clock -o "$tmp/d.dprof" -- "${work[@]}")"
+echo "records of the --heap profile (allocations and frees, mostly): $("$build/dataprof" dump -s \
+	"$tmp/b.dprof" | sed -n 's/^# \([0-9]*\) records.*/\1/p'), $(stat -c %s "$tmp/b.dprof") bytes"
+if perf probe -q -x "$libc" malloc 2>/dev/null; then
+	probe=probe_libc:malloc
+	row "perf record -e cpu-clock -e probe_libc:malloc (uprobe)" \
+		"$(best perf record -q -e cpu-clock -e "$probe" -o "$tmp/p.data" -- "${work[@]}")"
+else
+	echo "perf probe on malloc unavailable here: no uprobe comparison"
+fi
