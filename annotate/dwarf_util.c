@@ -196,6 +196,40 @@ void dp_type_peel(Dwarf_Die *type, Dwarf_Die *out)
 	*out = cur;
 }
 
+/* An array's size when libdw gives none: a dwz partial unit has no
+ * DW_AT_language, so libdw knows no default lower bound. C's (0) is taken. */
+static uint64_t array_size(Dwarf_Die *arr, int depth)
+{
+	Dwarf_Die elem, sub;
+	Dwarf_Attribute at;
+	Dwarf_Word v, lo, n = 1;
+	uint64_t es;
+
+	if (depth > 8 || !dp_die_type(arr, &elem) || dwarf_child(arr, &sub) != 0)
+		return 0;
+	dp_type_peel(&elem, &elem);
+	if (dwarf_tag(&elem) == DW_TAG_typedef)
+		dp_die_type(&elem, &elem);
+	es = dwarf_tag(&elem) == DW_TAG_array_type ? array_size(&elem, depth + 1)
+						     : dp_type_size(&elem);
+	do {
+		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+			continue;
+		if (dwarf_attr_integrate(&sub, DW_AT_count, &at) && dwarf_formudata(&at, &v) == 0) {
+			n *= v;
+		} else if (dwarf_attr_integrate(&sub, DW_AT_upper_bound, &at) &&
+			   dwarf_formudata(&at, &v) == 0) {
+			lo = 0;
+			if (dwarf_attr_integrate(&sub, DW_AT_lower_bound, &at))
+				dwarf_formudata(&at, &lo);
+			n *= v >= lo ? v - lo + 1 : 0;
+		} else {
+			return 0; /* a flexible array */
+		}
+	} while (dwarf_siblingof(&sub, &sub) == 0);
+	return es * n;
+}
+
 uint64_t dp_type_size(Dwarf_Die *type)
 {
 	Dwarf_Word sz;
@@ -204,7 +238,9 @@ uint64_t dp_type_size(Dwarf_Die *type)
 	dp_type_peel(type, &t);
 	if (dwarf_tag(&t) == DW_TAG_typedef) /* the name of an anonymous struct */
 		dp_die_type(&t, &t);
-	return dwarf_aggregate_size(&t, &sz) == 0 ? sz : 0;
+	if (dwarf_aggregate_size(&t, &sz) == 0)
+		return sz;
+	return dwarf_tag(&t) == DW_TAG_array_type ? array_size(&t, 0) : 0;
 }
 
 bool dp_type_pointee(Dwarf_Die *type, Dwarf_Die *pointee)

@@ -257,6 +257,16 @@ static void walk_statics(struct dp_cu_statics *cs, dp_strtab *strs, Dwarf_Die *p
 		case DW_TAG_namespace:
 			walk_statics(cs, strs, &c, scope, depth + 1);
 			break;
+		case DW_TAG_imported_unit: {
+			/* dwz moves DIEs that units share into a partial unit (in this
+			 * file or the .gnu_debugaltlink one) and imports it */
+			Dwarf_Attribute at;
+			Dwarf_Die pu;
+
+			if (dwarf_attr(&c, DW_AT_import, &at) && dwarf_formref_die(&at, &pu))
+				walk_statics(cs, strs, &pu, scope, depth + 1);
+			break;
+		}
 		default:
 			break;
 		}

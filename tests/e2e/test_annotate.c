@@ -93,11 +93,11 @@ static bool same_function(const char *a, const char *b)
 }
 
 static void visit(an_ctx *c, const dp_sample *s, const dp_decoded *x, const dp_annotation *a,
-		  const char *fixture)
+		  const char *program)
 {
-	/* the accesses are the fixture's own: a library touching the same page
+	/* the accesses are the program's own: a library touching the same page
 	 * first (the loader clearing TLS) is not one of them */
-	if (!x->map || !strstr(x->map->name, fixture))
+	if (!x->map || strcmp(x->map->name, program))
 		return;
 	for (size_t i = 0; i < c->n; i++) {
 		const tu_truth *t = &c->t[i];
@@ -141,9 +141,11 @@ static void visit(an_ctx *c, const dp_sample *s, const dp_decoded *x, const dp_a
 	}
 }
 
-static void check(const char *fixture, double min_member)
+/* Records the program (a fixture, or a copy of one at path) and checks
+ * every access it reports. */
+static void check_program(const char *fixture, const char *path, double min_member)
 {
-	char *prof = tu_path("objects.dprof"), *fx = tu_fixture(fixture), *cmd = dp_asprintf("'%s'", fx);
+	char *prof = tu_path("objects.dprof"), *fx = strdup(path), *cmd = dp_asprintf("'%s'", fx);
 	tu_result res;
 	an_ctx c = {0};
 	dp_error err;
@@ -153,6 +155,9 @@ static void check(const char *fixture, double min_member)
 	dp_record r;
 	char label[128];
 
+	char *real = realpath(path, NULL); /* the kernel names mappings so */
+
+	assert_non_null(real);
 	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
 	c.n = tu_truth_parse(res.out, &c.t);
 	for (size_t i = 0; i < c.n; i++)
@@ -171,7 +176,7 @@ static void check(const char *fixture, double min_member)
 			continue;
 		dp_decode_sample(d, r.sample, &x);
 		dp_annotate(a, r.sample, &x, &an);
-		visit(&c, r.sample, &x, &an, fixture);
+		visit(&c, r.sample, &x, &an, real);
 	}
 	if (c.caller_frame)
 		printf("%s: %zu accesses to a caller's stack frame attributed to [stack] only\n",
@@ -193,8 +198,70 @@ static void check(const char *fixture, double min_member)
 	free(c.t);
 	free(cmd);
 	free(fx);
+	free(real);
 	free(prof);
 	tu_result_free(&res);
+}
+
+static void check(const char *fixture, double min_member)
+{
+	char *fx = tu_fixture(fixture);
+
+	check_program(fixture, fx, min_member);
+	free(fx);
+}
+
+/* Debug info elsewhere than in the binary: the same answers. */
+static void check_moved_debug(const char *how)
+{
+	char *fx = tu_fixture("objects_O2"), *fx0 = tu_fixture("objects_O0");
+	const char *dir = tu_tmpdir();
+	char *prog = dp_asprintf("%s/%s/objects", dir, how);
+	tu_result res;
+
+	if (!strcmp(how, "debuglink")) {
+		/* the DWARF in a separate file named by .gnu_debuglink beside it */
+		tu_sh(&res, "set -e; d='%s/debuglink'; mkdir -p \"$d\"; cp '%s' \"$d/objects\"; cd \"$d\";"
+			    "objcopy --only-keep-debug objects objects.debug;"
+			    "objcopy --strip-debug --add-gnu-debuglink=objects.debug objects",
+		      dir, fx);
+	} else {
+		/* dwz: the DWARF two programs share moved to a supplementary file
+		 * (.gnu_debugaltlink) */
+		tu_sh(&res, "set -e; command -v dwz >/dev/null || exit 77; d='%s/dwz'; mkdir -p \"$d\";"
+			    "cp '%s' \"$d/objects\"; cp '%s' \"$d/other\"; cd \"$d\";"
+			    "dwz -m common.dwz -M \"$d/common.dwz\" objects other;"
+			    "readelf -S objects | grep -q gnu_debugaltlink",
+		      dir, fx, fx0);
+		if (res.status == 77) {
+			tu_result_free(&res);
+			free(prog);
+			free(fx);
+			free(fx0);
+			skip(); /* ./build.sh installs dwz */
+		}
+	}
+	if (res.status)
+		fprintf(stderr, "%s%s", res.out, res.err);
+	assert_int_equal(res.status, 0);
+	tu_result_free(&res);
+	check_program(!strcmp(how, "dwz") ? "objects_O2 (dwz)" : "objects_O2 (debuglink)", prog,
+		      0.95);
+	free(prog);
+	free(fx);
+	free(fx0);
+}
+
+static void test_objects_debuglink(void **state)
+{
+	(void)state;
+	check_moved_debug("debuglink");
+}
+
+static void test_objects_dwz(void **state)
+{
+	(void)state;
+	check_moved_debug("dwz");
 }
 
 static void test_objects_O0(void **state)
@@ -235,6 +302,8 @@ int main(void)
 		cmocka_unit_test(test_objects_O2),
 		cmocka_unit_test(test_objects_cxx_O0),
 		cmocka_unit_test(test_objects_cxx_O2),
+		cmocka_unit_test(test_objects_debuglink),
+		cmocka_unit_test(test_objects_dwz),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }
