@@ -29,14 +29,20 @@ measure() {
 }
 read -r dt dm < <(measure "$dataprof" report "$tmp/d.dprof" --by function --then line -n 1000,1000)
 read -r pt pm < <(measure perf report -i "$tmp/p.data" --sort sym,srcline --stdio)
+# the same perf.data file, read by dataprof (issue: perf.data reading)
+read -r qt qm < <(measure "$dataprof" report -i "$tmp/p.data" --by function --then line -n 1000,1000)
 echo "workload: ${work[*]}, cpu-clock at 20 kHz with user registers"
 printf '%-44s %9s %9s %12s %10s\n' "" samples seconds "samples/s" "peak MiB"
 awk -v s="$ds" -v t="$dt" -v m="$dm" 'BEGIN { printf "%-44s %9d %9.3f %12.0f %10.1f\n",
 	"dataprof report --by function --then line", s, t, s / (t > 0 ? t : 0.001), m / 1024 }'
 awk -v s="$ps_n" -v t="$pt" -v m="$pm" 'BEGIN { printf "%-44s %9d %9.3f %12.0f %10.1f\n",
 	"perf report --sort sym,srcline", s, t, s / (t > 0 ? t : 0.001), m / 1024 }'
+awk -v s="$ps_n" -v t="$qt" -v m="$qm" 'BEGIN { printf "%-44s %9d %9.3f %12.0f %10.1f\n",
+	"dataprof report -i perf.data (same file)", s, t, s / (t > 0 ? t : 0.001), m / 1024 }'
 awk -v a="$ds" -v at="$dt" -v b="$ps_n" -v bt="$pt" 'BEGIN {
 	printf "throughput ratio dataprof/perf: %.1fx\n", (a / (at > 0 ? at : 0.001)) / (b / (bt > 0 ? bt : 0.001)) }'
+awk -v bt="$pt" -v qt="$qt" 'BEGIN {
+	printf "on the same perf.data file, dataprof/perf: %.1fx\n", (bt > 0 ? bt : 0.001) / (qt > 0 ? qt : 0.001) }'
 
 # memory with 8x the samples and the same distinct values
 "$build/bench/inflate" "$tmp/d.dprof" "$tmp/d8.dprof" 8

@@ -526,6 +526,8 @@ int dp_perf_next(dp_profile *p, dp_record *r)
 		r->offset = w.off;
 		r->decompressed = w.inner;
 		p->st.records++;
+		if (!w.inner)
+			dp_profile_release_consumed(p, w.off);
 		if (w.type >= DP_PERF_HEADER_ATTR) {
 			user_record(p, &w, r);
 			return 1;

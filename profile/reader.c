@@ -289,7 +289,7 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 /* A long profile is read once from start to end: give the pages before the
  * current record back to the kernel as we go (they are the file's, read
  * again on a rewind), so memory does not grow with the profile's size. */
-static void release_consumed(dp_profile *p, size_t upto)
+void dp_profile_release_consumed(dp_profile *p, size_t upto)
 {
 	size_t pg = 4096, end = upto & ~(pg - 1);
 
@@ -327,10 +327,10 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 		if (p->skip_samples && h->type == PERF_RECORD_SAMPLE) {
 			p->pos += h->size;
 			p->st.records++;
-			release_consumed(p, p->pos - h->size);
+			dp_profile_release_consumed(p, p->pos - h->size);
 			continue;
 		}
-		release_consumed(p, p->pos);
+		dp_profile_release_consumed(p, p->pos);
 		memset(r, 0, sizeof(*r));
 		r->type = h->type;
 		r->misc = h->misc;

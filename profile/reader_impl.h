@@ -47,6 +47,9 @@ int dp_profile_decode_timeline(dp_profile *p, const uint8_t *rec, size_t size, d
  * lies at rec[0..size) into r. Returns 0, or -1 if a known record is
  * malformed (counted; the caller skips it). */
 int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_record *r);
+/* Gives the mapped file's pages before offset upto back to the kernel (a
+ * long profile is read front to back; a rewind reads them again). */
+void dp_profile_release_consumed(dp_profile *p, size_t upto);
 
 /* perf.data containers (perf_file.c). */
 int dp_perf_open(dp_profile *p, struct dp_error *err);
