@@ -25,9 +25,9 @@ typedef struct dp_series {
 } dp_series;
 
 typedef struct dp_series_set {
-	bool readings;       /* the profile has counter readings at all */
-	uint64_t lo, hi;     /* the first and last reading (absolute ns) */
-	uint64_t *times;     /* the points (absolute ns) */
+	bool readings;	 /* the profile has counter readings at all */
+	uint64_t lo, hi; /* the first and last reading (absolute ns) */
+	uint64_t *times; /* the points (absolute ns) */
 	size_t n;
 	dp_series *s;
 	size_t ns;
