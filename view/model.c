@@ -380,8 +380,10 @@ static void write_cells(dp_view_model *m, FILE *f)
 	size_t *first = dp_calloc(m->lanes.n + 1, sizeof(size_t));
 	size_t *gfirst = dp_calloc(m->lanes.n + 1, sizeof(size_t));
 
-	qsort(m->cells.v, m->cells.n, sizeof(cell), cmp_cell);
-	qsort(m->groups.v, m->groups.n, sizeof(group), cmp_group);
+	if (m->cells.n)
+		qsort(m->cells.v, m->cells.n, sizeof(cell), cmp_cell);
+	if (m->groups.n)
+		qsort(m->groups.v, m->groups.n, sizeof(group), cmp_group);
 	/* the hash indexes now point at the wrong places: the model is done */
 	for (size_t i = 0; i < m->cells.n; i++)
 		first[m->cells.v[i].lane + 1]++;
