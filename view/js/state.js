@@ -11,6 +11,7 @@ const state = {
 };
 const views = [];
 let changed = {}, frame = 0, full = [0, 1];
+const flushTimes = []; /* ms each redraw took, the last 100 (bench/view_render.js) */
 
 function setState(patch) {
 	for (const k in patch) {
@@ -23,11 +24,15 @@ function setState(patch) {
 }
 
 function flush() {
+	const t0 = performance.now();
 	frame = 0;
 	const c = changed;
 	changed = {};
 	for (const v of views)
 		v.render(c);
+	flushTimes.push(performance.now() - t0);
+	if (flushTimes.length > 100)
+		flushTimes.shift();
 }
 
 /* The plot area's width in CSS pixels: the same in every panel. */
