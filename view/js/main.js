@@ -78,7 +78,7 @@ function main() {
 		model: m, state, setState, xOf, tOf, plotWidth, zoomAroundBar,
 		selectedRow: () => grid.selected(),
 		rowTime: (r) => m.rowTime[r],
-		flushTimes,
+		flushTimes, viewTimes,
 	};
 	performance.mark("dp-ready");
 	document.body.dataset.ready = "1";

@@ -12,6 +12,7 @@ const state = {
 const views = [];
 let changed = {}, frame = 0, full = [0, 1];
 const flushTimes = []; /* ms each redraw took, the last 100 (bench/view_render.js) */
+const viewTimes = [];  /* ms of each panel in the last redraw */
 
 function setState(patch) {
 	for (const k in patch) {
@@ -28,8 +29,11 @@ function flush() {
 	frame = 0;
 	const c = changed;
 	changed = {};
-	for (const v of views)
+	views.forEach((v, i) => {
+		const t = performance.now();
 		v.render(c);
+		viewTimes[i] = performance.now() - t;
+	});
 	flushTimes.push(performance.now() - t0);
 	if (flushTimes.length > 100)
 		flushTimes.shift();
