@@ -2,7 +2,8 @@
 # dataprof view's cost with large profiles: page generation time, peak
 # memory and page size at about 1M and 10M samples (a real profile's samples
 # repeated by bench/inflate: same distinct values, N times the samples), and
-# the page's render and pan times in Chromium (view_render.js).
+# the page's render and pan times in Chromium (view_render.js); then a
+# synthetic page at the model's cap (view_stress.py).
 #   bench/view.sh [BUILD_DIR]     (a release build: ./build.sh build)
 set -euo pipefail
 build=${1:-build}
@@ -39,5 +40,12 @@ print(d['time']['bucket_ns'],d['time']['nbuckets'],d['ncells'])")
 	pan=$(echo "$r" | sed -n 's/.*pan_redraw_ms_median \([0-9.]*\) pan_redraw_ms_worst \([0-9.]*\).*/\1 (worst \2)/p')
 	awk -v s=$((n * k)) -v t="$secs" -v m="$kib" -v z="$size" -v nb="$nb" -v nc="$nc" -v r="$ready" -v p="$pan" \
 		'BEGIN { printf "%-10d %9.2f %9.1f %10.2f %10d %8d %10s %s\n", s, t, m / 1024, z / 1e6, nb, nc, r, p }'
+	[ "$target" = 1000000 ] && cp "$tmp/big.html" "$tmp/small.html"
 	rm -f "$tmp/big.dprof" "$tmp/big.html"
 done
+# the worst a page can be: the model's cap of 1M cells, 32 threads, 400
+# combinations (synthetic data in the 1M page's frame)
+python3 "$src/bench/view_stress.py" "$tmp/small.html" "$tmp/stress.html" >/dev/null
+r=$(node "$src/bench/view_render.js" "$tmp/stress.html" 3)
+printf 'synthetic page at the cell cap (1M cells, 32 threads): %.2f MB, %s\n' \
+	"$(awk -v s="$(stat -c %s "$tmp/stress.html")" 'BEGIN { print s / 1e6 }')" "$r"
