@@ -236,6 +236,7 @@ void dp_view_model_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 	const dp_sample *s = row->s;
 	uint64_t t = row->time_rel, period = s->period ? s->period : 1;
 	uint32_t combo, bucket, tl;
+	uint64_t v;
 	char buf[64];
 	dp_attr thread = {DP_A_THREAD, 0};
 
@@ -243,9 +244,12 @@ void dp_view_model_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 		widen(m);
 	bucket = (uint32_t)(t >> m->shift);
 	combo = combo_of(m, attrs, row);
-	tl = lane_of(
-	    m, false, s->pid, s->tid, 0,
-	    dp_attr_format(attrs, &thread, dp_attr_key(attrs, row, &thread), buf, sizeof(buf)));
+	/* the thread's name is looked up only for a thread not seen before */
+	if (!dp_hashmap_get(&m->lane_index, (uint64_t)s->pid << 32 | s->tid, &v))
+		v = lane_of(m, false, s->pid, s->tid, 0,
+			    dp_attr_format(attrs, &thread, dp_attr_key(attrs, row, &thread), buf,
+					   sizeof(buf)));
+	tl = (uint32_t)v;
 	cell_add(m, tl, bucket, combo, 1, period);
 	group_add(m, tl, bucket, 1, t - ((uint64_t)bucket << m->shift));
 	if (m->o.cpu_lanes)
