@@ -13,7 +13,9 @@ DEPS=(build-essential cmake pkg-config git
       libpfm4-dev libelf-dev libdw-dev libcapstone-dev libzstd-dev
       libcmocka-dev libsqlite3-dev zlib1g-dev
       linux-perf elfutils binutils dwz time python3 python3-jsonschema
-      clang libclang-rt-14-dev)  # tests/fuzz/run.sh: libFuzzer
+      clang libclang-rt-14-dev   # tests/fuzz/run.sh: libFuzzer
+      libprotobuf-c-dev protobuf-c-compiler  # export --pprof
+      chromium nodejs)           # tests/browser: the view page in a real browser
 
 deps() {
 	local missing=() p
@@ -21,6 +23,9 @@ deps() {
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 			missing+=("$p")
 	done
+	# Debian's nodejs leaves npm to a package of its own; NodeSource's has it
+	# built in and conflicts with that package
+	command -v npm >/dev/null || missing+=(npm)
 	((${#missing[@]})) || return 0
 	echo "build.sh: installing ${missing[*]}" >&2
 	local sudo=""

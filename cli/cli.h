@@ -11,6 +11,8 @@ int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_markers(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Prints "dataprof: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

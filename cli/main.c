@@ -27,6 +27,8 @@ static const struct command {
 	{"list", cmd_list, "list the events (or --counters) this machine can sample"},
 	{"stat", cmd_stat, "collect system counters of a command, without sampling"},
 	{"markers", cmd_markers, "the time between the code marks of a profile"},
+	{"view", cmd_view, "one HTML page: counters, thread lanes, samples and data over time"},
+	{"export", cmd_export, "a profile for Perfetto (trace JSON) or pprof (profile.proto)"},
 };
 
 void cli_error(const char *fmt, ...)

@@ -335,3 +335,18 @@ bool dp_report_ctx_readings_span(const dp_report_ctx *c, uint64_t *lo, uint64_t 
 	*hi = c->readings.v[c->readings.n - 1].time;
 	return true;
 }
+
+const dp_marks *dp_report_ctx_marks(const dp_report_ctx *c)
+{
+	return &c->marks;
+}
+
+size_t dp_report_ctx_nreadings(const dp_report_ctx *c)
+{
+	return c->readings.n;
+}
+
+uint64_t dp_report_ctx_reading_time(const dp_report_ctx *c, size_t i)
+{
+	return c->readings.v[i].time;
+}

@@ -39,4 +39,11 @@ const char *dp_report_ctx_counter_name(const dp_report_ctx *c, size_t i);
 bool dp_report_ctx_counter(const dp_report_ctx *c, size_t i, uint64_t t0, uint64_t t1,
 			   double *value, char *text, size_t len);
 
+/* For pages and exports that lay out the whole time axis (view, export). */
+const dp_marks *dp_report_ctx_marks(const dp_report_ctx *c);
+size_t dp_report_ctx_nreadings(const dp_report_ctx *c);
+/* The time of the i-th reading, in time order (readings split over several
+ * records share a time). */
+uint64_t dp_report_ctx_reading_time(const dp_report_ctx *c, size_t i);
+
 #endif

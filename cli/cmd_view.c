@@ -1,0 +1,175 @@
+/* dataprof view: one self-contained HTML page of a profile */
+#include "cli.h"
+#include "../report/report.h"
+#include "../view/model.h"
+#include "../view/page.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: dataprof view [OPTIONS] [FILE]\n\n"
+	    "Writes one HTML page of a profile (dataprof.dprof by default, or a perf.data\n"
+	    "file) that opens from disk with no network: system counters over time, a lane\n"
+	    "of sample density per thread, the samples and code marks around a time bar,\n"
+	    "and the data objects, members and lines of the range shown (docs/view.md).\n\n"
+	    "  -o, --output FILE     the page (default: the profile's name with .html; -: stdout)\n"
+	    "      --counters GLOBS  the counters to draw (default: CPU time, faults, memory,\n"
+	    "                        context switches, those the profile has)\n"
+	    "      --cpus            a lane per CPU too\n"
+	    "      --buckets N       time buckets over the samples' span (default 4096)\n"
+	    "  -w, --where EXPR      keep the samples that match (as in report)\n"
+	    "      --time START..END keep a time range (1s..2.5s, 100ms..)\n"
+	    "      --symfs DIR       look for the profiled binaries under DIR first\n"
+	    "  -h, --help            show this help\n");
+}
+
+/* "run.dprof" -> "run.html"; "perf.data" -> "perf.html" */
+static char *default_output(const char *input)
+{
+	const char *base = strrchr(input, '/'), *dot;
+
+	base = base ? base + 1 : input;
+	dot = strrchr(base, '.');
+	if (!strcmp(input, "-"))
+		return dp_strdup("dataprof.html");
+	return dp_asprintf("%.*s.html", (int)(dot && dot != base ? dot - base : (long)strlen(base)),
+			   base);
+}
+
+int cmd_view(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"output", required_argument, 0, 'o'},
+	    {"counters", required_argument, 0, 'K'},
+	    {"cpus", no_argument, 0, 'C'},
+	    {"buckets", required_argument, 0, 'N'},
+	    {"where", required_argument, 0, 'w'},
+	    {"time", required_argument, 0, 'T'},
+	    {"symfs", required_argument, 0, 'S'},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
+	};
+	dp_report_opts o;
+	dp_view_opts vo = {0};
+	dp_report_result res;
+	dp_error err = {{0}};
+	dp_view_model *m;
+	char *out = NULL, *tmp = NULL;
+	const char *output = NULL;
+	FILE *f;
+	int c, rc = 1;
+	uint64_t v;
+
+	memset(&o, 0, sizeof(o));
+	o.input = "dataprof.dprof";
+	o.metric = DP_M_PERIOD;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'K':
+			vo.counters = optarg;
+			break;
+		case 'C':
+			vo.cpu_lanes = true;
+			break;
+		case 'N':
+			if (!dp_parse_u64(optarg, &v) || v < 16 || v > 262144) {
+				cli_error("--buckets needs a count from 16 to 262144, not '%s'",
+					  optarg);
+				return 2;
+			}
+			vo.max_buckets = (uint32_t)v;
+			break;
+		case 'w':
+			o.where = optarg;
+			break;
+		case 'T':
+			o.time_range = optarg;
+			break;
+		case 'S':
+			o.symfs = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "'dataprof view --help' lists the options\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o.input = argv[optind++];
+	if (optind < argc) {
+		cli_error("view reads one profile; '%s' is one too many", argv[optind]);
+		return 2;
+	}
+	/* the report's own tree is not used: one group keeps it small */
+	dp_attr_parse("event", &o.levels[0].attrs[0], &err);
+	o.levels[0].nattrs = 1;
+	o.nlevels = 1;
+	o.progress = dp_stderr_is_tty();
+	m = dp_view_model_new(&vo);
+	o.on_row = dp_view_model_row;
+	o.on_row_ctx = m;
+	if (dp_report_build(&o, &res, &err) < 0) {
+		cli_error("%s", err.msg);
+		dp_view_model_free(m);
+		return 1;
+	}
+	if (dp_view_model_finish(m, &res, &err) < 0) {
+		cli_error("%s", err.msg);
+		goto done;
+	}
+	out = output ? dp_strdup(output) : default_output(o.input);
+	if (!strcmp(out, "-")) {
+		f = stdout;
+	} else {
+		/* written aside, then renamed: no half page if anything fails */
+		tmp = dp_asprintf("%s.tmp", out);
+		f = fopen(tmp, "w");
+		if (!f) {
+			cli_error("cannot write '%s': %m (choose another place with -o)", tmp);
+			goto done;
+		}
+	}
+	if (dp_view_page_write(m, f, &err) < 0 || fflush(f) != 0) {
+		cli_error("%s: %s", out, err.msg[0] ? err.msg : "write failed");
+		if (f != stdout) {
+			fclose(f);
+			unlink(tmp);
+		}
+		goto done;
+	}
+	if (f != stdout) {
+		if (fclose(f) != 0 || rename(tmp, out) != 0) {
+			cli_error("cannot write '%s': %m", out);
+			unlink(tmp);
+			goto done;
+		}
+		if (dp_stderr_is_tty()) {
+			struct stat sb;
+			stat(out, &sb);
+			fprintf(stderr, "dataprof: wrote %s (%.1f MB, %llu samples)\n", out,
+				(double)sb.st_size / 1e6,
+				(unsigned long long)dp_view_model_samples(m));
+		}
+	}
+	rc = 0;
+done:
+	free(out);
+	free(tmp);
+	dp_view_model_free(m);
+	dp_report_result_free(&res);
+	return rc;
+}

@@ -1,0 +1,133 @@
+/* dataprof view and export on bad input: one line naming the thing and what
+ * to do, a non-zero exit, no file left behind; --help on both. (The page
+ * itself is tested in a browser: tests/browser/.) */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record_util.h"
+#include "util.h"
+
+static char *plain;
+
+/* split, without counters or marks */
+static const char *profile(void)
+{
+	if (!plain) {
+		char *fx = tu_fixture("split_O2"), *cmd = dp_asprintf("'%s' 100", fx);
+		tu_result res;
+
+		plain = tu_path("plain.dprof");
+		assert_int_equal(rec_run(&res, plain, "-e cpu-clock -F 2000", cmd), 0);
+		tu_result_free(&res);
+		free(fx);
+		free(cmd);
+	}
+	return plain;
+}
+
+static void expect_error(const char *args, const char *want)
+{
+	tu_result res;
+
+	tu_sh(&res, "cd '%s' && '%s' %s", tu_tmpdir(), DATAPROF_BIN, args);
+	if (res.status == 0 || !strstr(res.err, want) ||
+	    strchr(res.err, '\n') != strrchr(res.err, '\n'))
+		fail_msg("%s: exit %d, stderr '%s' (want one line with '%s')", args, res.status,
+			 res.err, want);
+	tu_result_free(&res);
+}
+
+static void test_help(void **state)
+{
+	tu_result res;
+
+	(void)state;
+	assert_int_equal(tu_sh(&res, "'%s' view --help", DATAPROF_BIN), 0);
+	assert_non_null(strstr(res.out, "usage: dataprof view"));
+	tu_result_free(&res);
+	assert_int_equal(tu_sh(&res, "'%s' export --help", DATAPROF_BIN), 0);
+	assert_non_null(strstr(res.out, "--perfetto FILE"));
+	tu_result_free(&res);
+	assert_int_equal(tu_sh(&res, "'%s' --help", DATAPROF_BIN), 0);
+	assert_non_null(strstr(res.out, "view "));
+	assert_non_null(strstr(res.out, "export "));
+	tu_result_free(&res);
+}
+
+static void test_bad_input(void **state)
+{
+	char *args;
+
+	(void)state;
+	expect_error("view /nonexistent.dprof", "/nonexistent.dprof");
+	expect_error("export --pprof x.pb.gz /nonexistent.dprof", "/nonexistent.dprof");
+	expect_error("view --buckets 3", "--buckets needs a count from 16 to 262144");
+	expect_error("export", "export needs --perfetto FILE.json or --pprof FILE.pb.gz");
+	args = dp_asprintf("view --counters 'proc/*' '%s'", profile());
+	expect_error(args, "the profile has no counter readings (record with --counters)");
+	free(args);
+	args = dp_asprintf("view -o /nonexistent/dir/p.html '%s'", profile());
+	expect_error(args, "cannot write '/nonexistent/dir/p.html.tmp'");
+	free(args);
+	args = dp_asprintf("export --perfetto /nonexistent/t.json '%s'", profile());
+	expect_error(args, "cannot write '/nonexistent/t.json'");
+	free(args);
+	args = dp_asprintf("view --where 'frob=1' '%s'", profile());
+	expect_error(args, "unknown attribute 'frob'");
+	free(args);
+	args = dp_asprintf("export --pprof p.pb.gz --where 'frob=1' '%s'", profile());
+	expect_error(args, "unknown attribute 'frob'");
+	free(args);
+	/* a failed export leaves no file */
+	char *p = tu_path("p.pb.gz");
+	assert_int_not_equal(access(p, F_OK), 0);
+	free(p);
+}
+
+static void test_default_output(void **state)
+{
+	tu_result res;
+	char *html = tu_path("plain.html");
+
+	(void)state;
+	assert_int_equal(tu_sh(&res, "cd '%s' && '%s' view plain.dprof", tu_tmpdir(), DATAPROF_BIN),
+			 0);
+	tu_result_free(&res);
+	assert_int_equal(access(html, R_OK), 0);
+	assert_int_equal(tu_sh(&res, "grep -c 'dataprof-view/1' '%s'", html), 0);
+	tu_result_free(&res);
+	free(html);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	profile();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(plain);
+	plain = NULL;
+	tu_cleanup();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_help),
+	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_default_output),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

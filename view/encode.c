@@ -1,0 +1,81 @@
+#include "encode.h"
+
+void dp_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '<':
+		case '>':
+		case '&':
+			fprintf(f, "\\u%04x", *p);
+			break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+void dp_varint_put(dp_buf *b, uint64_t v)
+{
+	unsigned char tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			tmp[n] |= 0x80;
+		n++;
+	} while (v);
+	dp_buf_add(b, tmp, n);
+}
+
+void dp_base64_json(FILE *f, const dp_buf *b)
+{
+	static const char tab[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = (const unsigned char *)b->p;
+	char out[4096];
+	size_t i = 0, o = 0;
+
+	fputc('"', f);
+	for (; i + 3 <= b->len; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+
+		out[o++] = tab[v >> 18];
+		out[o++] = tab[(v >> 12) & 63];
+		out[o++] = tab[(v >> 6) & 63];
+		out[o++] = tab[v & 63];
+		if (o == sizeof(out)) {
+			fwrite(out, 1, o, f);
+			o = 0;
+		}
+	}
+	fwrite(out, 1, o, f);
+	if (i < b->len) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < b->len ? (uint32_t)p[i + 1] << 8 : 0);
+
+		fputc(tab[v >> 18], f);
+		fputc(tab[(v >> 12) & 63], f);
+		fputc(i + 1 < b->len ? tab[(v >> 6) & 63] : '=', f);
+		fputc('=', f);
+	}
+	fputc('"', f);
+}

@@ -1,0 +1,23 @@
+/* Encodings the page's data is written in: JSON strings that are safe inside
+ * an HTML <script> element, and columns of unsigned integers as LEB128
+ * varints in base64 (a few bytes a value where JSON numbers take eight or
+ * more, and decoded by the page in one loop). */
+#ifndef DP_VIEW_ENCODE_H
+#define DP_VIEW_ENCODE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+
+/* s as a JSON string, quotes included; '<', '>' and '&' escaped so that no
+ * "</script>" can end the element early. */
+void dp_json_str(FILE *f, const char *s);
+
+/* Appends v as an unsigned LEB128 varint. */
+void dp_varint_put(dp_buf *b, uint64_t v);
+
+/* b as one base64 string (RFC 4648, with padding), quotes included. */
+void dp_base64_json(FILE *f, const dp_buf *b);
+
+#endif

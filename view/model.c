@@ -1,0 +1,538 @@
+#include "model.h"
+#include "encode.h"
+#include "../report/context.h"
+#include "../report/series.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashmap.h"
+#include "strtab.h"
+
+/* The attributes a combination holds: what the lanes are coloured by and
+ * the data view's object, member, line. */
+static const dp_attr_id combo_attrs[] = {
+    DP_A_EVENT, DP_A_OBJECT,  DP_A_MEMBER, DP_A_LINE,	DP_A_FUNCTION,
+    DP_A_LEVEL, DP_A_VERDICT, DP_A_SITE,   DP_A_REGION,
+};
+#define NATTRS DP_ARRAY_LEN(combo_attrs)
+
+/* Cell keys pack lane, bucket and combination into 64 bits. */
+#define LANE_BITS   20
+#define BUCKET_BITS 20
+#define COMBO_BITS  24
+
+typedef struct cell {
+	uint32_t lane, bucket, combo;
+	uint64_t count, period;
+} cell;
+
+typedef struct group {
+	uint32_t lane, bucket;
+	uint64_t count, toff; /* toff: the sum of the samples' times past the bucket's start */
+} group;
+
+typedef struct lane {
+	bool cpu;
+	uint32_t pid, tid, cpu_no, name;
+} lane;
+
+struct dp_view_model {
+	dp_view_opts o;
+	dp_attr attrs[NATTRS];
+	dp_strtab strs;		     /* the page's strings */
+	DP_VEC(uint32_t) combo_strs; /* NATTRS string ids a combination */
+	DP_VEC(uint64_t) combo_keys; /* NATTRS attribute keys a combination */
+	dp_hashmap combo_index;	     /* hash of the keys -> combination */
+	DP_VEC(lane) lanes;
+	dp_hashmap lane_index; /* pid << 32 | tid, or 1 << 63 | cpu -> lane */
+	DP_VEC(cell) cells;
+	dp_hashmap cell_index;
+	DP_VEC(group) groups;
+	dp_hashmap group_index;
+	unsigned shift; /* buckets are 1 << shift ns */
+	uint64_t samples, first, last;
+	dp_report_result *res;
+	dp_series_set ss; /* after finish */
+};
+
+dp_view_model *dp_view_model_new(const dp_view_opts *o)
+{
+	dp_view_model *m = dp_calloc(1, sizeof(*m));
+
+	m->o = *o;
+	if (!m->o.max_buckets)
+		m->o.max_buckets = 4096;
+	if (m->o.max_buckets > (1u << (BUCKET_BITS - 1)))
+		m->o.max_buckets = 1u << (BUCKET_BITS - 1);
+	if (!m->o.max_cells)
+		m->o.max_cells = 1u << 20;
+	if (!m->o.max_points)
+		m->o.max_points = 4000;
+	for (size_t i = 0; i < NATTRS; i++)
+		m->attrs[i].id = combo_attrs[i];
+	dp_strtab_init(&m->strs);
+	dp_hashmap_init(&m->combo_index, 256);
+	dp_hashmap_init(&m->lane_index, 16);
+	dp_hashmap_init(&m->cell_index, 4096);
+	dp_hashmap_init(&m->group_index, 1024);
+	m->shift = 10; /* 1 µs to begin with */
+	m->first = UINT64_MAX;
+	return m;
+}
+
+void dp_view_model_free(dp_view_model *m)
+{
+	if (!m)
+		return;
+	dp_strtab_free(&m->strs);
+	dp_vec_free(&m->combo_strs);
+	dp_vec_free(&m->combo_keys);
+	dp_hashmap_free(&m->combo_index);
+	dp_vec_free(&m->lanes);
+	dp_hashmap_free(&m->lane_index);
+	dp_vec_free(&m->cells);
+	dp_hashmap_free(&m->cell_index);
+	dp_vec_free(&m->groups);
+	dp_hashmap_free(&m->group_index);
+	dp_series_free(&m->ss);
+	free(m);
+}
+
+uint64_t dp_view_model_samples(const dp_view_model *m)
+{
+	return m->samples;
+}
+
+uint64_t dp_view_model_bucket_ns(const dp_view_model *m)
+{
+	return 1ull << m->shift;
+}
+
+size_t dp_view_model_cells(const dp_view_model *m)
+{
+	return m->cells.n;
+}
+
+static uint32_t combo_of(dp_view_model *m, dp_attr_ctx *attrs, dp_row *row)
+{
+	uint64_t keys[NATTRS], h, v;
+	char buf[128];
+
+	for (size_t i = 0; i < NATTRS; i++)
+		keys[i] = dp_attr_key(attrs, row, &m->attrs[i]);
+	h = dp_hash_bytes(keys, sizeof(keys), 0x76696577);
+	/* a 64-bit hash that collides probes the next one */
+	while (dp_hashmap_get(&m->combo_index, h, &v)) {
+		if (!memcmp(&m->combo_keys.v[v * NATTRS], keys, sizeof(keys)))
+			return (uint32_t)v;
+		h++;
+	}
+	v = m->combo_strs.n / NATTRS;
+	if (v >= (1u << COMBO_BITS) - 1)
+		return (1u << COMBO_BITS) - 2; /* beyond reason: folded into the last one */
+	for (size_t i = 0; i < NATTRS; i++) {
+		const char *s = dp_attr_format(attrs, &m->attrs[i], keys[i], buf, sizeof(buf));
+		uint32_t id = dp_strtab_intern(&m->strs, s);
+
+		dp_vec_push(&m->combo_strs, id);
+		dp_vec_push(&m->combo_keys, keys[i]);
+	}
+	dp_hashmap_put(&m->combo_index, h, v);
+	return (uint32_t)v;
+}
+
+static uint32_t lane_of(dp_view_model *m, bool cpu, uint32_t pid, uint32_t tid, uint32_t cpu_no,
+			const char *name)
+{
+	uint64_t key = cpu ? 1ull << 63 | cpu_no : (uint64_t)pid << 32 | tid, v;
+	char buf[64];
+
+	if (dp_hashmap_get(&m->lane_index, key, &v))
+		return (uint32_t)v;
+	if (m->lanes.n >= (1u << LANE_BITS) - 1)
+		return (1u << LANE_BITS) - 2;
+	if (cpu) {
+		snprintf(buf, sizeof(buf), "CPU %u", cpu_no);
+		name = buf;
+	}
+	lane l = {cpu, pid, tid, cpu_no, dp_strtab_intern(&m->strs, name ? name : "?")};
+	dp_vec_push(&m->lanes, l);
+	v = m->lanes.n - 1;
+	dp_hashmap_put(&m->lane_index, key, v);
+	return (uint32_t)v;
+}
+
+static inline uint64_t cell_key(uint32_t lane_no, uint32_t bucket, uint32_t combo)
+{
+	return (uint64_t)lane_no << (BUCKET_BITS + COMBO_BITS) | (uint64_t)bucket << COMBO_BITS |
+	       combo;
+}
+
+static void cell_add(dp_view_model *m, uint32_t lane_no, uint32_t bucket, uint32_t combo,
+		     uint64_t count, uint64_t period)
+{
+	uint64_t key = cell_key(lane_no, bucket, combo), v;
+
+	if (dp_hashmap_get(&m->cell_index, key, &v)) {
+		m->cells.v[v].count += count;
+		m->cells.v[v].period += period;
+		return;
+	}
+	cell c = {lane_no, bucket, combo, count, period};
+	dp_vec_push(&m->cells, c);
+	dp_hashmap_put(&m->cell_index, key, m->cells.n - 1);
+}
+
+static void group_add(dp_view_model *m, uint32_t lane_no, uint32_t bucket, uint64_t count,
+		      uint64_t toff)
+{
+	uint64_t key = (uint64_t)lane_no << 32 | bucket, v;
+
+	if (dp_hashmap_get(&m->group_index, key, &v)) {
+		m->groups.v[v].count += count;
+		m->groups.v[v].toff += toff;
+		return;
+	}
+	group g = {lane_no, bucket, count, toff};
+	dp_vec_push(&m->groups, g);
+	dp_hashmap_put(&m->group_index, key, m->groups.n - 1);
+}
+
+/* Doubles the bucket width: bucket b goes into b / 2. */
+static void widen(dp_view_model *m)
+{
+	DP_VEC(cell) cells = {0};
+	DP_VEC(group) groups = {0};
+	uint64_t old_w = 1ull << m->shift;
+
+	cells.v = m->cells.v, cells.n = m->cells.n, cells.cap = m->cells.cap;
+	groups.v = m->groups.v, groups.n = m->groups.n, groups.cap = m->groups.cap;
+	memset(&m->cells, 0, sizeof(m->cells));
+	memset(&m->groups, 0, sizeof(m->groups));
+	dp_hashmap_free(&m->cell_index);
+	dp_hashmap_free(&m->group_index);
+	dp_hashmap_init(&m->cell_index, cells.n);
+	dp_hashmap_init(&m->group_index, groups.n);
+	m->shift++;
+	for (size_t i = 0; i < cells.n; i++) {
+		const cell *c = &cells.v[i];
+		cell_add(m, c->lane, c->bucket / 2, c->combo, c->count, c->period);
+	}
+	for (size_t i = 0; i < groups.n; i++) {
+		const group *g = &groups.v[i];
+		group_add(m, g->lane, g->bucket / 2, g->count,
+			  g->toff + (g->bucket & 1 ? g->count * old_w : 0));
+	}
+	dp_vec_free(&cells);
+	dp_vec_free(&groups);
+}
+
+void dp_view_model_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
+{
+	dp_view_model *m = ctx;
+	const dp_sample *s = row->s;
+	uint64_t t = row->time_rel, period = s->period ? s->period : 1;
+	uint32_t combo, bucket, tl;
+	uint64_t v;
+	char buf[64];
+	dp_attr thread = {DP_A_THREAD, 0};
+
+	while ((t >> m->shift) >= m->o.max_buckets)
+		widen(m);
+	bucket = (uint32_t)(t >> m->shift);
+	combo = combo_of(m, attrs, row);
+	/* the thread's name is looked up only for a thread not seen before */
+	if (!dp_hashmap_get(&m->lane_index, (uint64_t)s->pid << 32 | s->tid, &v))
+		v = lane_of(m, false, s->pid, s->tid, 0,
+			    dp_attr_format(attrs, &thread, dp_attr_key(attrs, row, &thread), buf,
+					   sizeof(buf)));
+	tl = (uint32_t)v;
+	cell_add(m, tl, bucket, combo, 1, period);
+	group_add(m, tl, bucket, 1, t - ((uint64_t)bucket << m->shift));
+	if (m->o.cpu_lanes)
+		cell_add(m, lane_of(m, true, 0, 0, s->cpu, NULL), bucket, combo, 1, period);
+	m->samples++;
+	if (t < m->first)
+		m->first = t;
+	if (t > m->last)
+		m->last = t;
+}
+
+int dp_view_model_finish(dp_view_model *m, dp_report_result *res, dp_error *err)
+{
+	const dp_marks *mk = dp_report_ctx_marks(dp_row_ctx_marks(res->rows));
+
+	m->res = res;
+	while (m->cells.n > m->o.max_cells && m->shift < 62)
+		widen(m);
+	/* threads that marked but had no sample kept still get a lane */
+	for (size_t i = 0; i < mk->v.n; i++) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "tid %u", mk->v.v[i].tid);
+		lane_of(m, false, mk->v.v[i].pid, mk->v.v[i].tid, 0, buf);
+	}
+	return dp_series_build(res, m->o.counters, DP_SERIES_DEFAULT, m->o.max_points, &m->ss, err);
+}
+
+static int cmp_cell(const void *a, const void *b)
+{
+	const cell *x = a, *y = b;
+
+	if (x->lane != y->lane)
+		return x->lane < y->lane ? -1 : 1;
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	return x->combo < y->combo ? -1 : x->combo > y->combo;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const group *x = a, *y = b;
+
+	if (x->lane != y->lane)
+		return x->lane < y->lane ? -1 : 1;
+	return x->bucket < y->bucket ? -1 : x->bucket > y->bucket;
+}
+
+static void json_num(FILE *f, double v)
+{
+	if (v != v)
+		fputs("null", f);
+	else if (v == (double)(int64_t)v && v < 9e15 && v > -9e15)
+		fprintf(f, "%" PRId64, (int64_t)v);
+	else
+		fprintf(f, "%.6g", v);
+}
+
+/* ns since the profile's start, signed: marks of a perf.data file may come
+ * before its first sample */
+static double rel(uint64_t t, uint64_t start)
+{
+	return t >= start ? (double)(t - start) : -(double)(start - t);
+}
+
+static void write_profile(dp_view_model *m, FILE *f)
+{
+	const dp_report_result *r = m->res;
+	const dp_read_status *st = dp_profile_status(r->p);
+	const char *fmt = st->format == DP_FMT_DPROF ? "dprof" : "perf.data";
+
+	fputs("\"profile\":{\"path\":", f);
+	dp_json_str(f, r->o->input);
+	fputs(",\"cmdline\":", f);
+	dp_json_str(f, dp_profile_meta(r->p, "cmdline"));
+	fputs(",\"hostname\":", f);
+	dp_json_str(f, dp_profile_meta(r->p, "hostname"));
+	fprintf(f,
+		",\"format\":\"%s\",\"samples_read\":%" PRIu64 ",\"samples\":%" PRIu64
+		",\"lost\":%" PRIu64 ",\"truncated\":%s},\n",
+		fmt, r->read, m->samples, st->lost + st->lost_samples,
+		st->truncated_at ? "true" : "false");
+	fputs("\"events\":[", f);
+	for (size_t i = 0; i < r->nev; i++) {
+		const char *n = r->ev[i].name ? r->ev[i].name : "?";
+		bool tb = !strcmp(n, "cpu-clock") || !strcmp(n, "task-clock") ||
+			  !strncmp(n, "cpu-clock:", 10) || !strncmp(n, "task-clock:", 11);
+
+		fprintf(f, "%s{\"name\":", i ? "," : "");
+		dp_json_str(f, n);
+		fprintf(f, ",\"unit\":\"%s\"}", tb ? "ns" : "events");
+	}
+	fputs("],\n", f);
+}
+
+static void write_time(dp_view_model *m, FILE *f, uint64_t start)
+{
+	const dp_marks *mk = dp_report_ctx_marks(dp_row_ctx_marks(m->res->rows));
+	uint64_t nb = m->samples ? (m->last >> m->shift) + 1 : 0;
+
+	fprintf(f, "\"time\":{\"bucket_ns\":%" PRIu64 ",\"nbuckets\":%" PRIu64,
+		(uint64_t)1 << m->shift, nb);
+	/* each kind's first and last event: the page's time index finds the
+	 * overlap from them, as report/timeline.h does */
+	if (m->samples)
+		fprintf(f, ",\"samples\":[%" PRIu64 ",%" PRIu64 "]", m->first, m->last);
+	if (m->ss.readings) {
+		fputs(",\"readings\":[", f);
+		json_num(f, rel(m->ss.lo, start));
+		fputc(',', f);
+		json_num(f, rel(m->ss.hi, start));
+		fputc(']', f);
+	}
+	if (mk->v.n) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (size_t i = 0; i < mk->v.n; i++) {
+			lo = DP_MIN(lo, mk->v.v[i].time);
+			hi = DP_MAX(hi, mk->v.v[i].time);
+		}
+		fputs(",\"marks\":[", f);
+		json_num(f, rel(lo, start));
+		fputc(',', f);
+		json_num(f, rel(hi, start));
+		fputc(']', f);
+	}
+	fputs("},\n", f);
+}
+
+static void write_cells(dp_view_model *m, FILE *f)
+{
+	dp_buf b = {0};
+	size_t *first = dp_calloc(m->lanes.n + 1, sizeof(size_t));
+	size_t *gfirst = dp_calloc(m->lanes.n + 1, sizeof(size_t));
+
+	if (m->cells.n)
+		qsort(m->cells.v, m->cells.n, sizeof(cell), cmp_cell);
+	if (m->groups.n)
+		qsort(m->groups.v, m->groups.n, sizeof(group), cmp_group);
+	/* the hash indexes now point at the wrong places: the model is done */
+	for (size_t i = 0; i < m->cells.n; i++)
+		first[m->cells.v[i].lane + 1]++;
+	for (size_t i = 0; i < m->groups.n; i++)
+		gfirst[m->groups.v[i].lane + 1]++;
+	for (size_t l = 0; l < m->lanes.n; l++) {
+		first[l + 1] += first[l];
+		gfirst[l + 1] += gfirst[l];
+	}
+	fputs("\"lanes\":[", f);
+	for (size_t l = 0; l < m->lanes.n; l++) {
+		const lane *x = &m->lanes.v[l];
+
+		fprintf(f, "%s\n{\"kind\":\"%s\",\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"name\":%u",
+			l ? "," : "", x->cpu ? "cpu" : "thread", x->pid, x->tid, x->cpu_no,
+			x->name);
+		fprintf(f, ",\"cells\":[%zu,%zu],\"groups\":[%zu,%zu]}", first[l], first[l + 1],
+			gfirst[l], gfirst[l + 1]);
+	}
+	fputs("],\n", f);
+	/* per cell: the bucket's step from the lane's previous cell, the
+	 * combination, the count, the period */
+	for (size_t i = 0; i < m->cells.n; i++) {
+		const cell *c = &m->cells.v[i];
+		uint32_t prev =
+		    i && m->cells.v[i - 1].lane == c->lane ? m->cells.v[i - 1].bucket : 0;
+
+		dp_varint_put(&b, c->bucket - prev);
+		dp_varint_put(&b, c->combo);
+		dp_varint_put(&b, c->count);
+		dp_varint_put(&b, c->period);
+	}
+	fprintf(f, "\"ncells\":%zu,\"cells\":", m->cells.n);
+	dp_base64_json(f, &b);
+	fputs(",\n", f);
+	/* per group: the bucket's step, the count, the mean time past the
+	 * bucket's start */
+	b.len = 0;
+	for (size_t i = 0; i < m->groups.n; i++) {
+		const group *g = &m->groups.v[i];
+		uint32_t prev =
+		    i && m->groups.v[i - 1].lane == g->lane ? m->groups.v[i - 1].bucket : 0;
+
+		dp_varint_put(&b, g->bucket - prev);
+		dp_varint_put(&b, g->count);
+		dp_varint_put(&b, (g->toff + g->count / 2) / g->count);
+	}
+	fprintf(f, "\"ngroups\":%zu,\"groups\":", m->groups.n);
+	dp_base64_json(f, &b);
+	fputs(",\n", f);
+	dp_buf_free(&b);
+	free(first);
+	free(gfirst);
+}
+
+static void write_combos(dp_view_model *m, FILE *f)
+{
+	size_t n = m->combo_strs.n / NATTRS;
+
+	fputs("\"attrs\":[", f);
+	for (size_t i = 0; i < NATTRS; i++)
+		fprintf(f, "%s\"%s\"", i ? "," : "", dp_attr_name(combo_attrs[i]));
+	fprintf(f, "],\n\"ncombos\":%zu,\"combos\":[", n);
+	/* one column per attribute */
+	for (size_t a = 0; a < NATTRS; a++) {
+		fprintf(f, "%s[", a ? ",\n" : "");
+		for (size_t c = 0; c < n; c++)
+			fprintf(f, "%s%u", c ? "," : "", m->combo_strs.v[c * NATTRS + a]);
+		fputc(']', f);
+	}
+	fputs("],\n", f);
+}
+
+static void write_counters(dp_view_model *m, FILE *f, uint64_t start)
+{
+	const dp_series_set *ss = &m->ss;
+
+	fputs("\"counters\":", f);
+	if (!ss->readings) {
+		fputs("null,\n", f);
+		return;
+	}
+	fputs("{\"times\":[", f);
+	for (size_t i = 0; i < ss->n; i++) {
+		if (i)
+			fputc(',', f);
+		json_num(f, rel(ss->times[i], start));
+	}
+	fputs("],\"series\":[", f);
+	for (size_t k = 0; k < ss->ns; k++) {
+		const dp_series *s = &ss->s[k];
+
+		fprintf(f, "%s\n{\"name\":", k ? "," : "");
+		dp_json_str(f, s->name);
+		fputs(",\"unit\":", f);
+		dp_json_str(f, s->unit);
+		fprintf(f, ",\"kind\":\"%s\",\"values\":[", s->gauge ? "gauge" : "counter");
+		for (size_t i = 0; i < ss->n; i++) {
+			if (i)
+				fputc(',', f);
+			json_num(f, s->v[i]);
+		}
+		fputs("]}", f);
+	}
+	fputs("]},\n", f);
+}
+
+static void write_marks(dp_view_model *m, FILE *f, uint64_t start)
+{
+	const dp_marks *mk = dp_report_ctx_marks(dp_row_ctx_marks(m->res->rows));
+
+	/* [time, lane, name, overhead ns] */
+	fputs("\"marks\":[", f);
+	for (size_t i = 0; i < mk->v.n; i++) {
+		const dp_mark_rec *r = &mk->v.v[i];
+		char buf[96];
+		uint64_t l = 0;
+
+		dp_hashmap_get(&m->lane_index, (uint64_t)r->pid << 32 | r->tid, &l);
+		fprintf(f, "%s[", i ? (i % 8 ? "," : ",\n") : "");
+		json_num(f, rel(r->time, start));
+		fprintf(
+		    f, ",%" PRIu64 ",%u,%" PRIu64 "]", l,
+		    dp_strtab_intern(&m->strs, dp_marks_name(mk, r->app, r->id, buf, sizeof(buf))),
+		    r->end > r->time ? r->end - r->time : 0);
+	}
+	fputs("],\n", f);
+}
+
+void dp_view_model_json(dp_view_model *m, FILE *f)
+{
+	uint64_t start = dp_row_ctx_start(m->res->rows);
+
+	fputs("{\"format\":\"dataprof-view/1\",\n", f);
+	write_profile(m, f);
+	write_time(m, f, start);
+	write_combos(m, f);
+	write_cells(m, f);
+	write_counters(m, f, start);
+	write_marks(m, f, start);
+	/* last: the marks above add their names */
+	fputs("\"strings\":[", f);
+	for (size_t i = 0; i < dp_strtab_count(&m->strs); i++) {
+		fputs(i ? (i % 16 ? "," : ",\n") : "", f);
+		dp_json_str(f, dp_strtab_get(&m->strs, (uint32_t)i));
+	}
+	fputs("]}", f);
+}
