@@ -9,23 +9,28 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# to build and run dataprof
 DEPS=(build-essential cmake pkg-config git
       libpfm4-dev libelf-dev libdw-dev libcapstone-dev libzstd-dev
-      libcmocka-dev libsqlite3-dev zlib1g-dev
+      libsqlite3-dev zlib1g-dev
+      libprotobuf-c-dev protobuf-c-compiler)  # export --pprof
+# and to test it
+TEST_DEPS=(libcmocka-dev
       linux-perf elfutils binutils dwz time python3 python3-jsonschema
       clang libclang-rt-14-dev   # tests/fuzz/run.sh: libFuzzer
-      libprotobuf-c-dev protobuf-c-compiler  # export --pprof
       chromium nodejs)           # tests/browser: the view page in a real browser
 
+# installs the packages named (DEPS by default) that are missing
 deps() {
 	local missing=() p
-	for p in "${DEPS[@]}"; do
+	(($#)) || set -- "${DEPS[@]}"
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 			missing+=("$p")
 	done
 	# Debian's nodejs leaves npm to a package of its own; NodeSource's has it
 	# built in and conflicts with that package
-	command -v npm >/dev/null || missing+=(npm)
+	[[ " $* " != *" nodejs "* ]] || command -v npm >/dev/null || missing+=(npm)
 	((${#missing[@]})) || return 0
 	echo "build.sh: installing ${missing[*]}" >&2
 	local sudo=""
@@ -44,7 +49,7 @@ build() {
 
 case "${1:-}" in
 deps)
-	deps
+	deps "${DEPS[@]}" "${TEST_DEPS[@]}"
 	;;
 build)
 	deps
@@ -56,7 +61,7 @@ example)
 	exec examples/run.sh build/dataprof build/examples
 	;;
 test)
-	deps
+	deps "${DEPS[@]}" "${TEST_DEPS[@]}"
 	cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DDATAPROF_SANITIZE=ON >/dev/null
 	cmake --build build-test -j"$(jobs)"
 	ctest --test-dir build-test --output-on-failure --timeout 600 "${@:2}"

@@ -99,3 +99,16 @@ void dp_hashmap_put(dp_hashmap *m, uint64_t key, uint64_t val)
 	m->slots[i].val = val;
 	m->n++;
 }
+
+bool dp_hashmap_next(const dp_hashmap *m, size_t *pos, uint64_t *key, uint64_t *val)
+{
+	for (; *pos < m->cap; (*pos)++) {
+		if (used(m, *pos)) {
+			*key = m->slots[*pos].key;
+			*val = m->slots[*pos].val;
+			(*pos)++;
+			return true;
+		}
+	}
+	return false;
+}

@@ -25,6 +25,9 @@ void dp_hashmap_free(dp_hashmap *m);
 bool dp_hashmap_get(const dp_hashmap *m, uint64_t key, uint64_t *val);
 /* Inserts or replaces. */
 void dp_hashmap_put(dp_hashmap *m, uint64_t key, uint64_t val);
+/* Iterates the entries in no particular order: start with *pos = 0;
+ * returns false past the last. */
+bool dp_hashmap_next(const dp_hashmap *m, size_t *pos, uint64_t *key, uint64_t *val);
 uint64_t dp_hash64(uint64_t x);
 uint64_t dp_hash_bytes(const void *p, size_t n, uint64_t seed);
 

@@ -156,16 +156,17 @@ static void names(dp_perfetto *p)
 {
 	dp_strtab *strs = dp_attr_strings(p->res->attrs);
 
-	for (size_t i = 0; i < p->names.cap; i++) {
+	size_t pos = 0;
+	uint64_t key, val;
+
+	while (dp_hashmap_next(&p->names, &pos, &key, &val)) {
 		uint32_t pid, tid;
 		char buf[32];
 		const char *name;
 
-		if (!p->names.used[i])
-			continue;
-		pid = (uint32_t)(p->names.keys[i] >> 32);
-		tid = (uint32_t)p->names.keys[i];
-		name = p->names.vals[i] ? dp_strtab_get(strs, (uint32_t)p->names.vals[i]) : NULL;
+		pid = (uint32_t)(key >> 32);
+		tid = (uint32_t)key;
+		name = val ? dp_strtab_get(strs, (uint32_t)val) : NULL;
 		if (!name || !*name) {
 			snprintf(buf, sizeof(buf), "tid %u", tid);
 			name = buf;
