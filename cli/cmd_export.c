@@ -13,6 +13,7 @@ static void usage(FILE *f)
 		"usage: dataprof export [OPTIONS] [PROFILE]\n\n"
 		"Writes a profile (dataprof.dprof by default, or a perf.data file) for other\n"
 		"tools (docs/export.md); give one or both:\n\n"
+		"  -i, --input FILE      the profile (also the positional PROFILE)\n"
 		"      --perfetto FILE   Chrome trace event JSON for ui.perfetto.dev and\n"
 		"                        chrome://tracing: samples as instant events per thread,\n"
 		"                        marker regions as slices, counters as counter tracks\n"
@@ -43,6 +44,7 @@ static void on_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
+	    {"input", required_argument, 0, 'i'},
 	    {"perfetto", required_argument, 0, 'P'}, {"pprof", required_argument, 0, 'G'},
 	    {"counters", required_argument, 0, 'K'}, {"where", required_argument, 0, 'w'},
 	    {"time", required_argument, 0, 'T'},     {"symfs", required_argument, 0, 'S'},
@@ -61,8 +63,11 @@ int cmd_export(int argc, char **argv)
 	o.input = "dataprof.dprof";
 	o.metric = DP_M_PERIOD;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:w:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'i':
+			o.input = optarg;
+			break;
 		case 'P':
 			perfetto = optarg;
 			break;

@@ -20,6 +20,7 @@ static void usage(FILE *f)
 	    "file) that opens from disk with no network: system counters over time, a lane\n"
 	    "of sample density per thread, the samples and code marks around a time bar,\n"
 	    "and the data objects, members and lines of the range shown (docs/view.md).\n\n"
+	    "  -i, --input FILE      the profile (also the positional FILE)\n"
 	    "  -o, --output FILE     the page (default: the profile's name with .html; -: stdout)\n"
 	    "      --counters GLOBS  the counters to draw (default: CPU time, faults, memory,\n"
 	    "                        context switches, those the profile has)\n"
@@ -47,6 +48,7 @@ static char *default_output(const char *input)
 int cmd_view(int argc, char **argv)
 {
 	static const struct option opts[] = {
+	    {"input", required_argument, 0, 'i'},
 	    {"output", required_argument, 0, 'o'},
 	    {"counters", required_argument, 0, 'K'},
 	    {"cpus", no_argument, 0, 'C'},
@@ -72,8 +74,11 @@ int cmd_view(int argc, char **argv)
 	o.input = "dataprof.dprof";
 	o.metric = DP_M_PERIOD;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:w:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'i':
+			o.input = optarg;
+			break;
 		case 'o':
 			output = optarg;
 			break;

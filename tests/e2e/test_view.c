@@ -106,6 +106,23 @@ static void test_default_output(void **state)
 	free(html);
 }
 
+/* -i names the profile as in report and perf (the positional name too) */
+static void test_input_option(void **state)
+{
+	tu_result res;
+
+	(void)state;
+	assert_int_equal(tu_sh(&res, "cd '%s' && '%s' view -i plain.dprof -o by_i.html && "
+				     "'%s' view plain.dprof -o by_pos.html && cmp -s by_i.html by_pos.html",
+			       tu_tmpdir(), DATAPROF_BIN, DATAPROF_BIN),
+			 0);
+	tu_result_free(&res);
+	assert_int_equal(tu_sh(&res, "cd '%s' && '%s' export -i plain.dprof --perfetto by_i.json",
+			       tu_tmpdir(), DATAPROF_BIN),
+			 0);
+	tu_result_free(&res);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -128,6 +145,7 @@ int main(void)
 	    cmocka_unit_test(test_help),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_default_output),
+	    cmocka_unit_test(test_input_option),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
