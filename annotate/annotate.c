@@ -21,6 +21,7 @@ struct insn_note {
 	uint32_t cons;         /* index + 1 in the image's constructs; 0: none */
 	uint8_t reason;        /* dp_annot_reason when type is 0 */
 	bool indexed;          /* see dp_construct.indexed */
+	bool weak;             /* from a load's destination: the object's own type wins */
 	uint64_t type_size;    /* of the construct's type, when indexed */
 };
 
@@ -437,6 +438,7 @@ static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, cons
 		n.member = k->member;
 		n.reason = k->type ? DP_AR_NONE : k->reason;
 		n.indexed = k->type && k->indexed;
+		n.weak = k->origin == DP_CO_VALUE;
 		if (n.indexed)
 			n.type_size = dp_type_size((Dwarf_Die *)&k->type_die);
 	} else {
@@ -504,7 +506,7 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 				typed_object(a, (Dwarf_Die *)&k->type_die,
 					     tsz ? (uint64_t)off % tsz : (uint64_t)off, x->size, o);
 			}
-		} else if (ktype && !(k && o->type)) {
+		} else if (ktype && !((k || n->weak) && o->type)) {
 			/* (an indexed access into a typed object: its own path is exact) */
 			o->type = ktype;
 			o->member = kmember;

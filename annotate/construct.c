@@ -51,8 +51,10 @@ typedef struct ctx {
 	int npath;
 } ctx;
 
-/* A variable located in reg at pc (its value is reg, or reg + k). */
-static bool var_in_reg(ctx *c, uint64_t pc, int reg, ptr_type *o)
+/* A variable located in reg at pc (its value is reg, or reg + k): with
+ * pointer, a pointer, its pointee in o->pointee; without, any variable
+ * whose value is the register, its own type in o->pointee. */
+static bool var_in_reg(ctx *c, uint64_t pc, int reg, bool pointer, ptr_type *o)
 {
 	Dwarf_Addr cb;
 	Dwarf_Die *cu = dwfl_module_addrdie(c->id->im->mod, pc, &cb), scopes[32];
@@ -76,11 +78,13 @@ static bool var_in_reg(ctx *c, uint64_t pc, int reg, ptr_type *o)
 				continue;
 			dp_var_location(&v, pc - cb, &loc);
 			if (!((loc.kind == DP_LOC_REG && loc.reg == reg) ||
-			      (loc.kind == DP_LOC_VALUE && loc.reg == reg)))
+			      (pointer && loc.kind == DP_LOC_VALUE && loc.reg == reg)))
 				continue;
 			if (!dp_die_type(&v, &type))
 				continue;
-			if (!dp_type_pointee(&type, &o->pointee)) {
+			if (!pointer) {
+				o->pointee = type;
+			} else if (!dp_type_pointee(&type, &o->pointee)) {
 				o->fail = DP_AR_NOT_POINTER;
 				continue;
 			}
@@ -241,7 +245,7 @@ static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o)
 			o->neutral = true;
 			return;
 		}
-	if (var_in_reg(c, c->t->insns.v[i].addr, reg, o))
+	if (var_in_reg(c, c->t->insns.v[i].addr, reg, true, o))
 		return;
 	if (depth <= 0 || c->npath >= (int)DP_ARRAY_LEN(c->path))
 		return;
@@ -344,6 +348,58 @@ static void set_path(ctx *c, dp_construct *k, Dwarf_Die *type, int64_t off, bool
 	dp_buf_free(&tn);
 }
 
+/* When nothing says what the base register points to, a load may still
+ * say what it reads: the variable its destination register holds just
+ * after it (at -O0: the stack slot the next instruction stores it to; or
+ * the parameter of the function called next), when that variable has the
+ * access's size. The memory then holds that type
+ * (`struct bucket *`): a weaker answer than a typed pointer's, and the data
+ * object's own type, when it has one, wins over it. */
+static void value_type(ctx *c, long i, const dp_memop *m, dp_construct *k)
+{
+	const dp_insn *in = &c->t->insns.v[i], *next;
+	uint64_t pc = in->addr + in->len;
+	ptr_type v;
+	Dwarf_Die slot;
+	int64_t rel;
+	dp_buf tn = {0};
+
+	if (in->df != DP_DF_LOAD || in->df_dst < 0 || m->access != DP_ACC_LOAD)
+		return;
+	memset(&v, 0, sizeof(v));
+	next = (size_t)i + 1 < c->t->insns.n ? &c->t->insns.v[i + 1] : NULL;
+	if (next && next->addr != pc)
+		next = NULL;
+	if (var_in_reg(c, pc, in->df_dst, false, &v)) {
+		/* a variable of this function */
+	} else if (next && (next->flags & DP_INSN_CALL) && !(next->flags & DP_INSN_INDIRECT) &&
+		   next->target && var_in_reg(c, next->target, in->df_dst, false, &v)) {
+		/* an argument: the callee's parameter in that register at its entry */
+	} else {
+		if (!next || next->nmem != 1 ||
+		    next->mem[0].access != DP_ACC_STORE || next->mem[0].index >= 0 ||
+		    next->mem[0].size != m->size || !(next->regs_read & (1u << in->df_dst)) ||
+		    (next->mem[0].base != PERF_REG_X86_SP && next->mem[0].base != PERF_REG_X86_BP) ||
+		    !stack_slot(c, next->addr, next->mem[0].base, next->mem[0].disp, &slot, &rel,
+				&v.var) ||
+		    rel != 0)
+			return;
+		v.pointee = slot;
+	}
+	if (dp_type_size(&v.pointee) != m->size)
+		return;
+	dp_type_name(&v.pointee, &tn);
+	if (tn.p && tn.len) {
+		k->origin = DP_CO_VALUE;
+		k->var = v.var;
+		k->type = dp_strtab_intern(c->strs, tn.p);
+		k->type_die = v.pointee;
+		k->indexed = false; /* the element is the whole type: no offset to find */
+		k->reason = DP_AR_NONE;
+	}
+	dp_buf_free(&tn);
+}
+
 static void compute(ctx *c, long i, int mem, dp_construct *k)
 {
 	const dp_insn *in = &c->t->insns.v[i];
@@ -395,6 +451,7 @@ static void compute(ctx *c, long i, int mem, dp_construct *k)
 	reg_type(c, i, m->base, TRACK_DEPTH, &p);
 	if (!p.found) {
 		k->reason = p.fail ? p.fail : DP_AR_NO_VARIABLE;
+		value_type(c, i, m, k);
 		return;
 	}
 	k->origin = p.tracked ? DP_CO_TRACKED : DP_CO_POINTER;

@@ -34,6 +34,7 @@ enum dp_construct_origin {
 	DP_CO_TRACKED, /* a pointer followed back through moves and loads */
 	DP_CO_STATIC,  /* an IP-relative or absolute global */
 	DP_CO_STACK,   /* a stack slot of the function */
+	DP_CO_VALUE,   /* a load's destination variable: the type of what it read */
 };
 
 typedef struct dp_construct {

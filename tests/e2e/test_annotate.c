@@ -118,7 +118,10 @@ static void visit(an_ctx *c, const dp_sample *s, const dp_decoded *x, const dp_a
 			c->accesses--;
 			return;
 		}
-		bool m = !strcmp(member, dp_strtab_get(c->strs, a->member));
+		/* a scalar's empty member path says nothing: its type is checked too */
+		const char *type = tu_truth_get(t, "type");
+		bool m = !strcmp(member, dp_strtab_get(c->strs, a->member)) &&
+			 (!type || !strcmp(type, dp_strtab_get(c->strs, a->type)));
 		bool f = !func || same_function(func, innermost(c, a));
 		bool l = !tu_truth_get(t, "line") || tu_truth_u64(t, "line") == a->line_no;
 
