@@ -203,9 +203,9 @@ static void test_power(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_quantile),   cmocka_unit_test(test_compare),
-		cmocka_unit_test(test_tarone),	   cmocka_unit_test(test_false_positive_rate),
-		cmocka_unit_test(test_power),
+	    cmocka_unit_test(test_quantile), cmocka_unit_test(test_compare),
+	    cmocka_unit_test(test_tarone),   cmocka_unit_test(test_false_positive_rate),
+	    cmocka_unit_test(test_power),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
