@@ -20,6 +20,7 @@ static const struct command {
 	{"record", cmd_record, "sample events of a command or process into a raw profile"},
 	{"report", cmd_report, "which data objects, members and lines the samples fall on"},
 	{"diff", cmd_diff, "compare runs of two builds: which keys changed beyond noise"},
+	{"history", cmd_history, "keep runs' aggregates per commit in SQLite; show trends"},
 	{"dump", cmd_dump, "print every record of a profile"},
 	{"list", cmd_list, "list the events this machine can sample"},
 };

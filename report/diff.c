@@ -276,35 +276,37 @@ static int by_change(const void *a, const void *b)
 		      dp_diff_key_text(sorting, y, y->nkey >= 0));
 }
 
-int dp_diff_build(const dp_diff_opts *o, dp_diff_result *r, dp_error *err)
+static int check_by(const dp_agg_level *by, dp_error *err)
 {
-	int m = o->metric;
-
-	memset(r, 0, sizeof(*r));
-	r->o = o;
-	for (int i = 0; i < o->by.nattrs; i++) {
-		const char *why = dp_rtable_unstable(o->by.attrs[i].id);
+	for (int i = 0; i < by->nattrs; i++) {
+		const char *why = dp_rtable_unstable(by->attrs[i].id);
 
 		if (why) {
 			dp_error_set(err,
 				     "--by %s: %s, so diff cannot match them: compare by function, "
 				     "line, object or member",
-				     dp_attr_name(o->by.attrs[i].id), why);
+				     dp_attr_name(by->attrs[i].id), why);
 			return -1;
 		}
 	}
-	if (!o->nbase || !o->nnew) {
-		dp_error_set(err, "diff needs a BASE and a NEW profile");
-		return -1;
-	}
+	return 0;
+}
+
+void dp_diff_init(dp_diff_result *r, const dp_diff_opts *o)
+{
+	memset(r, 0, sizeof(*r));
+	r->o = o;
 	dp_rtable_init(&r->tab, &o->by);
-	for (size_t i = 0; i < o->nfail; i++)
-		if (!(r->fail[i] = dp_failif_parse(o->fail_if[i], &o->by, err)))
-			goto fail;
-	if (read_side(o, o->base, o->nbase, r, &r->base, err) < 0 ||
-	    read_side(o, o->new_, o->nnew, r, &r->new_, err) < 0 || check_runs(o, r, err) < 0 ||
+}
+
+int dp_diff_compute(dp_diff_result *r, dp_error *err)
+{
+	const dp_diff_opts *o = r->o;
+	int m = o->metric;
+
+	if (check_by(&o->by, err) < 0 || check_runs(o, r, err) < 0 ||
 	    exposure(o, &r->base, err) < 0 || exposure(o, &r->new_, err) < 0)
-		goto fail;
+		return -1;
 	dp_rtable_finish(&r->tab);
 	dispersion(r);
 	dp_diff_match(r);
@@ -327,6 +329,25 @@ int dp_diff_build(const dp_diff_opts *o, dp_diff_result *r, dp_error *err)
 	if (r->rows.n > 1)
 		qsort(r->rows.v, r->rows.n, sizeof(dp_diff_row), by_change);
 	sorting = NULL;
+	return 0;
+}
+
+int dp_diff_build(const dp_diff_opts *o, dp_diff_result *r, dp_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	if (check_by(&o->by, err) < 0)
+		return -1;
+	if (!o->nbase || !o->nnew) {
+		dp_error_set(err, "diff needs a BASE and a NEW profile");
+		return -1;
+	}
+	dp_diff_init(r, o);
+	for (size_t i = 0; i < o->nfail; i++)
+		if (!(r->fail[i] = dp_failif_parse(o->fail_if[i], &o->by, err)))
+			goto fail;
+	if (read_side(o, o->base, o->nbase, r, &r->base, err) < 0 ||
+	    read_side(o, o->new_, o->nnew, r, &r->new_, err) < 0 || dp_diff_compute(r, err) < 0)
+		goto fail;
 	return 0;
 fail:
 	dp_diff_free(r);

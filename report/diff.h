@@ -79,7 +79,12 @@ typedef struct dp_diff_result {
 	bool failed;
 } dp_diff_result;
 
+/* Reads the profiles of o and compares them. */
 int dp_diff_build(const dp_diff_opts *o, dp_diff_result *r, dp_error *err);
+/* For runs from elsewhere (history): init, add runs to r->base.runs and
+ * r->new_.runs keyed by r->tab, compute. */
+void dp_diff_init(dp_diff_result *r, const dp_diff_opts *o);
+int dp_diff_compute(dp_diff_result *r, dp_error *err);
 void dp_diff_free(dp_diff_result *r);
 
 /* The text of a row's key on one side ("" when the side has none). */

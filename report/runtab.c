@@ -7,6 +7,8 @@
 
 #define MAX_TABLES 8
 
+static void add_candidate(dp_rkey *k, uint32_t id, uint64_t n);
+
 const char *dp_rtable_unstable(dp_attr_id a)
 {
 	switch (a) {
@@ -66,6 +68,12 @@ uint32_t dp_rtable_key(dp_rtable *t, const char *const *vals)
 	return (uint32_t)(t->keys.n - 1);
 }
 
+void dp_rtable_anchor_add(dp_rtable *t, uint32_t key, const char *anchor, uint64_t n)
+{
+	if (anchor && *anchor)
+		add_candidate(&t->keys.v[key], dp_strtab_intern(&t->strs, anchor), n);
+}
+
 static void add_candidate(dp_rkey *k, uint32_t id, uint64_t n)
 {
 	int min = 0;
@@ -118,6 +126,7 @@ void dp_run_free(dp_run *r)
 	free(r->program);
 	free(r->event);
 	free(r->events);
+	free(r->hostname);
 	dp_vec_free(&r->stats);
 	dp_hashmap_free(&r->index);
 	memset(r, 0, sizeof(*r));
@@ -198,6 +207,8 @@ static int survey(const char *path, const dp_run_opts *o, dp_run *r, uint32_t *e
 		r->sample_freq = ev[*event].attr.sample_freq;
 	else
 		r->sample_period = ev[*event].attr.sample_period;
+	cmd = dp_profile_meta(p, "hostname");
+	r->hostname = dp_strdup(cmd ? cmd : "");
 	cmd = dp_profile_meta(p, "command");
 	if (cmd && *cmd) {
 		size_t n = strcspn(cmd, " \t");
@@ -380,6 +391,7 @@ int dp_run_read(const char *path, const dp_run_opts *o, dp_rtable **tables, dp_r
 		r->program = dp_strdup(head.program);
 		r->event = dp_strdup(head.event);
 		r->events = dp_strdup(head.events);
+		r->hostname = dp_strdup(head.hostname);
 		r->sample_period = head.sample_period;
 		r->sample_freq = head.sample_freq;
 		r->seconds = head.seconds;

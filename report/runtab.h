@@ -45,6 +45,7 @@ typedef struct dp_run {
 	char *program;			     /* the profiled command's file name */
 	char *event;			     /* the event compared */
 	char *events;			     /* all the profile's events, comma-separated */
+	char *hostname; /* where it was recorded */
 	uint64_t sample_period, sample_freq; /* of the event, as opened */
 	double seconds;			     /* recorded time */
 	double ginsn;			     /* instructions counted, in 1e9; 0: none */
@@ -62,6 +63,9 @@ const char *dp_rtable_unstable(dp_attr_id a);
 
 void dp_rtable_init(dp_rtable *t, const dp_agg_level *by);
 void dp_rtable_free(dp_rtable *t);
+/* Counts n samples of key in the function (and allocating function)
+ * "anchor" ("walk|"), for keys read from elsewhere (history). */
+void dp_rtable_anchor_add(dp_rtable *t, uint32_t key, const char *anchor, uint64_t n);
 /* After reading: each key's anchor. */
 void dp_rtable_finish(dp_rtable *t);
 /* "hash.c:120" -> 120, with the text before the number in *prefix_len;
