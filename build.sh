@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 DEPS=(build-essential cmake pkg-config git
       libpfm4-dev libelf-dev libdw-dev libcapstone-dev libzstd-dev
       libcmocka-dev libsqlite3-dev zlib1g-dev
-      linux-perf elfutils binutils python3 python3-jsonschema)
+      linux-perf elfutils binutils pahole python3 python3-jsonschema)
 
 deps() {
 	local missing=() p

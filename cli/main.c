@@ -21,6 +21,7 @@ static const struct command {
 	{"report", cmd_report, "which data objects, members and lines the samples fall on"},
 	{"diff", cmd_diff, "compare runs of two builds: which keys changed beyond noise"},
 	{"history", cmd_history, "keep runs' aggregates per commit in SQLite; show trends"},
+	{"layout", cmd_layout, "a type's layout from DWARF with the samples on each member"},
 	{"dump", cmd_dump, "print every record of a profile"},
 	{"list", cmd_list, "list the events this machine can sample"},
 };
