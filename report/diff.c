@@ -183,39 +183,63 @@ static void dispersion(dp_diff_result *r)
 				r->key_own[tot->key][s][j] = v / m;
 				num[j] += (runs - 1) * (v > m ? v - m : 0);
 				den[j] += (runs - 1) * m * m;
+				r->kappa_df[j] += runs - 1;
 			}
 		}
 	}
 	for (int j = 0; j < 3; j++) {
 		r->kappa[j] = den[j] > 0 ? num[j] / den[j] : 0;
-		if (r->kappa[j] < cv * cv)
-			r->kappa[j] = cv * cv;
+		if (r->kappa[j] < cv * cv) {
+			r->kappa[j] = cv * cv; /* assumed: known, not estimated */
+			r->kappa_df[j] = 0;
+		}
 	}
 }
 
 /* The variance of a row's side over Poisson's. */
-static double side_phi(const dp_diff_result *r, const dp_diff_row *row, int s, int j)
+/* The variance of a row's side over Poisson's, and the degrees of freedom
+ * it was measured with (INFINITY: assumed). */
+static double side_phi(const dp_diff_result *r, const dp_diff_row *row, int s, int j, double *df)
 {
 	const dp_diff_side *side = s ? &r->new_ : &r->base;
 	double x = s ? row->xn[j] : row->xb[j], q = s ? row->qn[j] : row->qb[j];
 	double m = x > 0 && q > 0 ? x * x / q / (double)side->runs.n : 0;
 	double phi = 1 + r->kappa[j] * m;
 
+	*df = r->kappa_df[j] > 0 ? r->kappa_df[j] : INFINITY;
 	/* a key's own noise is its code's: measured on either side, it holds on both */
-	if (row->bkey >= 0)
-		phi = fmax(phi, r->key_own[row->bkey][0][j]);
-	if (row->nkey >= 0)
-		phi = fmax(phi, r->key_own[row->nkey][1][j]);
+	for (int k = 0; k < 2; k++) {
+		int32_t key = k ? row->nkey : row->bkey;
+		const dp_diff_side *ks = k ? &r->new_ : &r->base;
+
+		if (key >= 0 && r->key_own[key][k][j] > phi) {
+			phi = r->key_own[key][k][j];
+			*df = (double)ks->runs.n - 1;
+		}
+	}
 	return phi;
 }
 
-static void obs(const dp_diff_result *r, const dp_diff_row *row, int j, dp_rate_obs *b,
-		dp_rate_obs *n)
+/* The two sides of a row for metric j, and the degrees of freedom of the
+ * variance of their difference (Welch-Satterthwaite). */
+static double obs(const dp_diff_result *r, const dp_diff_row *row, int j, dp_rate_obs *b,
+		  dp_rate_obs *n)
 {
+	double v[2], e[2], df[2];
+
 	b->x = row->xb[j], b->q = row->qb[j], b->t = r->base.exposure;
 	n->x = row->xn[j], n->q = row->qn[j], n->t = r->new_.exposure;
-	b->phi = side_phi(r, row, 0, j);
-	n->phi = side_phi(r, row, 1, j);
+	b->phi = side_phi(r, row, 0, j, &df[0]);
+	n->phi = side_phi(r, row, 1, j, &df[1]);
+	/* a rate's Poisson variance is sum(w^2) / t^2; noise makes it phi times that */
+	for (int s = 0; s < 2; s++) {
+		const dp_rate_obs *o = s ? n : b;
+		double pois = o->t > 0 ? o->q / (o->t * o->t) : 0;
+
+		v[s] = o->phi * pois;
+		e[s] = (o->phi - 1) * pois;
+	}
+	return dp_welch_df(v, e, df, 2);
 }
 
 static void compare(dp_diff_result *r)
@@ -244,8 +268,12 @@ static void compare(dp_diff_result *r)
 		r->m[j] = dp_rate_tarone_m(minp, r->rows.n, alpha);
 		r->z[j] = dp_norm_quantile(1 - alpha / (2 * (double)r->m[j]));
 		for (size_t i = 0; i < r->rows.n; i++) {
-			obs(r, &r->rows.v[i], j, &b, &n);
-			dp_rate_compare(&b, &n, r->z[j], &r->rows.v[i].c[j]);
+			double df = obs(r, &r->rows.v[i], j, &b, &n);
+
+			/* noise measured from few runs is uncertain itself: t, not z */
+			dp_rate_compare(&b, &n,
+					dp_t_quantile(1 - alpha / (2 * (double)r->m[j]), df),
+					&r->rows.v[i].c[j]);
 		}
 		/* the whole is one more comparison, at the unadjusted level */
 		dp_diff_row *t = &r->total;
@@ -254,8 +282,8 @@ static void compare(dp_diff_result *r)
 			t->xb[k] = r->base.pool.total[k], t->qb[k] = r->base.pool.total_q[k];
 			t->xn[k] = r->new_.pool.total[k], t->qn[k] = r->new_.pool.total_q[k];
 		}
-		obs(r, t, j, &b, &n);
-		dp_rate_compare(&b, &n, dp_norm_quantile(1 - alpha / 2), &t->c[j]);
+		double df = obs(r, t, j, &b, &n);
+		dp_rate_compare(&b, &n, dp_t_quantile(1 - alpha / 2, df), &t->c[j]);
 	}
 	free(minp);
 }

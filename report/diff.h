@@ -69,6 +69,7 @@ typedef struct dp_diff_result {
 	DP_VEC(dp_diff_row) rows; /* significant first, then by the size of the change */
 	dp_diff_row total;
 	double kappa[3];	 /* squared per-run noise of the machine, per metric (0: none) */
+	double kappa_df[3]; /* the degrees of freedom it was measured with */
 	bool noise_measured;	 /* some side had two runs or more */
 	double (*key_own)[2][3]; /* per key, side and metric: its runs' variance over Poisson's */
 	size_t m[3];		 /* comparisons the confidence is shared among, per metric */

@@ -26,6 +26,86 @@ double dp_norm_quantile(double p)
 	return (lo + hi) / 2;
 }
 
+/* The regularized incomplete beta function I_x(a, b), by its continued
+ * fraction (DLMF 8.17.22) evaluated with the modified Lentz method, on the
+ * side of the symmetry I_x(a, b) = 1 - I_1-x(b, a) where it converges fast. */
+static double inc_beta(double x, double a, double b)
+{
+	double front, f, c, d;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	if (x > (a + 1) / (a + b + 2))
+		return 1 - inc_beta(1 - x, b, a);
+	front = exp(a * log(x) + b * log1p(-x) - (lgamma(a) + lgamma(b) - lgamma(a + b))) / a;
+	f = 1, c = 1, d = 0;
+	for (int i = 0; i <= 400; i++) {
+		int m = i / 2;
+		double num, cd;
+
+		if (i == 0)
+			num = 1;
+		else if (i % 2)
+			num = -((a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1));
+		else
+			num = (m * (b - m) * x) / ((a + 2 * m - 1) * (a + 2 * m));
+		d = 1 + num * d;
+		d = fabs(d) < 1e-300 ? 1e-300 : d;
+		d = 1 / d;
+		c = 1 + num / c;
+		c = fabs(c) < 1e-300 ? 1e-300 : c;
+		cd = c * d;
+		f *= cd;
+		if (fabs(1 - cd) < 1e-14)
+			break;
+	}
+	return front * (f - 1);
+}
+
+static double t_cdf(double t, double df)
+{
+	double tail = 0.5 * inc_beta(df / (df + t * t), df / 2, 0.5);
+
+	return t >= 0 ? 1 - tail : tail;
+}
+
+double dp_t_quantile(double p, double df)
+{
+	double lo = 0, hi = 1;
+
+	if (!(df < 1e7))
+		return dp_norm_quantile(p);
+	if (p < 0.5)
+		return -dp_t_quantile(1 - p, df);
+	if (p >= 1)
+		return INFINITY;
+	while (t_cdf(hi, df) < p && hi < 1e12)
+		hi *= 2;
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+double dp_welch_df(const double *v, const double *e, const double *df, int n)
+{
+	double tot = 0, den = 0;
+
+	for (int i = 0; i < n; i++) {
+		tot += v[i];
+		if (e[i] > 0 && df[i] > 0 && isfinite(df[i]))
+			den += e[i] * e[i] / df[i];
+	}
+	return den > 0 ? tot * tot / den : INFINITY;
+}
+
 /* Effective samples n and value per sample s of one side: x = n * s. */
 static void effective(const dp_rate_obs *o, double *n, double *s)
 {

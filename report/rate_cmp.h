@@ -48,5 +48,14 @@ size_t dp_rate_tarone_m(const double *min_p, size_t n, double alpha);
 
 /* The x with P(Z <= x) = p for a standard normal Z, 0 < p < 1. */
 double dp_norm_quantile(double p);
+/* The same for Student's t with df degrees of freedom (df > 0; infinite:
+ * the normal's). When noise beyond Poisson is measured from a few runs,
+ * its estimate is uncertain too: the interval takes t's quantile at the
+ * Welch-Satterthwaite degrees of freedom. */
+double dp_t_quantile(double p, double df);
+/* Welch-Satterthwaite: the degrees of freedom of a sum of variances
+ * v[i], of which the parts e[i] were estimated with df[i] degrees of
+ * freedom (the rest known: Poisson). INFINITY when nothing was estimated. */
+double dp_welch_df(const double *v, const double *e, const double *df, int n);
 
 #endif

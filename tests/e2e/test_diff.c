@@ -345,9 +345,9 @@ static void test_same_build(void **state)
 			    m ? "two runs" : "one run", bys[by], flagged[m][by], diffs[m][by],
 			    100.0 * flagged[m][by] / diffs[m][by], flags[m][by], keys[m][by],
 			    100.0 * flags[m][by] / keys[m][by]);
-	/* with the noise measured, at most one of the four may be unlucky */
-	assert_true(flagged[1][0] <= 1);
-	assert_true(flagged[1][1] <= 1);
+	/* with the noise measured: about 5% of diffs flag something; at most
+	 * two of the eight may be unlucky (that many happens in 1% of runs) */
+	assert_true(flagged[1][0] + flagged[1][1] <= 2);
 }
 
 static void test_moved_lines(void **state)

@@ -22,6 +22,21 @@ static void test_quantile(void **state)
 	assert_true(fabs(dp_norm_quantile(0.5)) < 1e-9);
 	assert_true(fabs(dp_norm_quantile(0.025) + 1.959964) < 1e-6);
 	assert_true(fabs(dp_norm_quantile(1 - 0.05 / 2000) - 4.055626) < 1e-5);
+	/* Student's t, against the tables */
+	assert_true(fabs(dp_t_quantile(0.975, 1) - 12.7062) < 1e-3);
+	assert_true(fabs(dp_t_quantile(0.975, 2) - 4.3027) < 1e-3);
+	assert_true(fabs(dp_t_quantile(0.995, 4) - 4.6041) < 1e-3);
+	assert_true(fabs(dp_t_quantile(0.975, 10) - 2.2281) < 1e-3);
+	/* (checked by integrating the density) */
+	assert_true(fabs(dp_t_quantile(0.975, 2.5) - 3.5747) < 1e-3);
+	assert_true(fabs(dp_t_quantile(0.999, 1.5) - 52.184) < 1e-2);
+	assert_true(fabs(dp_t_quantile(0.975, 1e9) - 1.959964) < 1e-5);
+	assert_true(fabs(dp_t_quantile(0.025, 10) + 2.2281) < 1e-3);
+	/* Welch-Satterthwaite */
+	double v[2] = {4, 1}, e[2] = {3, 0}, df[2] = {2, 0};
+	assert_true(fabs(dp_welch_df(v, e, df, 2) - 25.0 / 4.5) < 1e-12);
+	e[0] = 0;
+	assert_true(isinf(dp_welch_df(v, e, df, 2)));
 }
 
 static dp_rate_cmp cmp(double xb, double xn, double tb, double tn)
