@@ -154,7 +154,7 @@ static void dispersion(dp_diff_result *r)
 	double num[3] = {0}, den[3] = {0};
 	double cv = r->o->noise;
 
-	r->key_own = dp_calloc(r->tab.keys.n ? r->tab.keys.n : 1, sizeof(*r->key_own));
+	r->key_noise = dp_calloc(r->tab.keys.n ? r->tab.keys.n : 1, sizeof(*r->key_noise));
 	for (int s = 0; s < 2; s++) {
 		const dp_diff_side *side = s ? &r->new_ : &r->base;
 		double runs = (double)side->runs.n;
@@ -180,44 +180,54 @@ static void dispersion(dp_diff_result *r)
 
 					v += (c - m) * (c - m) / (runs - 1);
 				}
-				r->key_own[tot->key][s][j] = v / m;
+				r->key_noise[tot->key].own[s][j] = v / m;
+				r->key_noise[tot->key].measured[s][j] = true;
 				num[j] += (runs - 1) * (v > m ? v - m : 0);
 				den[j] += (runs - 1) * m * m;
-				r->kappa_df[j] += runs - 1;
 			}
 		}
 	}
 	for (int j = 0; j < 3; j++) {
 		r->kappa[j] = den[j] > 0 ? num[j] / den[j] : 0;
-		if (r->kappa[j] < cv * cv) {
-			r->kappa[j] = cv * cv; /* assumed: known, not estimated */
-			r->kappa_df[j] = 0;
-		}
+		if (r->kappa[j] < cv * cv)
+			r->kappa[j] = cv * cv;
 	}
 }
 
-/* The variance of a row's side over Poisson's. */
-/* The variance of a row's side over Poisson's, and the degrees of freedom
- * it was measured with (INFINITY: assumed). */
+/* How many runs' worth the trend 1 + kappa m is, against a key's own
+ * variance from its runs (limma's prior degrees of freedom, fixed): with
+ * two runs a side a key's own estimate has one degree of freedom each, too
+ * few to stand alone. */
+#define PRIOR_DF 4.0
+
+/* The variance of a row's side over Poisson's -- the machine's trend for a
+ * key of its size and the key's own, weighted by their degrees of freedom
+ * (moderated, as limma's) -- and those degrees of freedom (INFINITY:
+ * nothing measured). */
 static double side_phi(const dp_diff_result *r, const dp_diff_row *row, int s, int j, double *df)
 {
 	const dp_diff_side *side = s ? &r->new_ : &r->base;
 	double x = s ? row->xn[j] : row->xb[j], q = s ? row->qn[j] : row->qb[j];
 	double m = x > 0 && q > 0 ? x * x / q / (double)side->runs.n : 0;
-	double phi = 1 + r->kappa[j] * m;
+	double prior = 1 + r->kappa[j] * m, own = 0, d = 0, phi;
 
-	*df = r->kappa_df[j] > 0 ? r->kappa_df[j] : INFINITY;
 	/* a key's own noise is its code's: measured on either side, it holds on both */
 	for (int k = 0; k < 2; k++) {
 		int32_t key = k ? row->nkey : row->bkey;
 		const dp_diff_side *ks = k ? &r->new_ : &r->base;
 
-		if (key >= 0 && r->key_own[key][k][j] > phi) {
-			phi = r->key_own[key][k][j];
-			*df = (double)ks->runs.n - 1;
+		if (key >= 0 && r->key_noise[key].measured[k][j]) {
+			own += ((double)ks->runs.n - 1) * r->key_noise[key].own[k][j];
+			d += (double)ks->runs.n - 1;
 		}
 	}
-	return phi;
+	if (!r->noise_measured) {
+		*df = INFINITY;
+		return prior;
+	}
+	phi = (PRIOR_DF * prior + own) / (PRIOR_DF + d);
+	*df = PRIOR_DF + d;
+	return phi > 1 ? phi : 1;
 }
 
 /* The two sides of a row for metric j, and the degrees of freedom of the
@@ -395,7 +405,7 @@ void dp_diff_free(dp_diff_result *r)
 	for (size_t i = 0; i < DP_DIFF_MAX_FAIL; i++)
 		dp_failif_free(r->fail[i]);
 	dp_vec_free(&r->rows);
-	free(r->key_own);
+	free(r->key_noise);
 	dp_rtable_free(&r->tab);
 	memset(r, 0, sizeof(*r));
 }

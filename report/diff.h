@@ -68,12 +68,14 @@ typedef struct dp_diff_result {
 	dp_diff_side base, new_;
 	DP_VEC(dp_diff_row) rows; /* significant first, then by the size of the change */
 	dp_diff_row total;
-	double kappa[3];	 /* squared per-run noise of the machine, per metric (0: none) */
-	double kappa_df[3]; /* the degrees of freedom it was measured with */
-	bool noise_measured;	 /* some side had two runs or more */
-	double (*key_own)[2][3]; /* per key, side and metric: its runs' variance over Poisson's */
-	size_t m[3];		 /* comparisons the confidence is shared among, per metric */
-	double z[3];		 /* the normal quantile each interval uses */
+	double kappa[3];     /* squared per-run noise of the machine, per metric (0: none) */
+	bool noise_measured; /* some side had two runs or more */
+	struct dp_key_noise {
+		double own[2][3]; /* its runs' variance over their mean, per side and metric */
+		bool measured[2][3];
+	} * key_noise;
+	size_t m[3];		       /* comparisons the confidence is shared among, per metric */
+	double z[3];		       /* the normal quantile each interval uses */
 	size_t nsignificant, nshifted; /* of the shown metric */
 	dp_failif *fail[DP_DIFF_MAX_FAIL];
 	bool held[DP_DIFF_MAX_FAIL];
