@@ -102,6 +102,42 @@ static void listing(const dp_layout *l, FILE *f)
 		fprintf(f, "%9s /* %" PRIu64 " bytes of padding */\n", "", t->padding);
 }
 
+/* The lines of an instance that starts where most did, with what is hot
+ * on each: the cache-line view of the type itself. */
+static void instance_lines(const dp_layout *l, FILE *f)
+{
+	uint64_t n = l->o->cacheline, a = l->align.n ? l->align.v[0].id : 0;
+	uint64_t nlines = (a + l->t.size + n - 1) / n;
+
+	if (!l->has_profile || !l->total || l->t.is_union || nlines > 64)
+		return;
+	fprintf(f,
+		"#\n# lines of an instance starting %" PRIu64 " bytes into a line (as most did):\n",
+		a);
+	for (uint64_t ln = 0; ln < nlines; ln++) {
+		double x = 0;
+		dp_buf who = {0};
+
+		for (size_t i = 0; i < l->t.members.n; i++) {
+			const dp_layout_member *m = &l->t.members.v[i];
+			uint64_t first = (a + m->offset) / n,
+				 last = (a + m->offset + DP_MAX(m->size, 1) - 1) / n;
+
+			if (ln < first || ln > last || l->m.v[i].x <= 0)
+				continue;
+			/* a member across lines counts on each of them */
+			x += l->m.v[i].x;
+			dp_buf_printf(&who, "%s%s", who.len ? ", " : "", m->name);
+		}
+		fprintf(f,
+			"#   line %" PRIu64 " (bytes %" PRIu64 "..%" PRIu64
+			" of the %s): %5.1f%%%s%s\n",
+			ln, ln * n > a ? ln * n - a : 0, DP_MIN((ln + 1) * n - a, l->t.size) - 1,
+			l->t.name, 100 * x / l->total, who.len ? "  " : "", who.len ? who.p : "");
+		dp_buf_free(&who);
+	}
+}
+
 static void hot_lines(const dp_layout *l, FILE *f)
 {
 	size_t top = l->o->top ? l->o->top : 5;
@@ -225,6 +261,7 @@ void dp_layout_text(const dp_layout *l, FILE *f)
 	if (l->has_profile)
 		fprintf(f, "# *: hot\n");
 	levels(l, f);
+	instance_lines(l, f);
 	hot_lines(l, f);
 	false_sharing(l, f);
 	if (l->advice.n) {

@@ -45,7 +45,7 @@ typedef struct dp_run {
 	char *program;			     /* the profiled command's file name */
 	char *event;			     /* the event compared */
 	char *events;			     /* all the profile's events, comma-separated */
-	char *hostname; /* where it was recorded */
+	char *hostname;			     /* where it was recorded */
 	uint64_t sample_period, sample_freq; /* of the event, as opened */
 	double seconds;			     /* recorded time */
 	double ginsn;			     /* instructions counted, in 1e9; 0: none */
