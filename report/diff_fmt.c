@@ -85,7 +85,8 @@ const char *dp_diff_noise_text(const dp_diff_result *r, int m)
 	if (r->noise_measured)
 		snprintf(
 		    buf, sizeof(buf),
-		    "run-to-run noise measured: %.1f%% a run beyond Poisson, and each key's own",
+		    "run-to-run noise measured: %.1f%% a run beyond Poisson, and each key's own "
+		    "(moderated; Student's t)",
 		    cv);
 	else if (r->o->noise > 0)
 		snprintf(buf, sizeof(buf), "run-to-run noise assumed: %.1f%% a run (--noise)", cv);
