@@ -16,7 +16,7 @@ DEPS=(build-essential cmake pkg-config git
       libprotobuf-c-dev protobuf-c-compiler)  # export --pprof
 # and to test it
 TEST_DEPS=(libcmocka-dev
-      linux-perf elfutils binutils dwz time python3 python3-jsonschema
+      linux-perf elfutils binutils dwz pahole time python3 python3-jsonschema
       clang libclang-rt-14-dev   # tests/fuzz/run.sh: libFuzzer
       chromium nodejs)           # tests/browser: the view page in a real browser
 

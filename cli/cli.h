@@ -14,6 +14,17 @@ int cmd_markers(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
+int cmd_diff(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_layout(int argc, char **argv);
+
+struct dp_agg_level;
+struct dp_error;
+/* "object,member" into a level (--by, --then); -1 with a message. */
+int cli_parse_level(const char *list, struct dp_agg_level *lv, struct dp_error *err);
+/* "exact,verified" into a bit mask of verdicts. */
+int cli_parse_verdicts(const char *list, unsigned *mask, struct dp_error *err);
+
 /* Prints "dataprof: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The whole command line, for the profile header. */

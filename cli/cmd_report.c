@@ -41,55 +41,6 @@ static void usage(FILE *f)
 		dp_attr_all_names());
 }
 
-static int parse_level(const char *list, dp_agg_level *lv, dp_error *err)
-{
-	char *copy = dp_strdup(list), *save = NULL;
-	int rc = 0;
-
-	lv->nattrs = 0;
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (lv->nattrs == DP_AGG_MAX_ATTRS) {
-			dp_error_set(err, "'%s': at most %d attributes per level", list,
-				     DP_AGG_MAX_ATTRS);
-			rc = -1;
-			break;
-		}
-		if (!dp_attr_parse(t, &lv->attrs[lv->nattrs++], err)) {
-			rc = -1;
-			break;
-		}
-	}
-	if (!rc && !lv->nattrs) {
-		dp_error_set(err, "'%s': no attribute given", list);
-		rc = -1;
-	}
-	free(copy);
-	return rc;
-}
-
-static int parse_verdicts(const char *list, unsigned *mask, dp_error *err)
-{
-	char *copy = dp_strdup(list), *save = NULL;
-
-	*mask = 0;
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int v;
-		for (v = 0; v < DP_V_COUNT; v++)
-			if (!strcmp(t, dp_verdict_name((dp_verdict)v)))
-				break;
-		if (v == DP_V_COUNT) {
-			dp_error_set(err, "--verdict: '%s' is not one of exact, verified, unverifiable, "
-					  "unresolvable, no-memory",
-				     t);
-			free(copy);
-			return -1;
-		}
-		*mask |= 1u << v;
-	}
-	free(copy);
-	return 0;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -121,7 +72,7 @@ int cmd_report(int argc, char **argv)
 			o.input = optarg;
 			break;
 		case 'b':
-			if (parse_level(optarg, &by, &err) < 0)
+			if (cli_parse_level(optarg, &by, &err) < 0)
 				goto bad;
 			have_by = true;
 			break;
@@ -130,7 +81,7 @@ int cmd_report(int argc, char **argv)
 				cli_error("at most %d --then levels", DP_AGG_MAX_LEVELS - 1);
 				return 2;
 			}
-			if (parse_level(optarg, &then[nthen++], &err) < 0)
+			if (cli_parse_level(optarg, &then[nthen++], &err) < 0)
 				goto bad;
 			break;
 		case 'w':
@@ -140,7 +91,7 @@ int cmd_report(int argc, char **argv)
 			o.time_range = optarg;
 			break;
 		case 'V':
-			if (parse_verdicts(optarg, &o.verdicts, &err) < 0)
+			if (cli_parse_verdicts(optarg, &o.verdicts, &err) < 0)
 				goto bad;
 			break;
 		case 'm':
@@ -222,9 +173,9 @@ int cmd_report(int argc, char **argv)
 	if (!have_by) {
 		/* the overview: data objects, their hottest members and lines */
 		o.default_view = true;
-		parse_level("object", &by, &err);
-		parse_level("member", &then[0], &err);
-		parse_level("line", &then[1], &err);
+		cli_parse_level("object", &by, &err);
+		cli_parse_level("member", &then[0], &err);
+		cli_parse_level("line", &then[1], &err);
 		nthen = 2;
 		for (int i = 0; i < 3; i++)
 			if (!o.top[i])

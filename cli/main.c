@@ -23,6 +23,9 @@ static const struct command {
 } commands[] = {
 	{"record", cmd_record, "sample events of a command or process into a raw profile"},
 	{"report", cmd_report, "which data objects, members and lines the samples fall on"},
+	{"diff", cmd_diff, "compare runs of two builds: which keys changed beyond noise"},
+	{"history", cmd_history, "keep runs' aggregates per commit in SQLite; show trends"},
+	{"layout", cmd_layout, "a type's layout from DWARF with the samples on each member"},
 	{"dump", cmd_dump, "print every record of a profile"},
 	{"list", cmd_list, "list the events (or --counters) this machine can sample"},
 	{"stat", cmd_stat, "collect system counters of a command, without sampling"},

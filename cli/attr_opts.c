@@ -1,0 +1,56 @@
+/* Options several commands share: attribute lists and verdict lists. */
+#include "cli.h"
+#include "../report/agg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int cli_parse_level(const char *list, dp_agg_level *lv, dp_error *err)
+{
+	char *copy = dp_strdup(list), *save = NULL;
+	int rc = 0;
+
+	lv->nattrs = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (lv->nattrs == DP_AGG_MAX_ATTRS) {
+			dp_error_set(err, "'%s': at most %d attributes per level", list,
+				     DP_AGG_MAX_ATTRS);
+			rc = -1;
+			break;
+		}
+		if (!dp_attr_parse(t, &lv->attrs[lv->nattrs++], err)) {
+			rc = -1;
+			break;
+		}
+	}
+	if (!rc && !lv->nattrs) {
+		dp_error_set(err, "'%s': no attribute given", list);
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
+int cli_parse_verdicts(const char *list, unsigned *mask, dp_error *err)
+{
+	char *copy = dp_strdup(list), *save = NULL;
+
+	*mask = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int v;
+		for (v = 0; v < DP_V_COUNT; v++)
+			if (!strcmp(t, dp_verdict_name((dp_verdict)v)))
+				break;
+		if (v == DP_V_COUNT) {
+			dp_error_set(err,
+				     "--verdict: '%s' is not one of exact, verified, unverifiable, "
+				     "unresolvable, no-memory",
+				     t);
+			free(copy);
+			return -1;
+		}
+		*mask |= 1u << v;
+	}
+	free(copy);
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* The diff as JSON, schema "dataprof-diff/1" (docs/schema/diff.schema.json). */
+#include "diff.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+static void str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* JSON has no infinity: null */
+static void num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.10g", v);
+	else
+		fputs("null", f);
+}
+
+static void key(FILE *f, const dp_diff_result *r, int32_t k)
+{
+	if (k < 0) {
+		fputs("null", f);
+		return;
+	}
+	fputc('{', f);
+	for (int i = 0; i < r->tab.by.nattrs; i++) {
+		fprintf(f, "%s\"%s\":", i ? "," : "", dp_attr_name(r->tab.by.attrs[i].id));
+		str(f, dp_rtable_str(&r->tab, r->tab.keys.v[k].vals[i]));
+	}
+	fputc('}', f);
+}
+
+static void change(FILE *f, const dp_diff_row *row, int m)
+{
+	const dp_rate_cmp *c = &row->c[m];
+	bool from_zero = c->base <= 0;
+
+	fputs("\"base\":", f);
+	num(f, c->base);
+	fputs(",\"new\":", f);
+	num(f, c->new_);
+	fputs(",\"delta\":", f);
+	num(f, c->delta);
+	fputs(",\"delta_interval\":[", f);
+	num(f, c->delta_lo);
+	fputc(',', f);
+	num(f, c->delta_hi);
+	fputs("],\"change\":", f);
+	num(f, from_zero ? NAN : (c->ratio - 1) * 100);
+	fputs(",\"change_interval\":[", f);
+	num(f, from_zero ? NAN : (c->ratio_lo - 1) * 100);
+	fputc(',', f);
+	num(f, from_zero ? NAN : (c->ratio_hi - 1) * 100);
+	fprintf(f, "],\"base_total\":%.10g,\"new_total\":%.10g", row->xb[m], row->xn[m]);
+	fprintf(f, ",\"base_samples\":%.0f,\"new_samples\":%.0f", row->xb[0], row->xn[0]);
+	fprintf(f, ",\"significant\":%s,\"direction\":\"%s\"", c->significant ? "true" : "false",
+		!c->significant ? "none"
+		: c->delta > 0	? "up"
+				: "down");
+}
+
+static void side(FILE *f, const dp_diff_side *s)
+{
+	fputs("{\"runs\":[", f);
+	for (size_t i = 0; i < s->runs.n; i++) {
+		const dp_run *x = &s->runs.v[i];
+
+		fputs(i ? ",{\"profile\":" : "{\"profile\":", f);
+		str(f, x->path);
+		fputs(",\"program\":", f);
+		str(f, x->program);
+		fprintf(f,
+			",\"seconds\":%.9g,\"exposure\":%.9g,\"samples_read\":%" PRIu64
+			",\"samples_kept\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
+			x->seconds, x->exposure, x->read, x->kept, x->lost);
+	}
+	fprintf(f, "],\"exposure\":%.9g,\"seconds\":%.9g,\"samples_kept\":%" PRIu64 "}",
+		s->exposure, s->seconds, s->samples);
+}
+
+void dp_diff_json(const dp_diff_result *r, FILE *f)
+{
+	static const char *const metrics[] = {"samples", "period", "weight"};
+	const dp_diff_opts *o = r->o;
+	const dp_run *ref = &r->base.runs.v[0];
+	int m = o->metric;
+
+	fputs("{\"schema\":\"dataprof-diff/1\",\"program\":", f);
+	str(f, ref->program);
+	fputs(",\"event\":", f);
+	str(f, ref->event);
+	fputs(",\"by\":[", f);
+	for (int i = 0; i < o->by.nattrs; i++)
+		fprintf(f, "%s\"%s\"", i ? "," : "", dp_attr_name(o->by.attrs[i].id));
+	fprintf(f, "],\"metric\":\"%s\",\"per\":\"%s\",\"per_text\":\"%s\"", metrics[m],
+		dp_diff_per_name(o->per), dp_diff_per_text(o->per));
+	fprintf(f, ",\"confidence\":%g,\"line_tolerance\":%u", o->confidence, o->line_tolerance);
+	fprintf(f,
+		",\"method\":{\"test\":\"poisson-conditional-binomial\",\"interval\":\"wilson\","
+		"\"adjust\":\"bonferroni-tarone\",\"comparisons\":%zu,\"z\":%.6g,"
+		"\"noise\":%.6g,\"noise_measured\":%s,\"noise_assumed\":%.6g}",
+		r->m[m], r->z[m], sqrt(r->kappa[m]), r->noise_measured ? "true" : "false",
+		o->noise);
+	fputs(",\"base\":", f);
+	side(f, &r->base);
+	fputs(",\"new\":", f);
+	side(f, &r->new_);
+	fputs(",\"total\":{", f);
+	change(f, &r->total, m);
+	fputs("},\"rows\":[", f);
+	for (size_t i = 0; i < r->rows.n; i++) {
+		const dp_diff_row *row = &r->rows.v[i];
+		bool first = true;
+
+		fputs(i ? ",{\"key\":" : "{\"key\":", f);
+		key(f, r, row->nkey >= 0 ? row->nkey : row->bkey);
+		fputs(",\"base_key\":", f);
+		key(f, r, row->bkey);
+		fputs(",\"new_key\":", f);
+		key(f, r, row->nkey);
+		fprintf(f, ",\"line_shift\":%ld,", row->shift);
+		change(f, row, m);
+		fputs(",\"share_base\":", f);
+		num(f, row->share_b);
+		fputs(",\"share_new\":", f);
+		num(f, row->share_n);
+		fputs(",\"fail_if\":[", f);
+		for (size_t k = 0; k < o->nfail; k++)
+			if (row->fails & (1u << k)) {
+				fprintf(f, "%s%zu", first ? "" : ",", k);
+				first = false;
+			}
+		fputs("]}", f);
+	}
+	fprintf(f, "],\"significant\":%zu,\"fail_if\":[", r->nsignificant);
+	for (size_t i = 0; i < o->nfail; i++) {
+		fputs(i ? ",{\"expr\":" : "{\"expr\":", f);
+		str(f, o->fail_if[i]);
+		fprintf(f, ",\"held\":%s}", r->held[i] ? "true" : "false");
+	}
+	fprintf(f, "],\"failed\":%s}\n", r->failed ? "true" : "false");
+}

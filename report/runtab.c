@@ -1,0 +1,424 @@
+#include "runtab.h"
+#include "report.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TABLES 8
+
+static void add_candidate(dp_rkey *k, uint32_t id, uint64_t n);
+
+const char *dp_rtable_unstable(dp_attr_id a)
+{
+	switch (a) {
+	case DP_A_IP:
+	case DP_A_ADDR:
+	case DP_A_CACHELINE:
+	case DP_A_PAGE:
+		return "addresses move with every build and run";
+	case DP_A_PID:
+	case DP_A_TID:
+		return "process and thread IDs change with every run";
+	case DP_A_INSN:
+		return "instruction offsets change with every build";
+	default:
+		return NULL;
+	}
+}
+
+void dp_rtable_init(dp_rtable *t, const dp_agg_level *by)
+{
+	memset(t, 0, sizeof(*t));
+	t->by = *by;
+	dp_strtab_init(&t->strs);
+	dp_hashmap_init(&t->index, 256);
+	for (int i = 0; i < by->nattrs; i++) {
+		t->anchor_func |= by->attrs[i].id == DP_A_LINE;
+		t->anchor_site |= by->attrs[i].id == DP_A_SITE || by->attrs[i].id == DP_A_OBJECT;
+	}
+}
+
+void dp_rtable_free(dp_rtable *t)
+{
+	dp_strtab_free(&t->strs);
+	dp_vec_free(&t->keys);
+	dp_hashmap_free(&t->index);
+}
+
+uint32_t dp_rtable_key(dp_rtable *t, const char *const *vals)
+{
+	dp_buf text = {0};
+	uint32_t id;
+	uint64_t v;
+	dp_rkey k;
+
+	for (int i = 0; i < t->by.nattrs; i++)
+		dp_buf_printf(&text, "%s%s", i ? " | " : "", vals[i]);
+	id = dp_strtab_intern(&t->strs, text.p ? text.p : "");
+	dp_buf_free(&text);
+	if (dp_hashmap_get(&t->index, id, &v))
+		return (uint32_t)v;
+	memset(&k, 0, sizeof(k));
+	k.text = id;
+	for (int i = 0; i < t->by.nattrs; i++)
+		k.vals[i] = dp_strtab_intern(&t->strs, vals[i]);
+	dp_vec_push(&t->keys, k);
+	dp_hashmap_put(&t->index, id, t->keys.n - 1);
+	return (uint32_t)(t->keys.n - 1);
+}
+
+void dp_rtable_anchor_add(dp_rtable *t, uint32_t key, const char *anchor, uint64_t n)
+{
+	if (anchor && *anchor)
+		add_candidate(&t->keys.v[key], dp_strtab_intern(&t->strs, anchor), n);
+}
+
+static void add_candidate(dp_rkey *k, uint32_t id, uint64_t n)
+{
+	int min = 0;
+
+	for (int i = 0; i < 4; i++) {
+		if (k->cand[i].id == id && k->cand[i].n) {
+			k->cand[i].n += n;
+			return;
+		}
+		if (k->cand[i].n < k->cand[min].n)
+			min = i;
+	}
+	if (k->cand[min].n < n) {
+		k->cand[min].id = id;
+		k->cand[min].n = n;
+	}
+}
+
+void dp_rtable_finish(dp_rtable *t)
+{
+	for (size_t i = 0; i < t->keys.n; i++) {
+		dp_rkey *k = &t->keys.v[i];
+		uint64_t best = 0;
+
+		for (int c = 0; c < 4; c++)
+			if (k->cand[c].n > best) {
+				best = k->cand[c].n;
+				k->anchor = k->cand[c].id;
+			}
+	}
+}
+
+bool dp_rkey_line(const char *val, size_t *prefix_len, long *line)
+{
+	const char *colon = strrchr(val, ':'), *p;
+
+	if (!colon || !colon[1] || colon == val)
+		return false;
+	for (p = colon + 1; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return false;
+	*prefix_len = (size_t)(colon - val);
+	*line = strtol(colon + 1, NULL, 10);
+	return true;
+}
+
+void dp_run_free(dp_run *r)
+{
+	free(r->path);
+	free(r->program);
+	free(r->event);
+	free(r->events);
+	free(r->hostname);
+	dp_vec_free(&r->stats);
+	dp_hashmap_free(&r->index);
+	memset(r, 0, sizeof(*r));
+}
+
+const dp_rstat *dp_run_stat(const dp_run *r, uint32_t key)
+{
+	uint64_t v;
+
+	return dp_hashmap_get(&r->index, key, &v) ? &r->stats.v[v] : NULL;
+}
+
+static dp_rstat *stat_of(dp_run *r, uint32_t key)
+{
+	uint64_t v;
+	dp_rstat s;
+
+	if (!r->index.cap)
+		dp_hashmap_init(&r->index, 256);
+	if (dp_hashmap_get(&r->index, key, &v))
+		return &r->stats.v[v];
+	memset(&s, 0, sizeof(s));
+	s.key = key;
+	dp_vec_push(&r->stats, s);
+	dp_hashmap_put(&r->index, key, r->stats.n - 1);
+	return &r->stats.v[r->stats.n - 1];
+}
+
+void dp_run_add(dp_run *r, uint32_t key, const double x[3], const double q[3])
+{
+	dp_rstat *s = stat_of(r, key);
+
+	for (int j = 0; j < 3; j++) {
+		s->x[j] += x[j];
+		s->q[j] += q[j];
+		r->total[j] += x[j];
+		r->total_q[j] += q[j];
+	}
+}
+
+/* What a profile says about itself, before its samples are read. */
+static int survey(const char *path, const dp_run_opts *o, dp_run *r, uint32_t *event, dp_error *err)
+{
+	dp_profile *p = dp_profile_open(path, err);
+	const dp_event_info *ev;
+	size_t nev;
+	dp_buf names = {0};
+	dp_record rec;
+	uint64_t first = 0, last = 0, finish = 0, start;
+	double instructions = 0;
+	int insn_ev = -1;
+	const char *cmd;
+
+	if (!p)
+		return -1;
+	ev = dp_profile_events(p, &nev);
+	*event = 0;
+	for (size_t i = 0; i < nev; i++) {
+		const char *n = ev[i].name ? ev[i].name : "?";
+
+		dp_buf_printf(&names, "%s%s", i ? "," : "", n);
+		if (o->event && !strcmp(o->event, n))
+			*event = (uint32_t)i;
+		if (ev[i].attr.type == PERF_TYPE_HARDWARE &&
+		    (ev[i].attr.config & 0xff) == PERF_COUNT_HW_INSTRUCTIONS)
+			insn_ev = (int)i;
+	}
+	if (!nev || (o->event && strcmp(o->event, ev[*event].name ? ev[*event].name : "?"))) {
+		dp_error_set(err, "%s has no event '%s' (its events: %s): choose one with --event",
+			     path, o->event ? o->event : "", names.p ? names.p : "none");
+		dp_buf_free(&names);
+		dp_profile_close(p);
+		return -1;
+	}
+	r->events = names.p ? names.p : dp_strdup("");
+	r->event = dp_strdup(ev[*event].name ? ev[*event].name : "?");
+	if (ev[*event].attr.freq)
+		r->sample_freq = ev[*event].attr.sample_freq;
+	else
+		r->sample_period = ev[*event].attr.sample_period;
+	cmd = dp_profile_meta(p, "hostname");
+	r->hostname = dp_strdup(cmd ? cmd : "");
+	cmd = dp_profile_meta(p, "command");
+	if (cmd && *cmd) {
+		size_t n = strcspn(cmd, " \t");
+		char *first_word = dp_strndup(cmd, n), *slash = strrchr(first_word, '/');
+
+		r->program = dp_strdup(slash ? slash + 1 : first_word);
+		free(first_word);
+	} else {
+		r->program = dp_strdup("");
+	}
+	while (dp_profile_next(p, &rec) > 0) {
+		if (rec.kind == DP_R_SAMPLE) {
+			if (!first || rec.sample->time < first)
+				first = rec.sample->time;
+			if (rec.sample->time > last)
+				last = rec.sample->time;
+			if ((int)rec.sample->event == insn_ev)
+				instructions += (double)rec.sample->period;
+		} else if (rec.kind == DP_R_FINISH) {
+			finish = rec.finish->time;
+		} else if (rec.kind == DP_R_OTHER && rec.type == DP_REC_MARKER) {
+			r->markers = true;
+		}
+	}
+	start = dp_profile_header(p) ? dp_profile_header(p)->start_time_ns : 0;
+	if (!start)
+		start = first;
+	/* a recorder that did not finish (killed, perf.data): up to the last sample */
+	r->seconds = (double)((finish > start ? finish : last) - DP_MIN(start, last)) / 1e9;
+	r->ginsn = instructions / 1e9;
+	dp_profile_close(p);
+	return 0;
+}
+
+struct local {
+	uint64_t raw[DP_AGG_MAX_ATTRS];
+	uint32_t key;
+	struct {
+		uint32_t f, sf;
+		uint64_t n;
+	} anc[4];
+};
+
+struct view {
+	dp_rtable *t;
+	dp_run *r;
+	dp_hashmap cache; /* hash of the raw keys -> local */
+	DP_VEC(struct local) loc;
+};
+
+struct collect {
+	struct view v[MAX_TABLES];
+	int n;
+	uint32_t event;
+	uint64_t kept;
+};
+
+static struct local *local_of(struct view *v, dp_attr_ctx *c, dp_row *row)
+{
+	uint64_t raw[DP_AGG_MAX_ATTRS] = {0}, h = 0x9e3779b97f4a7c15ull, idx;
+	const dp_agg_level *by = &v->t->by;
+
+	for (int i = 0; i < by->nattrs; i++) {
+		raw[i] = dp_attr_key(c, row, &by->attrs[i]);
+		h = dp_hash64(h ^ raw[i]);
+	}
+	for (;; h++) {
+		if (!dp_hashmap_get(&v->cache, h, &idx))
+			break;
+		if (!memcmp(v->loc.v[idx].raw, raw, sizeof(raw)))
+			return &v->loc.v[idx];
+	}
+	/* a new key in this profile: its text, in the table's strings */
+	const char *vals[DP_AGG_MAX_ATTRS];
+	char bufs[DP_AGG_MAX_ATTRS][64];
+	struct local l;
+
+	memset(&l, 0, sizeof(l));
+	memcpy(l.raw, raw, sizeof(raw));
+	for (int i = 0; i < by->nattrs; i++)
+		vals[i] = dp_attr_format(c, &by->attrs[i], raw[i], bufs[i], sizeof(bufs[i]));
+	l.key = dp_rtable_key(v->t, vals);
+	dp_vec_push(&v->loc, l);
+	dp_hashmap_put(&v->cache, h, v->loc.n - 1);
+	return &v->loc.v[v->loc.n - 1];
+}
+
+static void on_row(void *ctx, dp_attr_ctx *c, dp_row *row)
+{
+	struct collect *cl = ctx;
+	const dp_sample *s = row->s;
+	double w[3], q[3];
+
+	if (s->event != cl->event)
+		return;
+	cl->kept++;
+	w[0] = 1;
+	w[1] = (double)(s->period ? s->period : 1);
+	w[2] = (double)s->weight;
+	for (int j = 0; j < 3; j++)
+		q[j] = w[j] * w[j];
+	for (int i = 0; i < cl->n; i++) {
+		struct view *v = &cl->v[i];
+		struct local *l = local_of(v, c, row);
+
+		dp_run_add(v->r, l->key, w, q);
+		if (!v->t->anchor_func && !v->t->anchor_site)
+			continue;
+		uint32_t f = v->t->anchor_func ? row->a->function : 0;
+		uint32_t sf = v->t->anchor_site ? row->a->site_func : 0;
+		for (int k = 0; k < 4; k++) {
+			if (!l->anc[k].n) {
+				l->anc[k].f = f, l->anc[k].sf = sf, l->anc[k].n = 1;
+				break;
+			}
+			if (l->anc[k].f == f && l->anc[k].sf == sf) {
+				l->anc[k].n++;
+				break;
+			}
+		}
+	}
+}
+
+/* The anchors of this profile's keys, into the tables' strings. */
+static void anchors(struct view *v, dp_strtab *profile_strs)
+{
+	for (size_t i = 0; i < v->loc.n; i++) {
+		struct local *l = &v->loc.v[i];
+
+		for (int k = 0; k < 4 && l->anc[k].n; k++) {
+			char *a = dp_asprintf("%s|%s", dp_strtab_get(profile_strs, l->anc[k].f),
+					      dp_strtab_get(profile_strs, l->anc[k].sf));
+
+			add_candidate(&v->t->keys.v[l->key], dp_strtab_intern(&v->t->strs, a),
+				      l->anc[k].n);
+			free(a);
+		}
+	}
+}
+
+int dp_run_read(const char *path, const dp_run_opts *o, dp_rtable **tables, dp_run **runs, int n,
+		dp_error *err)
+{
+	struct collect cl;
+	dp_report_opts ro;
+	dp_report_result res;
+	dp_run head;
+	int rc = -1;
+
+	memset(&cl, 0, sizeof(cl));
+	memset(&head, 0, sizeof(head));
+	if (n < 1 || n > MAX_TABLES) {
+		dp_error_set(err, "between 1 and %d attribute lists can be read at once",
+			     MAX_TABLES);
+		return -1;
+	}
+	if (survey(path, o, &head, &cl.event, err) < 0) {
+		dp_run_free(&head);
+		return -1;
+	}
+	memset(&ro, 0, sizeof(ro));
+	ro.input = path;
+	ro.symfs = o->symfs;
+	ro.where = o->where;
+	ro.time_range = o->time_range;
+	ro.verdicts = o->verdicts;
+	ro.metric = DP_M_PERIOD;
+	/* the report's own tree is not used: the cheapest one will do */
+	ro.levels[0].attrs[0].id = DP_A_EVENT;
+	ro.levels[0].nattrs = 1;
+	ro.nlevels = 1;
+	ro.on_row = on_row;
+	ro.on_row_ctx = &cl;
+	cl.n = n;
+	for (int i = 0; i < n; i++) {
+		dp_run *r = runs[i];
+
+		memset(r, 0, sizeof(*r));
+		r->path = dp_strdup(path);
+		r->program = dp_strdup(head.program);
+		r->event = dp_strdup(head.event);
+		r->events = dp_strdup(head.events);
+		r->hostname = dp_strdup(head.hostname);
+		r->sample_period = head.sample_period;
+		r->sample_freq = head.sample_freq;
+		r->seconds = head.seconds;
+		r->ginsn = head.ginsn;
+		r->markers = head.markers;
+		cl.v[i].t = tables[i];
+		cl.v[i].r = r;
+		dp_hashmap_init(&cl.v[i].cache, 256);
+	}
+	if (dp_report_build(&ro, &res, err) == 0) {
+		const dp_read_status *st = dp_profile_status(res.p);
+
+		for (int i = 0; i < n; i++) {
+			runs[i]->read = res.read;
+			runs[i]->kept = cl.kept;
+			runs[i]->lost = st->lost + st->lost_samples;
+			anchors(&cl.v[i], dp_attr_strings(res.attrs));
+		}
+		dp_report_result_free(&res);
+		rc = 0;
+	}
+	for (int i = 0; i < n; i++) {
+		dp_hashmap_free(&cl.v[i].cache);
+		dp_vec_free(&cl.v[i].loc);
+		if (rc < 0)
+			dp_run_free(runs[i]);
+	}
+	dp_run_free(&head);
+	return rc;
+}

@@ -1,0 +1,506 @@
+/* dataprof diff on a program built twice with two layouts of one struct
+ * (fixture layout, variant b): the member-level change is found and
+ * nothing else changes beyond noise (but .a, which shares .b's visits); --fail-if exits 3 exactly
+ * when its threshold is crossed; runs of one build are not flagged (the false-positive rate is
+ * printed); lines that moved are matched; the JSON follows its schema; bad input gets one line and
+ * a non-zero status.
+ *
+ * cpu-clock is the event: the layout change shows as time no longer spent
+ * waiting for .b's cache line, and sampled time is as noisy as real CI
+ * runs are. Runs of the two builds are recorded in turn, so that the
+ * machine's load falls on both alike. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record_util.h"
+#include "util.h"
+
+#define NA 8 /* runs of layout A */
+#define NB 3 /* runs of layout B */
+
+static char *prof_a[NA], *prof_b[NB];
+
+static void record(char **out, const char *fixture, int i, const char *args)
+{
+	char name[64], *fx = tu_fixture(fixture), *cmd = dp_asprintf("'%s' %s", fx, args);
+	tu_result res;
+
+	snprintf(name, sizeof(name), "%s%d.dprof", strchr(fixture, '/') ? "b" : "a", i);
+	*out = tu_path(name);
+	assert_int_equal(rec_run(&res, *out, "--heap -e cpu-clock -F 4000", cmd), 0);
+	tu_result_free(&res);
+	free(cmd);
+	free(fx);
+}
+
+static void record_all(void)
+{
+	if (prof_a[0])
+		return;
+	for (int i = 0; i < NA; i++) {
+		record(&prof_a[i], "layout_O2", i, "");
+		if (i < NB)
+			record(&prof_b[i], "b/layout_O2", i, "");
+	}
+}
+
+typedef struct row {
+	bool sig;
+	char dir[8];
+	long shift;
+	double change, base, new_;
+	char key[256];
+} row;
+
+typedef struct diff_out {
+	row rows[256];
+	int n;
+	int status;
+	bool total_sig;
+	char *text; /* stderr */
+} diff_out;
+
+/* Runs dataprof diff ARGS --json, checks the JSON against its schema and
+ * reads its rows. */
+static void diff(diff_out *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void diff(diff_out *d, const char *fmt, ...)
+{
+	char *json = tu_path("diff.json"), *args;
+	tu_result res;
+	va_list ap;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&args, fmt, ap) >= 0);
+	va_end(ap);
+	memset(d, 0, sizeof(*d));
+	tu_sh(&res,
+	      "'%s' diff %s --json > '%s'; rc=$?; /usr/bin/python3 '%s/tests/schema/diff_rows.py' "
+	      "'%s/docs/schema/diff.schema.json' < '%s' || exit 99; exit $rc",
+	      DATAPROF_BIN, args, json, SOURCE_DIR, SOURCE_DIR, json);
+	if (res.status == 99)
+		fail_msg("diff %s: JSON not valid: %s", args, res.err);
+	d->status = res.status;
+	for (char *save = NULL, *l = strtok_r(res.out, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		row *r = &d->rows[d->n];
+		char change[32];
+		int sig, k = 0;
+
+		if (!strncmp(l, "TOTAL sig=", 10))
+			d->total_sig = l[10] == '1';
+		if (strncmp(l, "ROW ", 4) || d->n == 256)
+			continue;
+		if (sscanf(l, "ROW sig=%d dir=%7s shift=%ld change=%31s base=%lf new=%lf key=%n",
+			   &sig, r->dir, &r->shift, change, &r->base, &r->new_, &k) < 6 ||
+		    !k)
+			fail_msg("unexpected line: %s", l);
+		r->sig = sig;
+		r->change = strcmp(change, "none") ? atof(change) : NAN;
+		snprintf(r->key, sizeof(r->key), "%s", l + k);
+		d->n++;
+	}
+	d->text = res.err;
+	res.err = NULL;
+	tu_result_free(&res);
+	free(args);
+	free(json);
+}
+
+static const row *find(const diff_out *d, const char *key)
+{
+	for (int i = 0; i < d->n; i++)
+		if (!strcmp(d->rows[i].key, key))
+			return &d->rows[i];
+	return NULL;
+}
+
+static void show(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void show(const char *fmt, ...)
+{
+	char *args;
+	va_list ap;
+	tu_result res;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&args, fmt, ap) >= 0);
+	va_end(ap);
+	tu_sh(&res, "'%s' diff %s", DATAPROF_BIN, args);
+	printf("$ dataprof diff %s\n%s%s", args, res.out, res.err);
+	tu_result_free(&res);
+	free(args);
+}
+
+/* "a.dprof b.dprof -- c.dprof": runs [from, from+n) of A against B */
+static char *sides(char **base, int nb, char **news, int nn)
+{
+	dp_buf b = {0};
+
+	for (int i = 0; i < nb; i++)
+		dp_buf_printf(&b, "'%s' ", base[i]);
+	dp_buf_puts(&b, "--");
+	for (int i = 0; i < nn; i++)
+		dp_buf_printf(&b, " '%s'", news[i]);
+	return b.p;
+}
+
+static void test_layout_change(void **state)
+{
+	char *s;
+	diff_out d;
+	const row *b, *other;
+
+	(void)state;
+	record_all();
+	s = sides(prof_a, NB, prof_b, NB);
+	/* the samples with a data address: the others ([no causing
+	 * instruction]: the timer stopped walk() between its loads) follow the
+	 * loop's timing, which the layout changes too */
+	show("--per run --by member --verdict exact,verified %s", s);
+	diff(&d, "--per run --by member --verdict exact,verified %s", s);
+	assert_int_equal(d.status, 0);
+	b = find(&d, "struct item.b");
+	assert_non_null(b);
+	printf("struct item.b: %+.1f%% (%s); %d keys\n", b->change,
+	       b->sig ? "beyond noise" : "noise", d.n);
+	assert_true(b->sig);
+	assert_string_equal(b->dir, "down");
+	assert_true(b->change < -50);
+	/* .a shares .b's visits: in B the one miss is all .a's, in A the time
+	 * .b's miss took longer went to .b (see the fixture); any change of
+	 * .a is the stall moving, not noise, and is not asserted */
+	other = find(&d, "struct item.a");
+	assert_non_null(other);
+	printf("struct item.a: %+.1f%% (%s)\n", other->change,
+	       other->sig ? "beyond noise" : "noise");
+	for (int i = 0; i < d.n; i++) {
+		const row *o = &d.rows[i];
+
+		if (o != b && o != other && o->sig)
+			fail_msg("%s changed %+.1f%%, beyond noise: only struct item.b should",
+				 o->key, o->change);
+	}
+	/* the arithmetic of compute() touches no struct: unchanged too */
+	free(d.text);
+	diff(&d, "--per run --by function %s", s);
+	other = find(&d, "compute");
+	assert_non_null(other);
+	printf("compute: %+.1f%% (%s)\n", other->change, other->sig ? "beyond noise" : "noise");
+	assert_false(other->sig);
+	free(d.text);
+	free(s);
+}
+
+static void expect_status(int want, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void expect_status(int want, const char *fmt, ...)
+{
+	char *args, *s = sides(prof_a, NB, prof_b, NB);
+	va_list ap;
+	tu_result res;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&args, fmt, ap) >= 0);
+	va_end(ap);
+	tu_sh(&res, "'%s' diff --per run --by member %s %s > /dev/null", DATAPROF_BIN, s, args);
+	printf("exit %d (want %d): %s\n", res.status, want, args);
+	if (res.status != want)
+		fail_msg("%s: exit %d, want %d: %s", args, res.status, want, res.err);
+	tu_result_free(&res);
+	free(args);
+	free(s);
+}
+
+static void test_fail_if(void **state)
+{
+	char *s;
+	diff_out d;
+	const row *b;
+	double c;
+
+	(void)state;
+	record_all();
+	s = sides(prof_a, NB, prof_b, NB);
+	diff(&d, "--per run --by member %s", s);
+	b = find(&d, "struct item.b");
+	assert_non_null(b);
+	c = b->change;
+	free(d.text);
+	/* the change measured is c: a threshold a point on either side of it */
+	expect_status(3, "--fail-if 'member=struct item.b: samples < %+.1f%%'", c + 1);
+	expect_status(0, "--fail-if 'member=struct item.b: samples < %+.1f%%'", c - 1);
+	expect_status(3, "--fail-if 'type.member=\"struct item.b\": samples <= %+.1f%%'", c + 1);
+	expect_status(0, "--fail-if 'member~\"*.b\": samples > +10%%'");
+	/* a regression the other way round: the new build is A */
+	free(s);
+	s = sides(prof_b, NB, prof_a, NB);
+	diff(&d, "--per run --by member %s", s);
+	b = find(&d, "struct item.b");
+	assert_non_null(b);
+	c = b->new_ / b->base;
+	printf("struct item.b from layout B to A: %.2fx\n", c);
+	free(d.text);
+	{
+		tu_result res;
+
+		tu_sh(&res,
+		      "'%s' diff --per run --by member %s --fail-if 'member=struct item.b: "
+		      "samples > %.2fx' >/dev/null",
+		      DATAPROF_BIN, s, c * 0.9);
+		assert_int_equal(res.status, 3);
+		tu_result_free(&res);
+		tu_sh(&res,
+		      "'%s' diff --per run --by member %s --fail-if 'member=struct item.b: "
+		      "samples > %.2fx' >/dev/null",
+		      DATAPROF_BIN, s, c * 1.1);
+		assert_int_equal(res.status, 0);
+		tu_result_free(&res);
+	}
+	free(s);
+	/* crossing without being beyond noise does not fail */
+	expect_status(0, "--fail-if 'member=double: samples > -90%%'");
+	expect_status(0, "--fail-if 'total: samples > +1000%%'");
+	expect_status(3, "--fail-if 'member=x: samples > 0%%' --fail-if 'member=struct item.b: "
+			 "samples < -10%%'");
+	/* a typo selects nothing: a warning, no failure */
+	expect_status(0, "--fail-if 'member=struct item.c: samples < -1%%'");
+	/* errors are not failures */
+	expect_status(1, "--fail-if 'member=struct item.b: speed < -1%%'");
+	expect_status(1, "--fail-if 'function=walk: samples > 5%%'");
+}
+
+static int count_flags(const diff_out *d)
+{
+	int n = 0;
+
+	for (int i = 0; i < d->n; i++)
+		n += d->rows[i].sig;
+	return n;
+}
+
+/* Runs of one build: how often is anything flagged? Pairs of single runs
+ * (Poisson alone) and pairs of two runs a side (the noise between runs
+ * measured). */
+static void test_same_build(void **state)
+{
+	static const char *const bys[] = {"member", "function"};
+	int flagged[2][2] = {{0}}, diffs[2][2] = {{0}}, keys[2][2] = {{0}}, flags[2][2] = {{0}};
+
+	(void)state;
+	record_all();
+	for (int by = 0; by < 2; by++) {
+		for (int i = 0; i + 1 < NA; i += 2) {
+			char *s = sides(&prof_a[i], 1, &prof_a[i + 1], 1);
+			diff_out d;
+
+			diff(&d, "--per run --by %s %s", bys[by], s);
+			assert_int_equal(d.status, 0);
+			diffs[0][by]++, keys[0][by] += d.n;
+			flags[0][by] += count_flags(&d);
+			flagged[0][by] += count_flags(&d) > 0;
+			for (int k = 0; k < d.n; k++)
+				if (d.rows[k].sig)
+					printf("  one run a side, by %s: %s %+.1f%% flagged\n",
+					       bys[by], d.rows[k].key, d.rows[k].change);
+			free(d.text);
+			free(s);
+		}
+		for (int i = 0; i + 3 < NA; i += 4) {
+			/* the runs of each side recorded in turn with the other's */
+			char *b[2] = {prof_a[i], prof_a[i + 2]},
+			     *n[2] = {prof_a[i + 1], prof_a[i + 3]};
+			char *s = sides(b, 2, n, 2);
+			diff_out d;
+
+			for (int half = 0; half < 2; half++) {
+				/* and the other way of pairing them */
+				if (half) {
+					free(s);
+					char *b2[2] = {prof_a[i], prof_a[i + 3]};
+					char *n2[2] = {prof_a[i + 1], prof_a[i + 2]};
+					s = sides(b2, 2, n2, 2);
+				}
+				diff(&d, "--per run --by %s %s", bys[by], s);
+				assert_int_equal(d.status, 0);
+				diffs[1][by]++, keys[1][by] += d.n;
+				flags[1][by] += count_flags(&d);
+				flagged[1][by] += count_flags(&d) > 0;
+				for (int k = 0; k < d.n; k++)
+					if (d.rows[k].sig)
+						printf("  two runs a side, by %s: %s %+.1f%% "
+						       "flagged\n",
+						       bys[by], d.rows[k].key, d.rows[k].change);
+				free(d.text);
+			}
+			free(s);
+		}
+	}
+	for (int m = 0; m < 2; m++)
+		for (int by = 0; by < 2; by++)
+			printf(
+			    "ACCURACY same build, %s a side, by %s: %d of %d diffs flag something "
+			    "(%.0f%%, nominal at most 5%%), %d of %d keys (%.1f%%)\n",
+			    m ? "two runs" : "one run", bys[by], flagged[m][by], diffs[m][by],
+			    100.0 * flagged[m][by] / diffs[m][by], flags[m][by], keys[m][by],
+			    100.0 * flags[m][by] / keys[m][by]);
+	/* with the noise measured: about 5% of diffs flag something; at most
+	 * two of the eight may be unlucky (that many happens in 1% of runs) */
+	assert_true(flagged[1][0] + flagged[1][1] <= 2);
+}
+
+static void test_moved_lines(void **state)
+{
+	char *s;
+	diff_out d;
+	int moved = 0;
+
+	(void)state;
+	record_all();
+	s = sides(prof_a, 1, prof_b, 1);
+	show("--per run --by line --metric samples --top 8 %s", s);
+	diff(&d, "--per run --by line --metric samples %s", s);
+	for (int i = 0; i < d.n; i++) {
+		const row *r = &d.rows[i];
+
+		if (!strstr(r->key, "layout.c:"))
+			continue;
+		moved += r->shift == 3;
+		/* every line with samples enough to tell moved by 3 */
+		if (r->base >= 20 && r->shift != 3)
+			fail_msg("%s (%.0f samples): shift %ld, not 3", r->key, r->base, r->shift);
+	}
+	printf("%d lines of layout.c matched 3 lines further down\n", moved);
+	assert_true(moved >= 3);
+	free(d.text);
+	/* exact keys only: the same lines are new and gone */
+	diff(&d, "--per run --by line --line-tolerance 0 %s", s);
+	for (int i = 0; i < d.n; i++)
+		assert_int_equal(d.rows[i].shift, 0);
+	assert_non_null(strchr(d.rows[0].key, ':'));
+	free(d.text);
+	/* heap blocks are named by the line of their allocation */
+	diff(&d, "--per run --by object %s", s);
+	for (int i = 0; i < d.n; i++)
+		if (!strncmp(d.rows[i].key, "heap@layout.c:", 14)) {
+			printf("heap object %s: shift %ld\n", d.rows[i].key, d.rows[i].shift);
+			assert_int_equal(d.rows[i].shift, 3);
+			moved = -1;
+		}
+	assert_int_equal(moved, -1);
+	free(d.text);
+	free(s);
+}
+
+static void test_formats(void **state)
+{
+	char *s;
+	tu_result res;
+
+	(void)state;
+	record_all();
+	s = sides(prof_a, 2, prof_b, 2);
+	assert_int_equal(tu_sh(&res, "'%s' diff --per run %s --markdown", DATAPROF_BIN, s), 0);
+	printf("%s", res.out);
+	assert_non_null(strstr(res.out, "| member | base | new | change | 95% interval |"));
+	assert_non_null(strstr(res.out, "|---|---|---:|---:|---:|---|"));
+	assert_non_null(strstr(res.out, "| ▼ | `struct item.b` |"));
+	tu_result_free(&res);
+	assert_int_equal(tu_sh(&res, "'%s' diff %s", DATAPROF_BIN, s), 0);
+	assert_non_null(strstr(res.out, "# dataprof diff of layout_O2, event cpu-clock"));
+	assert_non_null(strstr(res.out, "per second of recorded time"));
+	assert_non_null(strstr(res.out, "run-to-run noise measured"));
+	tu_result_free(&res);
+	free(s);
+}
+
+static void expect_error(const char *args, const char *want)
+{
+	tu_result res;
+
+	tu_sh(&res, "'%s' diff %s", DATAPROF_BIN, args);
+	if (res.status == 0 || res.status == 3 || !strstr(res.err, want) ||
+	    strchr(res.err, '\n') != strrchr(res.err, '\n'))
+		fail_msg("diff %s: exit %d, stderr '%s' (want one line with '%s')", args,
+			 res.status, res.err, want);
+	tu_result_free(&res);
+}
+
+static void test_bad_input(void **state)
+{
+	char *spin = tu_path("spin.dprof"), *faults = tu_path("faults.dprof"), *fx, *cmd;
+	char *a = prof_a[0], *b = prof_b[0], args[2048];
+	tu_result res;
+
+	(void)state;
+	record_all();
+	fx = tu_fixture("spin_O2");
+	cmd = dp_asprintf("'%s' 100", fx);
+	assert_int_equal(rec_run(&res, spin, "-e cpu-clock", cmd), 0);
+	tu_result_free(&res);
+	free(cmd);
+	free(fx);
+	fx = tu_fixture("layout_O2");
+	cmd = dp_asprintf("'%s' 1000 1", fx);
+	assert_int_equal(rec_run(&res, faults, "-e page-faults", cmd), 0);
+	tu_result_free(&res);
+	free(cmd);
+	free(fx);
+
+	snprintf(args, sizeof(args), "'%s' '%s'", a, spin);
+	expect_error(args, "is a profile of 'spin_O2' but");
+	snprintf(args, sizeof(args), "--force '%s' '%s'", a, spin);
+	assert_int_equal(tu_sh(&res, "'%s' diff %s", DATAPROF_BIN, args), 0);
+	tu_result_free(&res);
+	snprintf(args, sizeof(args), "'%s' '%s'", a, faults);
+	expect_error(args, "samples page-faults but");
+	snprintf(args, sizeof(args), "--by objekt '%s' '%s'", a, b);
+	expect_error(args, "unknown attribute 'objekt'; the attributes are:");
+	snprintf(args, sizeof(args), "--by function,addr '%s' '%s'", a, b);
+	expect_error(args, "--by addr: addresses move with every build and run");
+	snprintf(args, sizeof(args), "--per ginsn '%s' '%s'", a, b);
+	expect_error(args, "counted no instructions");
+	snprintf(args, sizeof(args), "--per interval '%s' '%s'", a, b);
+	expect_error(args, "carries no code markers");
+	snprintf(args, sizeof(args), "--per week '%s' '%s'", a, b);
+	expect_error(args, "--per 'week': use second, run, ginsn or interval");
+	snprintf(args, sizeof(args), "--confidence 2 '%s' '%s'", a, b);
+	expect_error(args, "--confidence '2'");
+	snprintf(args, sizeof(args), "--event page-faults '%s' '%s'", a, b);
+	expect_error(args, "has no event 'page-faults' (its events: cpu-clock)");
+	snprintf(args, sizeof(args), "'%s'", a);
+	expect_error(args, "diff needs BASE and NEW profiles");
+	snprintf(args, sizeof(args), "'%s' '%s' '%s'", a, b, b);
+	expect_error(args, "3 profiles: write BASE... -- NEW...");
+	snprintf(args, sizeof(args), "'%s' /nonexistent.dprof", a);
+	expect_error(args, "/nonexistent.dprof");
+	snprintf(args, sizeof(args), "--fail-if 'struct item.b > 5' '%s' '%s'", a, b);
+	expect_error(args, "--fail-if 'struct item.b > 5': write [ATTR=VALUE:] METRIC OP CHANGE");
+	free(spin);
+	free(faults);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; i < NA; i++)
+		free(prof_a[i]);
+	for (int i = 0; i < NB; i++)
+		free(prof_b[i]);
+	tu_cleanup();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_layout_change), cmocka_unit_test(test_fail_if),
+	    cmocka_unit_test(test_same_build),	  cmocka_unit_test(test_moved_lines),
+	    cmocka_unit_test(test_formats),	  cmocka_unit_test(test_bad_input),
+	};
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}
