@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"  -m, --metric M          samples, period (default) or weight\n"
 		"      --per UNIT          normalise per second (of recorded time: default),\n"
 		"                          run (each run did the same work), ginsn (1e9\n"
-		"                          instructions, when counted) or interval (markers)\n"
+		"                          instructions, when counted) or interval (of\n"
+		"                          --between A B)\n"
 		"      --confidence P      level of the intervals (default 0.95), shared\n"
 		"                          among the keys compared\n"
 		"      --noise CV          assume the machine's noise between runs is at\n"
@@ -42,6 +43,8 @@ static void usage(FILE *f)
 		"      --event NAME        the event to compare (default: the first)\n"
 		"  -w, --where EXPR        keep the samples that match (as report)\n"
 		"      --time START..END   keep a time range of each run\n"
+		"      --between A B       keep what each thread did from code mark A to its\n"
+		"                          next mark B; --per interval: per such interval\n"
 		"      --verdict LIST      keep these verdicts\n"
 		"      --force             compare different programs or events anyway\n"
 		"      --json              JSON (schema dataprof-diff/1, docs/diff.md)\n"
@@ -64,6 +67,7 @@ enum {
 	O_FAIL,
 	O_EVENT,
 	O_TIME,
+	O_BETWEEN,
 	O_VERDICT,
 	O_FORCE,
 	O_JSON,
@@ -102,6 +106,7 @@ int cmd_diff(int argc, char **argv)
 	    {"event", required_argument, 0, O_EVENT},
 	    {"where", required_argument, 0, 'w'},
 	    {"time", required_argument, 0, O_TIME},
+	    {"between", required_argument, 0, O_BETWEEN},
 	    {"verdict", required_argument, 0, O_VERDICT},
 	    {"force", no_argument, 0, O_FORCE},
 	    {"json", no_argument, 0, O_JSON},
@@ -217,6 +222,14 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case O_TIME:
 			o.run.time_range = optarg;
+			break;
+		case O_BETWEEN:
+			if (optind >= argc || args[optind] == sep) {
+				cli_error("--between takes two markers: --between A B");
+				return 2;
+			}
+			o.run.between[0] = optarg;
+			o.run.between[1] = args[optind++];
 			break;
 		case O_VERDICT:
 			if (cli_parse_verdicts(optarg, &o.run.verdicts, &err) < 0)

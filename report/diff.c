@@ -119,14 +119,20 @@ static int exposure(const dp_diff_opts *o, dp_diff_side *side, dp_error *err)
 			}
 			break;
 		case DP_PER_INTERVAL:
-			dp_error_set(err,
-				     x->markers
-					 ? "%s: per-interval normalisation is not available "
-					   "in this version: use --per second or --per run"
-					 : "%s carries no code markers: --per interval needs a run "
-					   "recorded with dataprof's code markers",
-				     x->path);
-			return -1;
+			e = x->intervals;
+			if (e <= 0) {
+				dp_error_set(err,
+					     !x->markers ? "%s carries no code markers: --per interval "
+							   "needs a run recorded with --markers"
+					     : !o->run.between[0]
+						 ? "%s: --per interval counts the intervals of "
+						   "--between A B: name the two markers"
+						 : "%s has no interval from the first marker to the "
+						   "second",
+					     x->path);
+				return -1;
+			}
+			break;
 		}
 		side->runs.v[i].exposure = e;
 		side->exposure += e;

@@ -1,4 +1,5 @@
 #include "runtab.h"
+#include "marks.h"
 #include "report.h"
 
 #include <ctype.h>
@@ -167,6 +168,29 @@ void dp_run_add(dp_run *r, uint32_t key, const double x[3], const double q[3])
 	}
 }
 
+/* --between A B: the intervals from a mark A to the next B of each thread,
+ * the unit of work of --per interval. */
+static int count_intervals(const dp_marks *m, const char *const between[2], dp_run *r,
+			   const char *path, dp_error *err)
+{
+	uint32_t a, b;
+	dp_interval_sets sets = {0};
+
+	for (int i = 0; i < 2; i++)
+		if (!dp_marks_lookup(m, between[i], i ? &b : &a)) {
+			dp_error_set(err, "%s has no code marker '%s'%s", path, between[i],
+				     m->v.n ? " ('dataprof markers' lists them)"
+					    : ": record with --markers a program that marks");
+			return -1;
+		}
+	dp_marks_between(m, a, b, &sets);
+	r->intervals = 0;
+	for (size_t i = 0; i < sets.n; i++)
+		r->intervals += (double)sets.v[i].v.n;
+	dp_interval_sets_free(&sets);
+	return 0;
+}
+
 /* What a profile says about itself, before its samples are read. */
 static int survey(const char *path, const dp_run_opts *o, dp_run *r, uint32_t *event, dp_error *err)
 {
@@ -178,10 +202,12 @@ static int survey(const char *path, const dp_run_opts *o, dp_run *r, uint32_t *e
 	uint64_t first = 0, last = 0, finish = 0, start;
 	double instructions = 0;
 	int insn_ev = -1;
+	dp_marks marks;
 	const char *cmd;
 
 	if (!p)
 		return -1;
+	memset(&marks, 0, sizeof(marks));
 	ev = dp_profile_events(p, &nev);
 	*event = 0;
 	for (size_t i = 0; i < nev; i++) {
@@ -229,10 +255,18 @@ static int survey(const char *path, const dp_run_opts *o, dp_run *r, uint32_t *e
 				instructions += (double)rec.sample->period;
 		} else if (rec.kind == DP_R_FINISH) {
 			finish = rec.finish->time;
-		} else if (rec.kind == DP_R_OTHER && rec.type == DP_REC_MARKER) {
-			r->markers = true;
+		} else if (rec.kind == DP_R_MARKER || rec.kind == DP_R_MARKER_NAME) {
+			dp_marks_add(&marks, &rec);
 		}
 	}
+	dp_marks_done(&marks);
+	r->markers = marks.v.n > 0;
+	if (o->between[0] && count_intervals(&marks, o->between, r, path, err) < 0) {
+		dp_marks_free(&marks);
+		dp_profile_close(p);
+		return -1;
+	}
+	dp_marks_free(&marks);
 	start = dp_profile_header(p) ? dp_profile_header(p)->start_time_ns : 0;
 	if (!start)
 		start = first;
@@ -374,6 +408,8 @@ int dp_run_read(const char *path, const dp_run_opts *o, dp_rtable **tables, dp_r
 	ro.symfs = o->symfs;
 	ro.where = o->where;
 	ro.time_range = o->time_range;
+	ro.between[0] = o->between[0];
+	ro.between[1] = o->between[1];
 	ro.verdicts = o->verdicts;
 	ro.metric = DP_M_PERIOD;
 	/* the report's own tree is not used: the cheapest one will do */
@@ -397,6 +433,7 @@ int dp_run_read(const char *path, const dp_run_opts *o, dp_rtable **tables, dp_r
 		r->seconds = head.seconds;
 		r->ginsn = head.ginsn;
 		r->markers = head.markers;
+		r->intervals = head.intervals;
 		cl.v[i].t = tables[i];
 		cl.v[i].r = r;
 		dp_hashmap_init(&cl.v[i].cache, 256);

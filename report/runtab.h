@@ -50,6 +50,7 @@ typedef struct dp_run {
 	double seconds;			     /* recorded time */
 	double ginsn;			     /* instructions counted, in 1e9; 0: none */
 	bool markers;			     /* the profile carries code markers */
+	double intervals;		     /* with --between A B: how many A..B intervals */
 	double exposure;		     /* set by the comparison: in its unit of work */
 	uint64_t read, kept, lost;
 	double total[3], total_q[3];
@@ -78,6 +79,7 @@ static inline const char *dp_rtable_str(const dp_rtable *t, uint32_t id)
 
 typedef struct dp_run_opts {
 	const char *symfs, *where, *time_range;
+	const char *between[2]; /* --between A B: what each thread did from A to B */
 	const char *event; /* the event to compare; NULL: the profile's first */
 	unsigned verdicts;
 } dp_run_opts;

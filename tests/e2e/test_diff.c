@@ -430,6 +430,57 @@ static void expect_error(const char *args, const char *want)
 	tu_result_free(&res);
 }
 
+/* --per interval --between A B: the unit of work is an interval of the
+ * program's own code marks; with one busy phase a run, busy's period per
+ * interval is what report gives for that phase. */
+static void test_per_interval(void **state)
+{
+	char *fx = tu_fixture("phases_O2"), *p[2], *cmd = dp_asprintf("'%s'", fx);
+	tu_result res;
+	diff_out d;
+	double want;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "phases%d.dprof", i);
+		p[i] = tu_path(name);
+		assert_int_equal(rec_run(&res, p[i], "--markers -e cpu-clock", cmd), 0);
+		tu_result_free(&res);
+	}
+	assert_int_equal(tu_sh(&res,
+			       "'%s' report '%s' --between 'busy begin' 'busy end' --by function "
+			       "--csv | awk -F, '$2 == \"busy\" { print $4 }'",
+			       DATAPROF_BIN, p[0]),
+			 0);
+	want = atof(res.out);
+	tu_result_free(&res);
+	assert_true(want > 0);
+	diff(&d, "--per interval --between 'busy begin' 'busy end' --by function '%s' '%s'", p[0],
+	     p[1]);
+	assert_int_equal(d.status, 0);
+	const row *busy = find(&d, "busy");
+	assert_non_null(busy);
+	show("per interval: busy base %.0f, report of the phase %.0f", busy->base, want);
+	assert_true(fabs(busy->base - want) <= 1e-6 * want);
+	free(d.text);
+	/* the two markers are needed, and must exist */
+	assert_int_equal(tu_sh(&res, "'%s' diff --per interval '%s' '%s'", DATAPROF_BIN, p[0], p[1]),
+			 1);
+	assert_non_null(strstr(res.err, "--between A B"));
+	tu_result_free(&res);
+	assert_int_equal(tu_sh(&res, "'%s' diff --per interval --between 'busy begin' nope '%s' '%s'",
+			       DATAPROF_BIN, p[0], p[1]),
+			 1);
+	assert_non_null(strstr(res.err, "no code marker 'nope'"));
+	tu_result_free(&res);
+	for (int i = 0; i < 2; i++)
+		free(p[i]);
+	free(cmd);
+	free(fx);
+}
+
 static void test_bad_input(void **state)
 {
 	char *spin = tu_path("spin.dprof"), *faults = tu_path("faults.dprof"), *fx, *cmd;
@@ -501,6 +552,7 @@ int main(void)
 	    cmocka_unit_test(test_layout_change), cmocka_unit_test(test_fail_if),
 	    cmocka_unit_test(test_same_build),	  cmocka_unit_test(test_moved_lines),
 	    cmocka_unit_test(test_formats),	  cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_per_interval),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }
