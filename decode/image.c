@@ -177,12 +177,12 @@ dp_image *dp_image_open(const char *path, const uint8_t *bid, size_t bid_size,
 	if (!strcmp(path, "[vdso]")) {
 		fd = vdso_fd(o ? o->kernel : NULL);
 		im->is_vdso = true;
-		file = dp_strdup("[vdso]");
 		if (fd < 0) {
 			*why = DP_RS_NO_BINARY;
 			dp_error_set(err, "[vdso]: recorded on another kernel; its code is not here");
 			goto fail;
 		}
+		file = dp_strdup("[vdso]");
 	} else {
 		/* the recorded path (under --symfs first), then perf's build-id cache */
 		const char *home = getenv("HOME");
