@@ -438,6 +438,13 @@ static void finish(recorder *r)
 	f.lost = r->lost;
 	f.throttles = r->throttles;
 	f.bytes = r->w.written;
+	if (r->disk_full) {
+		/* the cut-back partial record may have left room for this one */
+		f.h.type = DP_REC_FINISH;
+		f.h.size = sizeof(f);
+		dp_writer_last(&r->w, &f, sizeof(f));
+		return;
+	}
 	dp_writer_add_dp(&r->w, DP_REC_FINISH, (const uint8_t *)&f + sizeof(f.h),
 			 sizeof(f) - sizeof(f.h));
 	dp_writer_flush(&r->w);
