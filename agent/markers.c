@@ -69,6 +69,11 @@ int dp_markers_init(const char *app)
 		__atomic_store_n(&dp_markers__mark_name, api->mark_name, __ATOMIC_RELEASE);
 		return 1;
 	}
+	if ((!path || !*path) && getenv(DP_COLLECTOR_ENV)) {
+		snprintf(why, sizeof(why), "%s is ignored: this program runs set-user-ID or "
+			 "set-group-ID", DP_COLLECTOR_ENV);
+		return 0;
+	}
 	if (!path || !*path) {
 		/* the usual case outside dataprof: quietly off */
 		snprintf(why, sizeof(why), "%s is not set (run under 'dataprof record --markers')",
