@@ -81,14 +81,23 @@ static bool process_uids(pid_t pid, uid_t *ruid, uid_t *euid)
 	return ok;
 }
 
+bool dp_process_foreign(pid_t pid, char *user, size_t len)
+{
+	uid_t ruid, euid;
+
+	if (!process_uids(pid, &ruid, &euid) || (ruid == geteuid() && euid == geteuid()))
+		return false;
+	user_name(ruid != geteuid() ? ruid : euid, user, len);
+	return true;
+}
+
 void dp_attach_error(pid_t pid, const dp_event_spec *e, int en, dp_error *err)
 {
 	uid_t ruid, euid;
 	char name[64];
 
 	if ((en == EACCES || en == EPERM) && geteuid() != 0 && process_uids(pid, &ruid, &euid)) {
-		if (ruid != geteuid() || euid != geteuid()) {
-			user_name(ruid != geteuid() ? ruid : euid, name, sizeof(name));
+		if (dp_process_foreign(pid, name, sizeof(name))) {
 			dp_error_set(err,
 				     "no permission to profile process %d: it is user %s's; "
 				     "attaching needs that user, or root (CAP_PERFMON and "

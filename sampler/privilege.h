@@ -17,6 +17,9 @@
  * user or group IDs; why gets "set-user-ID (user nobody)". */
 bool dp_exec_gains_ids(const char *cmd, char *why, size_t len);
 
+/* Whether pid runs as another user than us; user gets its name. */
+bool dp_process_foreign(pid_t pid, char *user, size_t len);
+
 /* The error of opening event e on process pid (-p) with errno en: when the
  * process is another user's, or not dumpable, says so and what is needed;
  * otherwise the event's own error (dp_event_open_error). */

@@ -169,6 +169,15 @@ static void test_other_users_process(void **state)
 	assert_one_line(&res);
 	assert_non_null(strstr(res.err, "it is user root's"));
 	tu_result_free(&res);
+	/* its counters: the kernel's perf counters are refused, and the warning
+	 * says whose it is; what /proc shows everyone is read */
+	assert_int_equal(as_user(&res, "'%s' stat -q --counters 'perf/sw/*,proc/pid_stat/*' "
+				       "-p %d -- sleep 0.2",
+				 DATAPROF_BIN, (int)pid),
+			 0);
+	printf("stat -p %d (root's): %s", (int)pid, res.err);
+	assert_non_null(strstr(res.err, "it is user root's (that needs that user, or root)"));
+	tu_result_free(&res);
 	/* nothing of it was written: no profile, or one without samples */
 	struct stat sb;
 	char *prof = dp_asprintf("%s/other.dprof", dir);
