@@ -45,7 +45,37 @@ def mmap2(start, length, name):
     return rec(10, body)
 
 
+# an event whose samples carry IDENTIFIER, IP, TID, TIME, ADDR, CPU, PERIOD
+ST = 0x10000 | 0x1 | 0x2 | 0x4 | 0x8 | 0x80 | 0x100
+
+
+def event_s():
+    attr = bytearray(136)
+    struct.pack_into("<IIQQQ", attr, 0, 1, 136, 2, 1, ST)
+    struct.pack_into("<Q", attr, 40, 1 << 18)
+    return (rec(0x44500002, struct.pack("<IHHII", 0, 1, 3, 136, 12) + bytes(attr) + b"page-faults\0") +
+            rec(0x44500003, struct.pack("<IIQ", 0, 1, 7)))
+
+
+def meta(key, value):
+    return rec(0x44500001, key + b"\0" + value + b"\0")
+
+
+def mmap2_s(start, length, name):
+    """An executable MMAP2 with its sample_id trailer (TID, TIME, CPU, IDENTIFIER)."""
+    body = struct.pack("<IIQQQIIQQII", 1, 1, start, length, 0, 0, 0, 0, 0, 5, 2) + name + b"\0"
+    body += bytes(-(8 + len(body)) % 8) + struct.pack("<IIQIIQ", 1, 1, 100, 0, 0, 7)
+    return struct.pack("<IHH", 10, 2, 8 + len(body)) + body
+
+
+def sample_s(ip, addr, time=200):
+    return struct.pack("<IHHQQIIQQIIQ", 9, 2, 64, 7, ip, 1, 1, time, addr, 0, 0, 1)
+
+
 FILES = {
+    # the vdso of another kernel: decode cannot have it (its name leaked)
+    "vdso-of-another-kernel": HDR + meta(b"kernel", b"another-kernel") + event_s() +
+    mmap2_s(0x7fff0000, 0x2000, b"[vdso]") + sample_s(0x7fff0100, 0x1000),
     # a sensor id near the reader's limit: one small record, a huge table
     "sensor-id-huge": HDR + event(0) + sensor(0xFFFFE),
     "sensor-ids-spread": HDR + event(0) + b"".join(sensor(0xF0000 - 4096 * i) for i in range(32)),
