@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +37,15 @@ static pid_t start_record(char **argv, const char *out)
 	return pid;
 }
 
+/* Until the recorder is up: its profile exists (slow under Valgrind). */
+static void wait_profile(const char *prof)
+{
+	struct stat sb;
+
+	while (stat(prof, &sb) < 0 || !sb.st_size)
+		usleep(20 * 1000);
+}
+
 static int wait_exit(pid_t pid)
 {
 	int st;
@@ -48,13 +58,15 @@ static int wait_exit(pid_t pid)
  * dies of it; the profile is complete and says it was interrupted. */
 static void check_interrupt(int sig)
 {
-	char *prof = tu_path("int.dprof"), *fx = tu_fixture("sleeper_O2");
+	char *name = dp_asprintf("int%d.dprof", sig), *prof = tu_path(name);
+	char *fx = tu_fixture("sleeper_O2");
 	char *argv[] = {DATAPROF_BIN, "record", "-q", "-e", "cpu-clock", "-F", "2000", "-o", prof,
 			"--", fx, "20000", NULL};
 	struct dp_rec_finish f;
 	pid_t pid = start_record(argv, "/dev/null");
 	size_t n;
 
+	wait_profile(prof);
 	usleep(700 * 1000);
 	kill(pid, sig);
 	assert_int_equal(wait_exit(pid), 128 + sig);
@@ -68,6 +80,7 @@ static void check_interrupt(int sig)
 	assert_true(n > 50); /* 700 ms at 2 kHz, on a machine that may be busy */
 	fault_check_usable(prof, NULL);
 	free(prof);
+	free(name);
 	free(fx);
 }
 
@@ -98,6 +111,7 @@ static void test_sigkill(void **state)
 	size_t n;
 
 	(void)state;
+	wait_profile(prof);
 	usleep(1000 * 1000);
 	kill(pid, SIGKILL);
 	assert_int_equal(wait_exit(pid), 128 + SIGKILL);
@@ -135,6 +149,7 @@ static void test_ring_overflow(void **state)
 	size_t n;
 
 	(void)state;
+	wait_profile(prof);
 	usleep(300 * 1000);
 	kill(pid, SIGSTOP);
 	usleep(700 * 1000);
