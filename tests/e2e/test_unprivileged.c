@@ -55,13 +55,19 @@ static int as_user(tu_result *res, const char *fmt, ...)
 	return res->status;
 }
 
+/* One line from dataprof; Valgrind's own ("--PID-- WARNING: unhandled
+ * syscall") are not dataprof's, under tests/valgrind.sh. */
 static void assert_one_line(const tu_result *res)
 {
-	const char *nl = strchr(res->err, '\n');
+	int lines = 0;
 
-	assert_non_null(nl);
-	if (nl[1])
-		fail_msg("more than one line: %s", res->err);
+	for (const char *l = res->err; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		if (!strncmp(l, "--", 2) || !strncmp(l, "==", 2))
+			continue;
+		lines++;
+	}
+	if (lines != 1)
+		fail_msg("not one line: %s", res->err);
 }
 
 /* ---- the user's own programs ---- */

@@ -113,7 +113,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int fd = -1;
 	static char path[64];
 	static FILE *out;
+#ifdef HAVE_HOOKS
 	static int verbose = -1;
+#endif
 
 	if (fd < 0) {
 		fd = memfd_create("fuzz_report", MFD_CLOEXEC);
@@ -122,8 +124,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		unsetenv("HOME"); /* no build-id cache */
-		verbose = getenv("FUZZ_REPORT_VERBOSE") != NULL;
 #ifdef HAVE_HOOKS
+		verbose = getenv("FUZZ_REPORT_VERBOSE") != NULL;
 		__sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
 #endif
 	}
