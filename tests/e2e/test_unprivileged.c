@@ -238,6 +238,8 @@ static void test_setuid_ignores_environment(void **state)
 {
 	char *copy = setuid_copy("trustenv_O2"), *fx = tu_fixture("trustenv_O2");
 	char *evil = tu_fixture("libevil_collector.so");
+	char *heap = dp_asprintf("%.*s/libdataprof_heap.so",
+				 (int)(strrchr(DATAPROF_BIN, '/') - DATAPROF_BIN), DATAPROF_BIN);
 	/* where the library can leave its proof as whichever user loaded it */
 	char *proofs = dp_asprintf("%s/proofs", dir);
 	char *proof = dp_asprintf("%s/proof", proofs), *proof_suid = dp_asprintf("%s/suid", proofs);
@@ -258,7 +260,7 @@ static void test_setuid_ignores_environment(void **state)
 	assert_int_equal(as_user(&res, "DATAPROF_COLLECTOR='%s' EVIL_PROOF='%s' '%s'", evil,
 				 proof_suid, copy),
 			 0);
-	assert_int_equal(tu_truth_parse(res.out, &t), 1);
+	assert_int_equal(tu_truth_parse(res.out, &t), 2);
 	printf("set-user-ID program: %s", res.out);
 	assert_int_not_equal(tu_truth_u64(&t[0], "uid"), tu_truth_u64(&t[0], "euid"));
 	assert_true(stat(proof_suid, &sb) < 0 && errno == ENOENT); /* not loaded */
@@ -266,6 +268,17 @@ static void test_setuid_ignores_environment(void **state)
 	assert_non_null(strstr(tu_truth_get(&t[0], "error"), "DATAPROF_COLLECTOR is ignored"));
 	free(t);
 	tu_result_free(&res);
+	/* LD_PRELOAD (record --heap's): the dynamic loader drops it for the
+	 * set-user-ID program, not for the other one */
+	for (int suid = 0; suid < 2; suid++) {
+		assert_int_equal(as_user(&res, "LD_PRELOAD='%s' '%s'", heap, suid ? copy : fx), 0);
+		assert_int_equal(tu_truth_parse(res.out, &t), 2);
+		printf("LD_PRELOAD of the heap tracker, %s: heap=%s\n",
+		       suid ? "set-user-ID" : "ordinary", tu_truth_get(&t[1], "heap"));
+		assert_int_equal(tu_truth_u64(&t[1], "heap"), suid ? 0 : 1);
+		free(t);
+		tu_result_free(&res);
+	}
 	/* nor the collector and channel record --markers gives it (the
 	 * kernel's part aside: it would not profile it anyway) */
 	assert_int_equal(as_user(&res, "'%s' record -q --markers -e page-faults -o m.dprof -- "
@@ -277,6 +290,7 @@ static void test_setuid_ignores_environment(void **state)
 	free(proof_suid);
 	free(proof);
 	free(proofs);
+	free(heap);
 	free(evil);
 	free(fx);
 	free(copy);
