@@ -47,7 +47,8 @@ static bool parse_time_range(const char *s, uint64_t *lo, uint64_t *hi, dp_error
 			return false;
 		}
 		if (d * mult >= 18446744073709551616.0) {
-			dp_error_set(err, "--time '%s': '%s' is beyond any profile (585 years)", s, v);
+			dp_error_set(err, "--time '%s': '%s' is beyond any profile (585 years)", s,
+				     v);
 			return false;
 		}
 		*(i ? hi : lo) = (uint64_t)(d * mult);

@@ -359,9 +359,9 @@ void dp_event_open_error(const dp_event_spec *e, int en, dp_error *err)
 		if (!e->attr.exclude_kernel)
 			dp_error_set(err,
 				     "no permission to sample '%s' in the kernel: that needs "
-				     "kernel.perf_event_paranoid 1 or lower (it is %d) or CAP_PERFMON; "
-				     "drop the k modifier for user space only, or as root run "
-				     "'sysctl kernel.perf_event_paranoid=1'",
+				     "kernel.perf_event_paranoid 1 or lower (it is %d) or "
+				     "CAP_PERFMON; drop the k modifier for user space only, or as "
+				     "root run 'sysctl kernel.perf_event_paranoid=1'",
 				     e->name, paranoid);
 		else
 			dp_error_set(err,

@@ -108,8 +108,9 @@ void dp_attach_error(pid_t pid, const dp_event_spec *e, int en, dp_error *err)
 		if (e->attr.exclude_kernel) {
 			dp_error_set(err,
 				     "no permission to profile process %d: it is yours but not "
-				     "dumpable (it changed IDs or called prctl(PR_SET_DUMPABLE, 0)); "
-				     "attaching needs root (CAP_PERFMON and CAP_SYS_PTRACE)",
+				     "dumpable (it changed IDs or called "
+				     "prctl(PR_SET_DUMPABLE, 0)); attaching needs root "
+				     "(CAP_PERFMON and CAP_SYS_PTRACE)",
 				     (int)pid);
 			return;
 		}

@@ -559,8 +559,8 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		/* the kernel closes the events of a program that gains IDs at exec */
 		if (dp_exec_gains_ids(o->argv[0], why, sizeof(why)))
 			fprintf(stderr,
-				"dataprof: warning: '%s' is %s: the kernel does not let you profile "
-				"it, nothing of it will be recorded\n",
+				"dataprof: warning: '%s' is %s: the kernel does not let you "
+				"profile it, nothing of it will be recorded\n",
 				o->argv[0], why);
 		if (o->agent && make_agent_env(&r, o, &env, err) < 0)
 			goto out_sig;

@@ -214,9 +214,11 @@ static void add_group(dp_source_vec *v, const dp_source_ctx *ctx, const char *gr
 				       dp_process_foreign(ctx->pid, user, sizeof(user));
 
 			if (foreign)
-				dp_source_unavailable(s, "cannot count %s on process %d: %s; it is "
+				dp_source_unavailable(s,
+						      "cannot count %s on process %d: %s; it is "
 						      "user %s's (that needs that user, or root)",
-						      ps[bad].name, (int)ctx->pid, strerror(en), user);
+						      ps[bad].name, (int)ctx->pid, strerror(en),
+						      user);
 			else
 				dp_source_unavailable(s, "cannot count %s on process %d: %s%s",
 						      ps[bad].name, (int)ctx->pid, strerror(en),

@@ -43,7 +43,9 @@ static void paths(Dwarf_Die *type, uint64_t seed)
 	dp_buf tn = {0}, member = {0};
 
 	for (int i = 0; i < 4; i++) {
-		uint64_t off = i == 0 ? 0 : size ? mix(seed + (uint64_t)i) % (size + 8) : (uint64_t)i;
+		uint64_t off = i == 0  ? 0
+			       : size ? mix(seed + (uint64_t)i) % (size + 8)
+				      : (uint64_t)i;
 		unsigned access = (unsigned)(1u << (i & 3));
 
 		dp_object_path(type, off, access, &tn, &member);

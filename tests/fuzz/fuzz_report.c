@@ -140,8 +140,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef HAVE_HOOKS
 		watching = 0;
 		if (verbose)
-			fprintf(stderr, "fuzz_report: %zu bytes, view %d: peak %zu bytes allocated\n",
-				size, view, peak);
+			fprintf(stderr,
+				"fuzz_report: %zu bytes, view %d: peak %zu bytes allocated\n", size,
+				view, peak);
 		if (peak > BOUND_FIXED + (size_t)BOUND_PER_BYTE * size) {
 			fprintf(stderr,
 				"fuzz_report: a %zu-byte profile made report allocate %zu bytes at "
