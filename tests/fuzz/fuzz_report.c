@@ -1,9 +1,9 @@
 /* libFuzzer target: arbitrary bytes as a profile given to dataprof report
  * (raw profile or perf.data, as fuzz_profile), through the whole report:
  * decode's maps and images, annotate's heap blocks, marks and counters on
- * the time axis, aggregation and the text and JSON outputs. Two views: the
- * overview (object > member > line) and time buckets with counters, a
- * --where and --between.
+ * the time axis, aggregation and the text, JSON and CSV outputs. Three
+ * views: the overview (object > member > line) as text; time buckets with
+ * counters and a --where as JSON; the same within --between as CSV.
  *
  * It also holds report to its memory bound: what a hostile file can make
  * report allocate must be justified by its size. The peak of bytes
@@ -98,11 +98,12 @@ static void one_view(const char *path, int view, FILE *out)
 		o.nlevels = 2;
 		o.counters = "*";
 		o.where = "not object=x or kind=heap and addr=0..0xffffffff";
+		o.format = DP_OUT_JSON;
 		if (view == 2) {
 			o.between[0] = "1";
 			o.between[1] = "2";
+			o.format = DP_OUT_CSV;
 		}
-		o.format = DP_OUT_JSON;
 	}
 	dp_report_run(&o, &err);
 }
