@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,13 +55,16 @@ static void child_after_fork(void)
 int dp_chan_fd(void)
 {
 	if (chan_fd == -2) {
-		const char *v = getenv(DP_AGENT_FD_ENV);
-		char *end;
-		long fd = v ? strtol(v, &end, 10) : -1;
+		/* secure_getenv: a setuid program never writes to a descriptor
+		 * its caller names (nor do the variables below reach it) */
+		const char *v = secure_getenv(DP_AGENT_FD_ENV);
+		char *end = NULL;
+		long fd = v && *v ? strtol(v, &end, 10) : -1;
 		struct stat sb;
 
 		/* only a pipe handed to us by dataprof: never a path, never a file */
-		if (fd < 0 || *end || fstat((int)fd, &sb) < 0 || !S_ISFIFO(sb.st_mode))
+		if (fd < 0 || fd > INT_MAX || *end || fstat((int)fd, &sb) < 0 ||
+		    !S_ISFIFO(sb.st_mode))
 			fd = -1;
 		chan_fd = (int)fd;
 		if (fd >= 0)

@@ -53,10 +53,10 @@ __attribute__((constructor)) static void heap_init(void)
 	const char *v;
 
 	busy = 1;
-	v = getenv("DATAPROF_HEAP_MIN");
+	v = secure_getenv("DATAPROF_HEAP_MIN");
 	if (v)
 		min_size = strtoul(v, NULL, 0);
-	v = getenv("DATAPROF_HEAP_DEPTH");
+	v = secure_getenv("DATAPROF_HEAP_DEPTH");
 	if (v) {
 		depth = atoi(v);
 		depth = depth < 1 ? 1 : depth > MAX_DEPTH ? MAX_DEPTH : depth;

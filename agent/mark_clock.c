@@ -37,7 +37,7 @@ static dp_clock_pair take_pair(void)
 
 static bool tsc_is_the_clock(void)
 {
-	const char *env = getenv("DATAPROF_MARKER_CLOCK");
+	const char *env = secure_getenv("DATAPROF_MARKER_CLOCK");
 	char cs[32] = "";
 	FILE *f;
 

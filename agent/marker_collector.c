@@ -329,7 +329,7 @@ static void after_fork_child(void)
 
 static int init(const char *app, char *err, size_t errlen)
 {
-	const char *bs = getenv("DATAPROF_MARKER_BLOCK");
+	const char *bs = secure_getenv("DATAPROF_MARKER_BLOCK");
 
 	if (started)
 		return 0;

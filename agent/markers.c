@@ -25,7 +25,7 @@ static char why[512] = "dp_markers_init was not called";
 static int off(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int off(const char *fmt, ...)
 {
-	const char *fdv = getenv(DP_AGENT_FD_ENV);
+	const char *fdv = secure_getenv(DP_AGENT_FD_ENV);
 	struct {
 		struct dp_rec_header h;
 		uint64_t time;
@@ -40,7 +40,7 @@ static int off(const char *fmt, ...)
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "dataprof markers: %s\n", why);
-	if (!fdv || fstat(atoi(fdv), &sb) < 0 || !S_ISFIFO(sb.st_mode))
+	if (!fdv || !*fdv || fstat(atoi(fdv), &sb) < 0 || !S_ISFIFO(sb.st_mode))
 		return 0;
 	memset(&rec, 0, sizeof(rec));
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -56,7 +56,9 @@ static int off(const char *fmt, ...)
 
 int dp_markers_init(const char *app)
 {
-	const char *path = getenv(DP_COLLECTOR_ENV);
+	/* secure_getenv: a setuid or setgid program never loads a library its
+	 * caller names (DATAPROF_COLLECTOR is unset for it) */
+	const char *path = secure_getenv(DP_COLLECTOR_ENV);
 	dp_collector_entry_fn entry;
 	const dp_collector_api *a;
 	char err[256] = "";
@@ -66,6 +68,11 @@ int dp_markers_init(const char *app)
 		__atomic_store_n(&dp_markers__mark, api->mark, __ATOMIC_RELEASE);
 		__atomic_store_n(&dp_markers__mark_name, api->mark_name, __ATOMIC_RELEASE);
 		return 1;
+	}
+	if ((!path || !*path) && getenv(DP_COLLECTOR_ENV)) {
+		snprintf(why, sizeof(why), "%s is ignored: this program runs set-user-ID or "
+			 "set-group-ID", DP_COLLECTOR_ENV);
+		return 0;
 	}
 	if (!path || !*path) {
 		/* the usual case outside dataprof: quietly off */

@@ -62,7 +62,7 @@ static bool var_in_reg(ctx *c, uint64_t pc, int reg, bool pointer, ptr_type *o)
 
 	if (!cu)
 		return false;
-	n = dp_concrete_scopes(cu, pc - cb, scopes, 32);
+	n = dp_scope_index_scopes(&c->id->scopes, cu, pc - cb, scopes, 32);
 	/* innermost scope first: its variables shadow outer ones */
 	for (int i = n - 1; i >= 0; i--) {
 		Dwarf_Die v;

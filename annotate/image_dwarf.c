@@ -32,6 +32,7 @@ dp_image_dwarf *dp_image_dwarf_get(dp_image *im, dp_strtab *strs)
 	dp_hashmap_init(&id->constructs, 256);
 	dp_hashmap_init(&id->cu_index, 16);
 	dp_hashmap_init(&id->resolved, 16);
+	dp_scope_index_init(&id->scopes);
 	id->dw = dwfl_module_getdwarf(im->mod, &id->bias);
 	id->cfi = dwfl_module_dwarf_cfi(im->mod, &id->cfi_bias);
 	if (!id->cfi)
@@ -66,6 +67,7 @@ void dp_image_dwarf_free(dp_image_dwarf *id)
 	}
 	dp_vec_free(&id->cus);
 	dp_hashmap_free(&id->cu_index);
+	dp_scope_index_free(&id->scopes);
 	dp_hashmap_free(&id->resolved);
 	dp_hashmap_free(&id->frames);
 	for (size_t i = 0; i < id->frame_v.n; i++) {
@@ -141,7 +143,7 @@ const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vadd
 	cu = id->dw ? dwfl_module_addrdie(id->im->mod, vaddr, &cb) : NULL;
 	if (cu) {
 		Dwarf_Die scopes[32];
-		int n = dp_concrete_scopes(cu, vaddr - cb, scopes, 32);
+		int n = dp_scope_index_scopes(&id->scopes, cu, vaddr - cb, scopes, 32);
 		dp_buf chain = {0};
 		int fns = 0;
 
@@ -470,7 +472,7 @@ const dp_frame_info *dp_frame_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t v
 	if (!cu)
 		return f;
 	Dwarf_Die scopes[32];
-	n = dp_concrete_scopes(cu, vaddr - cb, scopes, 32);
+	n = dp_scope_index_scopes(&id->scopes, cu, vaddr - cb, scopes, 32);
 	if (n > 0 && dwarf_tag(&scopes[0]) == DW_TAG_subprogram)
 		fn = &scopes[0];
 	if (!fn)

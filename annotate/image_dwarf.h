@@ -12,6 +12,7 @@
 #include "../decode/image.h"
 #include "dwarf_util.h"
 #include "hashmap.h"
+#include "scope_index.h"
 #include "strtab.h"
 
 typedef struct dp_code_loc {
@@ -74,6 +75,7 @@ typedef struct dp_image_dwarf {
 	uint64_t tls_size, tls_align;  /* PT_TLS of this image */
 	dp_hashmap frames;
 	DP_VEC(dp_frame_info *) frame_v;
+	dp_scope_index scopes; /* the function of an address, per unit */
 	dp_hashmap constructs; /* annotate/construct.c */
 	struct dp_construct_vec *cons_v;
 } dp_image_dwarf;

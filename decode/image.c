@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -127,12 +128,23 @@ static bool load_segments(dp_image *im)
 static int try_open(const char *file, const uint8_t *bid, size_t bid_size, bool check,
 		    dp_reason *why, uint8_t *got, uint8_t *got_size)
 {
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
+	int fd;
 	Elf *e;
 	bool same;
 
-	if (fd < 0) {
+	/* Paths come from the profile, which may come from anywhere: only a
+	 * regular file is opened. A FIFO would block report forever, and a
+	 * device may act on being opened. */
+	if (stat(file, &sb) < 0) {
 		*why = DP_RS_NO_BINARY;
+		return -1;
+	}
+	fd = S_ISREG(sb.st_mode) ? open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) : -1;
+	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		*why = S_ISREG(sb.st_mode) ? DP_RS_NO_BINARY : DP_RS_NOT_ELF;
 		return -1;
 	}
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -177,12 +189,12 @@ dp_image *dp_image_open(const char *path, const uint8_t *bid, size_t bid_size,
 	if (!strcmp(path, "[vdso]")) {
 		fd = vdso_fd(o ? o->kernel : NULL);
 		im->is_vdso = true;
-		file = dp_strdup("[vdso]");
 		if (fd < 0) {
 			*why = DP_RS_NO_BINARY;
 			dp_error_set(err, "[vdso]: recorded on another kernel; its code is not here");
 			goto fail;
 		}
+		file = dp_strdup("[vdso]");
 	} else {
 		/* the recorded path (under --symfs first), then perf's build-id cache */
 		const char *home = getenv("HOME");

@@ -18,7 +18,8 @@ dp_event_info *dp_profile_add_event(dp_profile *p, uint32_t index, const char *n
 {
 	dp_event_info *e;
 
-	if (index >= MAX_EVENTS)
+	/* one description per event: no room in the file, no event */
+	if (index >= MAX_EVENTS || index >= p->size / sizeof(struct dp_rec_event))
 		return NULL;
 	if (index >= p->events.n) {
 		size_t old = p->events.n;

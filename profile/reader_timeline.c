@@ -18,7 +18,9 @@ static int add_sensor(dp_profile *p, const struct dp_rec_sensor *s, const char *
 {
 	dp_sensor_info *si;
 
-	if (s->id >= MAX_SENSORS)
+	/* ids count from 0, one SENSOR record each: an id the file has no room
+	 * to describe is corrupt, and must not size the table */
+	if (s->id >= MAX_SENSORS || s->id >= p->size / sizeof(*s))
 		return -1;
 	if (s->id >= p->sensors.n) {
 		size_t old = p->sensors.n;

@@ -180,6 +180,25 @@ int dp_writer_flush(dp_writer *w)
 	return 0;
 }
 
+int dp_writer_last(dp_writer *w, const void *rec, size_t size)
+{
+	ssize_t n;
+
+	if (w->fd < 0)
+		return -1;
+	do
+		n = pwrite(w->fd, rec, size, (off_t)w->written);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)size) {
+		w->written += size;
+		w->records++;
+		return 0;
+	}
+	if (n > 0 && ftruncate(w->fd, (off_t)w->written) < 0)
+		return -1;
+	return -1;
+}
+
 int dp_writer_close(dp_writer *w)
 {
 	int rc = dp_writer_flush(w);

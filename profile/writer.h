@@ -37,6 +37,10 @@ void dp_writer_add_event(dp_writer *w, uint32_t index, const char *name,
 			 enum dp_event_class evclass, const uint64_t *ids, size_t nids);
 /* Writes what is buffered. Returns 0, or -1 once writing has failed. */
 int dp_writer_flush(dp_writer *w);
+/* After writing failed (disk full): tries to append one last complete
+ * record (the FINISH) in whatever room is left; if it does not fit whole,
+ * the file is cut back and still ends on a record boundary. 0 if written. */
+int dp_writer_last(dp_writer *w, const void *rec, size_t size);
 int dp_writer_close(dp_writer *w);
 
 #endif

@@ -76,7 +76,9 @@ static bool parse_number(parser *ps, const char *s, dp_attr_id id, uint64_t *v)
 			mult = 1e6;
 		else if (*end && strcmp(end, "s"))
 			return false;
-		if (d < 0)
+		/* NaN, negative, or beyond 2^64 ns (585 years): not a time, and
+		 * converting it would be undefined */
+		if (!(d >= 0) || d * mult >= 18446744073709551616.0)
 			return false;
 		*v = (uint64_t)(d * mult);
 		return true;

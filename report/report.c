@@ -31,7 +31,7 @@ static bool parse_time_range(const char *s, uint64_t *lo, uint64_t *hi, dp_error
 		if (!*v)
 			continue;
 		d = strtod(v, &end);
-		if (end == v || d < 0) {
+		if (end == v || !(d >= 0)) {
 			dp_error_set(err, "--time '%s': '%s' is not a time (a number with s, ms, us or ns)",
 				     s, v);
 			return false;
@@ -44,6 +44,11 @@ static bool parse_time_range(const char *s, uint64_t *lo, uint64_t *hi, dp_error
 			mult = 1;
 		else if (*end && strcmp(end, "s")) {
 			dp_error_set(err, "--time '%s': unit '%s' is not s, ms, us or ns", s, end);
+			return false;
+		}
+		if (d * mult >= 18446744073709551616.0) {
+			dp_error_set(err, "--time '%s': '%s' is beyond any profile (585 years)", s,
+				     v);
 			return false;
 		}
 		*(i ? hi : lo) = (uint64_t)(d * mult);

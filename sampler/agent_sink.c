@@ -8,6 +8,10 @@
 #include <unistd.h>
 
 #define PIPE_BYTES (1 << 20)
+/* At most this much per drain: a target that writes as fast as we read must
+ * not keep the recorder from its rings, nor grow the writer's buffer. More
+ * than the pipe holds, so that the last drain empties it. */
+#define DRAIN_BYTES (4 * PIPE_BYTES)
 
 int dp_agent_sink_open(dp_agent_sink *s, dp_error *err)
 {
@@ -112,7 +116,7 @@ void dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
 {
 	if (s->rfd < 0)
 		return;
-	for (;;) {
+	for (size_t got = 0; got < DRAIN_BYTES;) {
 		char buf[65536];
 		ssize_t n = read(s->rfd, buf, sizeof(buf));
 
@@ -120,6 +124,7 @@ void dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
 			continue;
 		if (n <= 0)
 			return;
+		got += (size_t)n;
 		if (s->broken)
 			continue; /* keep the pipe empty so the target never blocks */
 		dp_buf_add(&s->pending, buf, (size_t)n);

@@ -234,9 +234,16 @@ void dp_event_suggest(const char *bad, char *out, size_t outlen)
 				unsigned d = dp_edit_distance(base, cand, limit);
 				if (d > limit)
 					continue;
-				unsigned i = nbest < 3 ? nbest++ : 2;
-				if (i == 2 && nbest == 3 && best[2].d <= d)
+				unsigned i;
+				/* a free slot, else the worst one if this is better
+				 * (the third candidate used to be compared with an
+				 * uninitialised slot: found by the Valgrind run) */
+				if (nbest < 3)
+					i = nbest++;
+				else if (best[2].d <= d)
 					continue;
+				else
+					i = 2;
 				best[i].d = d;
 				snprintf(best[i].name, sizeof(best[i].name), "%s", cand);
 				for (; i > 0 && best[i].d < best[i - 1].d; i--) {
@@ -351,10 +358,11 @@ void dp_event_open_error(const dp_event_spec *e, int en, dp_error *err)
 	case EPERM:
 		if (!e->attr.exclude_kernel)
 			dp_error_set(err,
-				     "no permission to sample '%s' in the kernel "
-				     "(kernel.perf_event_paranoid is %d): use '%s:u' for user "
-				     "space only, or as root run 'sysctl kernel.perf_event_paranoid=1'",
-				     e->name, paranoid, e->name);
+				     "no permission to sample '%s' in the kernel: that needs "
+				     "kernel.perf_event_paranoid 1 or lower (it is %d) or "
+				     "CAP_PERFMON; drop the k modifier for user space only, or as "
+				     "root run 'sysctl kernel.perf_event_paranoid=1'",
+				     e->name, paranoid);
 		else
 			dp_error_set(err,
 				     "no permission to sample '%s' (kernel.perf_event_paranoid is "

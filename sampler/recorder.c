@@ -4,6 +4,7 @@
 #include "synth.h"
 #include "target.h"
 #include "agent_sink.h"
+#include "privilege.h"
 #include "../profile/writer.h"
 #include "hashmap.h"
 
@@ -177,7 +178,10 @@ static int open_events(recorder *r, const dp_int_vec *tids, dp_error *err)
 				if (fd < 0) {
 					if (errno == ESRCH && r->o->pid)
 						break; /* the thread exited meanwhile */
-					dp_event_open_error(e->spec, errno, err);
+					if (r->o->pid)
+						dp_attach_error(r->o->pid, e->spec, errno, err);
+					else
+						dp_event_open_error(e->spec, errno, err);
 					return -1;
 				}
 				dp_vec_push(&e->fds, fd);
@@ -438,6 +442,13 @@ static void finish(recorder *r)
 	f.lost = r->lost;
 	f.throttles = r->throttles;
 	f.bytes = r->w.written;
+	if (r->disk_full) {
+		/* the cut-back partial record may have left room for this one */
+		f.h.type = DP_REC_FINISH;
+		f.h.size = sizeof(f);
+		dp_writer_last(&r->w, &f, sizeof(f));
+		return;
+	}
 	dp_writer_add_dp(&r->w, DP_REC_FINISH, (const uint8_t *)&f + sizeof(f.h),
 			 sizeof(f) - sizeof(f.h));
 	dp_writer_flush(&r->w);
@@ -543,6 +554,14 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		}
 		r.pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
 	} else {
+		char why[128];
+
+		/* the kernel closes the events of a program that gains IDs at exec */
+		if (dp_exec_gains_ids(o->argv[0], why, sizeof(why)))
+			fprintf(stderr,
+				"dataprof: warning: '%s' is %s: the kernel does not let you "
+				"profile it, nothing of it will be recorded\n",
+				o->argv[0], why);
 		if (o->agent && make_agent_env(&r, o, &env, err) < 0)
 			goto out_sig;
 		if (dp_target_fork(&r.target, o->argv, env.v ? env.v : o->env, r.agent.wfd,

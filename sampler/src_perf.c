@@ -4,6 +4,7 @@
  * allows groups with inherit (recent ones); else one read() each. */
 #include "source.h"
 #include "event_spec.h"
+#include "privilege.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -207,9 +208,21 @@ static void add_group(dp_source_vec *v, const dp_source_ctx *ctx, const char *gr
 		close_all(pp, n);
 		pp->group = false;
 		if (open_all(pp, ps, n, ctx, &bad) < 0) {
-			dp_source_unavailable(s, "cannot count %s on process %d: %s%s",
-					      ps[bad].name, (int)ctx->pid, strerror(errno),
-					      hw ? " (no hardware PMU?)" : "");
+			int en = errno;
+			char user[64];
+			bool foreign = (en == EACCES || en == EPERM) &&
+				       dp_process_foreign(ctx->pid, user, sizeof(user));
+
+			if (foreign)
+				dp_source_unavailable(s,
+						      "cannot count %s on process %d: %s; it is "
+						      "user %s's (that needs that user, or root)",
+						      ps[bad].name, (int)ctx->pid, strerror(en),
+						      user);
+			else
+				dp_source_unavailable(s, "cannot count %s on process %d: %s%s",
+						      ps[bad].name, (int)ctx->pid, strerror(en),
+						      hw ? " (no hardware PMU?)" : "");
 			return;
 		}
 	}

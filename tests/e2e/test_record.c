@@ -402,9 +402,11 @@ static void test_sigkill_leaves_prefix(void **state)
 	(void)state;
 	tu_sh(&res,
 	      "'%s' record -q -e cpu-clock -F 1000 -o '%s' -- '%s' 4000 > '%s' & R=$!; "
+	      /* a second of samples once the recorder is up (slow under Valgrind) */
+	      "while [ ! -s '%s' ]; do sleep 0.1; done; "
 	      "sleep 1; kill -9 $R; sleep 0.2; "
 	      "kill $(sed -n 's/TRUTH pid pid=//p' '%s') 2>/dev/null; wait $R; exit 0",
-	      DATAPROF_BIN, prof, fx, out, out);
+	      DATAPROF_BIN, prof, fx, out, out, out);
 	rec_each(prof, fin_visit, &c);
 	printf("after SIGKILL: %zu samples readable, finish record %s\n", c.samples,
 	       c.finished ? "present" : "absent");
@@ -435,6 +437,9 @@ static void test_sigint_stops_target(void **state)
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	/* the recorder is up (its signals set) once the profile exists */
+	for (struct stat sb; stat(prof, &sb) < 0 || !sb.st_size;)
+		usleep(20 * 1000);
 	usleep(700 * 1000);
 	kill(pid, SIGINT);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
@@ -459,7 +464,7 @@ static void test_attach_pid(void **state)
 
 	(void)state;
 	tu_sh(&res,
-	      "'%s' 3000 > '%s' & S=$!; sleep 0.3; "
+	      "'%s' 30000 > '%s' & S=$!; sleep 0.3; "
 	      "'%s' record -q -e cpu-clock -F 1000 -o '%s' -p $S -- sleep 0.6; echo \"rc=$?\"; "
 	      "kill -0 $S && echo alive; kill $S; wait $S 2>/dev/null; exit 0",
 	      fx, out, DATAPROF_BIN, prof);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds dataprof's libFuzzer targets with clang (ASan + UBSan, everything
 # instrumented) in their own build directory, replays the regression inputs,
-# then runs each target for a while on a seed corpus: ../shared/perf-data and
-# a small raw profile recorded here. docs/fuzzing.md has the longer run.
+# then runs each target for a while on a seed corpus (seeds.sh: the
+# fixtures built as binaries, profiles recorded from them, ../shared/perf-data,
+# --where expressions, agent records). docs/fuzzing.md has the longer run.
 #
 #   tests/fuzz/run.sh [--time SECONDS] [--build-dir DIR] [--jobs N] [TARGET...]
 #
@@ -24,7 +25,8 @@ while (($#)); do
 	*) targets+=("$1"); shift ;;
 	esac
 done
-((${#targets[@]})) || targets=(fuzz_profile fuzz_perf_record)
+all=(fuzz_profile fuzz_perf_record fuzz_elf fuzz_where fuzz_agent fuzz_report)
+((${#targets[@]})) || targets=("${all[@]}")
 
 command -v clang >/dev/null || { echo "run.sh: no clang: skipped" >&2; exit 77; }
 probe=$(mktemp -d)
@@ -39,25 +41,25 @@ echo "run.sh: building in $build" >&2
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo -DDATAPROF_FUZZ=ON -DDATAPROF_TESTS=OFF \
 	-DDATAPROF_WERROR=OFF >/dev/null
-cmake --build "$build" -j"$jobs" --target "${targets[@]}" dataprof >/dev/null
+cmake --build "$build" -j"$jobs" --target "${targets[@]}" dataprof dataprof_heap \
+	dataprof_markers >/dev/null
 
-# Seeds: every perf.data file we have, and a raw profile with real samples.
-seeds=$build/seeds/fuzz_profile
-mkdir -p "$seeds" "$build/seeds/fuzz_perf_record" "$build/artifacts"
-if [ -d "$src/../shared/perf-data" ]; then
-	cp -f "$src"/../shared/perf-data/*.data "$seeds"/ 2>/dev/null || true
-fi
-if [ ! -s "$seeds/small.dprof" ]; then
-	ASAN_OPTIONS=detect_leaks=0 "$build/dataprof" record -q -e page-faults \
-		-o "$seeds/small.dprof" -- /bin/true >/dev/null 2>&1 ||
-		echo "run.sh: could not record a raw profile seed; going on without it" >&2
-fi
+"$src/tests/fuzz/seeds.sh" "$src" "$build"
 
 dir_of() {
 	case "$1" in
 	fuzz_profile) echo profile ;;
 	fuzz_perf_record) echo perf_record ;;
-	*) echo "$1" ;;
+	*) echo "${1#fuzz_}" ;;
+	esac
+}
+
+# inputs up to 128 KiB (the compressed seed files fit whole), binaries 256 KiB
+maxlen_of() {
+	case "$1" in
+	fuzz_elf) echo 262144 ;;
+	fuzz_where) echo 512 ;;
+	*) echo 131072 ;;
 	esac
 }
 
@@ -77,10 +79,11 @@ for t in "${targets[@]}"; do
 		}
 	fi
 	echo "run.sh: $t: fuzzing for ${time}s" >&2
-	# inputs up to 128 KiB: the compressed seed files fit whole
-	if "$bin" -max_total_time="$time" -max_len=131072 -rss_limit_mb=3072 -timeout=20 \
-		-print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" \
-		"$corpus" "$build/seeds/$t" >"$build/$t.log" 2>&1; then
+	dict=()
+	[ -f "$src/tests/fuzz/$t.dict" ] && dict=(-dict="$src/tests/fuzz/$t.dict")
+	if "$bin" -max_total_time="$time" -max_len="$(maxlen_of "$t")" -rss_limit_mb=3072 \
+		-timeout=20 -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" \
+		"${dict[@]}" "$corpus" "$build/seeds/$t" >"$build/$t.log" 2>&1; then
 		grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "$build/$t.log" |
 			sed "s/^/run.sh: $t: /" >&2 || true
 	else

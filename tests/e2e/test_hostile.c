@@ -1,0 +1,129 @@
+/* Profiles from elsewhere name paths on this machine: report and dump must
+ * open only regular files by them. A mapping named after a FIFO used to
+ * block report forever in open(); one named after a directory or a device
+ * is refused the same way, as "not an ELF file". */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "profile/writer.h"
+#include "tu.h"
+#include "util.h"
+
+#define ID 7
+
+/* A profile with one executable mapping of path and one sample in it. */
+static void write_profile(const char *prof, const char *path)
+{
+	struct perf_event_attr a;
+	dp_writer w;
+	dp_error err;
+	dp_buf b = {0};
+	uint64_t id = ID;
+	struct {
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_gen;
+		uint32_t prot, flags;
+	} m = {1, 1, 0x400000, 0x10000, 0, 0, 0, 0, 0, 5, 2};
+	struct {
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+		uint64_t id;
+	} trailer = {1, 1, 100, 0, 0, ID};
+	struct {
+		struct perf_event_header h;
+		uint64_t id, ip;
+		uint32_t pid, tid;
+		uint64_t time, addr;
+		uint32_t cpu, res;
+		uint64_t period;
+	} s = {{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s)}, ID, 0x401000, 1, 1, 200,
+	       0x1000, 0, 0, 1};
+	struct perf_event_header h = {PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 0};
+	static const char zeros[8];
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	a.sample_id_all = 1;
+	assert_int_equal(dp_writer_open(&w, prof, 1, 1, &err), 0);
+	dp_writer_add_event(&w, 0, "page-faults", &a, DP_IP_EXACT, DP_EVC_MEMORY, &id, 1);
+	dp_buf_add(&b, &h, sizeof(h));
+	dp_buf_add(&b, &m, sizeof(m));
+	dp_buf_add(&b, path, strlen(path) + 1);
+	dp_buf_add(&b, zeros, DP_ALIGN(b.len, 8) - b.len);
+	dp_buf_add(&b, &trailer, sizeof(trailer));
+	((struct perf_event_header *)b.p)->size = (uint16_t)b.len;
+	dp_writer_add(&w, b.p, b.len);
+	dp_writer_add(&w, &s, sizeof(s));
+	assert_int_equal(dp_writer_close(&w), 0);
+	dp_buf_free(&b);
+}
+
+static void check_not_opened(const char *what, const char *path)
+{
+	char *prof = tu_path("hostile.dprof");
+	tu_result res;
+
+	write_profile(prof, path);
+	/* timeout: what used to happen is a hang */
+	tu_sh(&res, "timeout 20 '%s' report --by function '%s'", DATAPROF_BIN, prof);
+	printf("a mapping of %s (%s): report exit %d\n", what, path, res.status);
+	assert_int_equal(res.status, 0);
+	assert_non_null(strstr(res.out, "1 samples"));
+	tu_result_free(&res);
+	tu_sh(&res, "timeout 20 '%s' dump -d '%s'", DATAPROF_BIN, prof);
+	assert_int_not_equal(res.status, 124);
+	tu_result_free(&res);
+	free(prof);
+}
+
+static void test_fifo(void **state)
+{
+	char *fifo = tu_path("fifo");
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	check_not_opened("a FIFO", fifo);
+	free(fifo);
+}
+
+static void test_directory_and_device(void **state)
+{
+	(void)state;
+	check_not_opened("a directory", tu_tmpdir());
+	check_not_opened("a device", "/dev/null");
+	check_not_opened("a terminal", "/dev/tty");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_cleanup();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fifo),
+		cmocka_unit_test(test_directory_and_device),
+	};
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Crafted profiles that claim more than they hold: huge counts, ids and
+sizes in headers and records. Each must be read (or refused) with memory in
+proportion to its size; fuzz_report checks that bound. Written to DIR:
+    hostile.py DIR"""
+import os
+import struct
+import sys
+
+HDR = b"DPROF\r\n\x1a" + struct.pack("<IIQQII", 1, 64, 1000, 0, 1, 0) + bytes(24)
+
+
+def rec(typ, payload):
+    payload += bytes(-(8 + len(payload)) % 8)
+    return struct.pack("<IHH", typ, 0, 8 + len(payload)) + payload
+
+
+def event(index, name=b"page-faults\0"):
+    attr = bytearray(136)
+    struct.pack_into("<IIQQQ", attr, 0, 1, 136, 2, 1, 0x10087 | 0x10000)  # sw page faults
+    struct.pack_into("<Q", attr, 40, 1 << 18)  # sample_id_all
+    return rec(0x44500002, struct.pack("<IHHII", index, 1, 3, 136, len(name)) + bytes(attr) + name)
+
+
+def sensor(sid, name=b"proc/x/y\0"):
+    return rec(0x44500008, struct.pack("<IB3x16s", sid, 1, b"events") + name)
+
+
+def reading(first, n, have):
+    return rec(0x44500009, struct.pack("<QIIII", 2000, 1, first, n, 0) + bytes(8 * have))
+
+
+def marker(n, have):
+    marks = b"".join(struct.pack("<IIQQ", 1, 0, 3000 + i, 3001 + i) for i in range(have))
+    return rec(0x4450000A, struct.pack("<IIII", 1, 1, 1, n) + marks)
+
+
+def alloc(addr, size, nframes, have):
+    return rec(0x44500006, struct.pack("<QIIQQII", 4000, 1, 1, addr, size, 1, nframes) +
+               bytes(8 * have))
+
+
+def mmap2(start, length, name):
+    body = struct.pack("<IIQQQIIQQII", 1, 1, start, length, 0, 0, 0, 0, 0, 5, 2) + name + b"\0"
+    return rec(10, body)
+
+
+# an event whose samples carry IDENTIFIER, IP, TID, TIME, ADDR, CPU, PERIOD
+ST = 0x10000 | 0x1 | 0x2 | 0x4 | 0x8 | 0x80 | 0x100
+
+
+def event_s():
+    attr = bytearray(136)
+    struct.pack_into("<IIQQQ", attr, 0, 1, 136, 2, 1, ST)
+    struct.pack_into("<Q", attr, 40, 1 << 18)
+    return (rec(0x44500002, struct.pack("<IHHII", 0, 1, 3, 136, 12) + bytes(attr) + b"page-faults\0") +
+            rec(0x44500003, struct.pack("<IIQ", 0, 1, 7)))
+
+
+def meta(key, value):
+    return rec(0x44500001, key + b"\0" + value + b"\0")
+
+
+def mmap2_s(start, length, name):
+    """An executable MMAP2 with its sample_id trailer (TID, TIME, CPU, IDENTIFIER)."""
+    body = struct.pack("<IIQQQIIQQII", 1, 1, start, length, 0, 0, 0, 0, 0, 5, 2) + name + b"\0"
+    body += bytes(-(8 + len(body)) % 8) + struct.pack("<IIQIIQ", 1, 1, 100, 0, 0, 7)
+    return struct.pack("<IHH", 10, 2, 8 + len(body)) + body
+
+
+def sample_s(ip, addr, time=200):
+    return struct.pack("<IHHQQIIQQIIQ", 9, 2, 64, 7, ip, 1, 1, time, addr, 0, 0, 1)
+
+
+FILES = {
+    # the vdso of another kernel: decode cannot have it (its name leaked)
+    "vdso-of-another-kernel": HDR + meta(b"kernel", b"another-kernel") + event_s() +
+    mmap2_s(0x7fff0000, 0x2000, b"[vdso]") + sample_s(0x7fff0100, 0x1000),
+    # a sensor id near the reader's limit: one small record, a huge table
+    "sensor-id-huge": HDR + event(0) + sensor(0xFFFFE),
+    "sensor-ids-spread": HDR + event(0) + b"".join(sensor(0xF0000 - 4096 * i) for i in range(32)),
+    # an event index at the limit, and events without names
+    "event-index-huge": HDR + event(4095) + event(2000),
+    # readings naming sensors that do not exist, far beyond any
+    "reading-first-huge": HDR + event(0) + sensor(0) + reading(0xFFFFFFF0, 64, 64) +
+    reading(0xFFFFFFFF, 1, 1) + reading(0, 0xFFFFFFFF, 4),
+    # marks: a count that the record does not hold
+    "marker-n-huge": HDR + event(0) + marker(0xFFFFFFFF, 1) + marker(169, 169),
+    # heap blocks covering the address space, and frames that are not there
+    "alloc-huge": HDR + event(0) + alloc(0, 2**64 - 1, 1, 1) + alloc(2**63, 2**63, 0, 0) +
+    alloc(4096, 4096, 0xFFFFFFFF, 1) + b"".join(alloc(8192 * i, 2**40, 1, 1) for i in range(64)),
+    # mappings: long names, the whole address space
+    "mmap-huge": HDR + event(0) + mmap2(0, 2**64 - 1, b"/" + b"a" * 4000) +
+    b"".join(mmap2(4096 * i, 2**48, b"/x%d" % i) for i in range(64)),
+    # a perf.data header whose sections point far beyond the file
+    "perf-sections-huge.data": b"PERFILE2" + struct.pack("<QQ", 104, 136) +
+    struct.pack("<QQQQQQ", 104, 2**62, 2**40, 2**62, 0, 0) + bytes(32) + bytes(64),
+}
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    for name, data in FILES.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,122 @@
+#include "self_profile.h"
+
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "profile/writer.h"
+#include "profile/writer_timeline.h"
+#include "sampler/synth.h"
+
+#define ID 7
+
+static void sample(dp_writer *w, const struct perf_event_attr *a, uint64_t ip, uint64_t addr,
+		   uint64_t t)
+{
+	struct {
+		struct perf_event_header h;
+		uint64_t id, ip;
+		uint32_t pid, tid;
+		uint64_t time, addr;
+		uint32_t cpu, res;
+		uint64_t period;
+	} s;
+
+	(void)a; /* the layout of IDENTIFIER|IP|TID|TIME|ADDR|CPU|PERIOD */
+	memset(&s, 0, sizeof(s));
+	s.h.type = PERF_RECORD_SAMPLE;
+	s.h.misc = PERF_RECORD_MISC_USER;
+	s.h.size = sizeof(s);
+	s.id = ID;
+	s.ip = ip;
+	s.pid = (uint32_t)getpid();
+	s.tid = (uint32_t)syscall(SYS_gettid);
+	s.time = t;
+	s.addr = addr;
+	s.period = 1;
+	dp_writer_add(w, &s, sizeof(s));
+}
+
+static void marks(dp_writer *w, uint64_t t0, uint64_t t1)
+{
+	struct {
+		struct dp_rec_marker r;
+		struct dp_mark m[2];
+	} mk;
+	struct {
+		struct dp_rec_marker_name r;
+		char name[8];
+	} nm;
+
+	memset(&mk, 0, sizeof(mk));
+	mk.r.h.type = DP_REC_MARKER;
+	mk.r.h.size = sizeof(mk);
+	mk.r.pid = (uint32_t)getpid();
+	mk.r.tid = (uint32_t)syscall(SYS_gettid);
+	mk.r.app = 1;
+	mk.r.n = 2;
+	mk.m[0] = (struct dp_mark){1, 0, t0, t0 + 10};
+	mk.m[1] = (struct dp_mark){2, 0, t1, t1 + 10};
+	dp_writer_add(w, &mk, sizeof(mk));
+	for (uint32_t id = 1; id <= 2; id++) {
+		memset(&nm, 0, sizeof(nm));
+		nm.r.h.type = DP_REC_MARKER_NAME;
+		nm.r.h.size = sizeof(nm);
+		nm.r.pid = mk.r.pid;
+		nm.r.app = 1;
+		nm.r.id = id;
+		memcpy(nm.name, id == 1 ? "begin" : "end", id == 1 ? 6 : 4);
+		dp_writer_add(w, &nm, sizeof(nm));
+	}
+}
+
+int self_profile_write(const char *path, const self_sample *s, size_t n, uint64_t heap,
+		       uint64_t heap_size, uint64_t site)
+{
+	struct perf_event_attr a;
+	dp_writer w;
+	dp_error err;
+	uint64_t id = ID, t0 = dp_now_ns(), v[2];
+	struct {
+		struct dp_rec_alloc a;
+		uint64_t frame;
+	} al;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	a.sample_id_all = 1;
+	a.mmap = a.mmap2 = a.comm = a.task = 1;
+	if (dp_writer_open(&w, path, t0, 0, &err) < 0)
+		return -1;
+	dp_writer_add_meta(&w, "command", "fuzz");
+	dp_writer_add_event(&w, 0, "page-faults", &a, DP_IP_EXACT, DP_EVC_MEMORY, &id, 1);
+	dp_writer_add_sensor(&w, 0, DP_SENSOR_COUNTER, "events", "proc/vmstat/pgfault");
+	dp_synth_process(&w, getpid(), &a, id);
+	memset(&al, 0, sizeof(al));
+	al.a.h.type = DP_REC_ALLOC;
+	al.a.h.size = sizeof(al);
+	al.a.time = dp_now_ns();
+	al.a.pid = (uint32_t)getpid();
+	al.a.tid = (uint32_t)syscall(SYS_gettid);
+	al.a.addr = heap;
+	al.a.size = heap_size;
+	al.a.kind = DP_ALLOC_MALLOC;
+	al.a.nframes = 1;
+	al.frame = site;
+	dp_writer_add(&w, &al, sizeof(al));
+	v[0] = 100;
+	dp_writer_add_reading(&w, dp_now_ns(), 1000, 0, v, 1);
+	uint64_t t = dp_now_ns() + 1000;
+	marks(&w, t, t + 1000 * n + 1000);
+	for (size_t i = 0; i < n; i++)
+		sample(&w, &a, s[i].ip, s[i].addr, t + 500 + 1000 * i);
+	v[0] = 200;
+	dp_writer_add_reading(&w, t + 1000 * n + 2000, 1000, 0, v, 1);
+	return dp_writer_close(&w);
+}
