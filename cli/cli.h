@@ -31,6 +31,9 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern const char *cli_cmdline;
 /* The full path of an agent library (libdataprof_heap.so...), or NULL. */
 char *cli_agent_library(const char *name);
+/* The profile named after the options, if any, into *input; -1 (after
+ * saying so) when more than one is named. cmd: for the message. */
+int cli_one_profile(int argc, char **argv, const char *cmd, const char **input);
 /* True when argv[i] is --help or -h. */
 bool cli_wants_help(int argc, char **argv);
 /* The marker collector library to name in DATAPROF_COLLECTOR (malloc'd), or

@@ -402,12 +402,8 @@ int cmd_dump(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc) {
-		cli_error("dump reads one profile; '%s' is one too many", argv[optind]);
+	if (cli_one_profile(argc, argv, "dump", &path) < 0)
 		return 2;
-	}
 	p = dp_profile_open(path, &err);
 	if (!p) {
 		cli_error("%s", err.msg);

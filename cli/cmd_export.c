@@ -94,12 +94,8 @@ int cmd_export(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc)
-		o.input = argv[optind++];
-	if (optind < argc) {
-		cli_error("export reads one profile; '%s' is one too many", argv[optind]);
+	if (cli_one_profile(argc, argv, "export", &o.input) < 0)
 		return 2;
-	}
 	if (!perfetto && !pprof) {
 		cli_error("export needs --perfetto FILE.json or --pprof FILE.pb.gz (or both)");
 		return 2;

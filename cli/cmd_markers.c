@@ -2,6 +2,7 @@
  * subtracted, per thread; per occurrence and summarised; text or JSON. */
 #include "cli.h"
 #include "dataprof/profile.h"
+#include "../report/json.h"
 #include "../report/marks.h"
 
 #include <getopt.h>
@@ -46,22 +47,6 @@ static void human(char *out, size_t len, uint64_t ns)
 		snprintf(out, len, "%.3f ms", (double)ns / 1e6);
 	else
 		snprintf(out, len, "%.3f s", (double)ns / 1e9);
-}
-
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
 }
 
 /* Overhead of every mark: min, median, max. */
@@ -160,7 +145,7 @@ static void print_json(const char *path, const dp_marks *m, const dp_interval_se
 
 	overheads(m, &omin, &omed, &omax);
 	printf("{\n  \"profile\": ");
-	json_string(path);
+	dp_json_str(stdout, path);
 	printf(",\n  \"marks\": %zu,\n  \"threads\": %zu,\n  \"processes\": %zu,\n"
 	       "  \"hand_overs\": %" PRIu64 ",\n  \"overhead_ns\": {\"min\": %" PRIu64
 	       ", \"median\": %" PRIu64 ", \"max\": %" PRIu64 "},\n  \"intervals\": [",
@@ -170,11 +155,11 @@ static void print_json(const char *path, const dp_marks *m, const dp_interval_se
 
 		printf("%s\n    {\"pid\": %u, \"tid\": %u, \"app\": ", i ? "," : "", e->pid,
 		       e->tid);
-		json_string(dp_marks_name(m, e->app, DP_MARKER_APP, nb, sizeof(nb)));
+		dp_json_str(stdout, dp_marks_name(m, e->app, DP_MARKER_APP, nb, sizeof(nb)));
 		printf(", \"from\": ");
-		json_string(dp_marks_name(m, e->app, e->from_id, nb, sizeof(nb)));
+		dp_json_str(stdout, dp_marks_name(m, e->app, e->from_id, nb, sizeof(nb)));
 		printf(", \"to\": ");
-		json_string(dp_marks_name(m, e->app, e->to_id, nb, sizeof(nb)));
+		dp_json_str(stdout, dp_marks_name(m, e->app, e->to_id, nb, sizeof(nb)));
 		printf(", \"from_id\": %u, \"to_id\": %u,\n     \"count\": %zu", e->from_id,
 		       e->to_id, e->v.n);
 		printf(", \"min_ns\": %" PRIu64 ", \"median_ns\": %" PRIu64, e->min, e->median);
@@ -275,12 +260,8 @@ int cmd_markers(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc) {
-		cli_error("markers reads one profile; '%s' is one too many", argv[optind]);
+	if (cli_one_profile(argc, argv, "markers", &path) < 0)
 		return 2;
-	}
 	p = dp_profile_open(path, &err);
 	if (!p) {
 		cli_error("%s", err.msg);

@@ -160,12 +160,8 @@ int cmd_report(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc)
-		o.input = argv[optind++];
-	if (optind < argc) {
-		cli_error("report reads one profile; '%s' is one too many", argv[optind]);
+	if (cli_one_profile(argc, argv, "report", &o.input) < 0)
 		return 2;
-	}
 	if (!have_by && nthen) {
 		cli_error("--then regroups the groups of --by: give --by first");
 		return 2;

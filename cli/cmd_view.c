@@ -113,12 +113,8 @@ int cmd_view(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc)
-		o.input = argv[optind++];
-	if (optind < argc) {
-		cli_error("view reads one profile; '%s' is one too many", argv[optind]);
+	if (cli_one_profile(argc, argv, "view", &o.input) < 0)
 		return 2;
-	}
 	/* the report's own tree is not used: one group keeps it small */
 	dp_attr_parse("event", &o.levels[0].attrs[0], &err);
 	o.levels[0].nattrs = 1;

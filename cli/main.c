@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,17 @@ void cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int cli_one_profile(int argc, char **argv, const char *cmd, const char **input)
+{
+	if (optind < argc)
+		*input = argv[optind++];
+	if (optind < argc) {
+		cli_error("%s reads one profile; '%s' is one too many", cmd, argv[optind]);
+		return -1;
+	}
+	return 0;
 }
 
 bool cli_wants_help(int argc, char **argv)

@@ -1,24 +1,10 @@
 /* The diff as JSON, schema "dataprof-diff/1" (docs/schema/diff.schema.json). */
 #include "diff.h"
+#include "json.h"
 
 #include <inttypes.h>
 #include <math.h>
 
-static void str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 /* JSON has no infinity: null */
 static void num(FILE *f, double v)
@@ -38,7 +24,7 @@ static void key(FILE *f, const dp_diff_result *r, int32_t k)
 	fputc('{', f);
 	for (int i = 0; i < r->tab.by.nattrs; i++) {
 		fprintf(f, "%s\"%s\":", i ? "," : "", dp_attr_name(r->tab.by.attrs[i].id));
-		str(f, dp_rtable_str(&r->tab, r->tab.keys.v[k].vals[i]));
+		dp_json_str(f, dp_rtable_str(&r->tab, r->tab.keys.v[k].vals[i]));
 	}
 	fputc('}', f);
 }
@@ -79,9 +65,9 @@ static void side(FILE *f, const dp_diff_side *s)
 		const dp_run *x = &s->runs.v[i];
 
 		fputs(i ? ",{\"profile\":" : "{\"profile\":", f);
-		str(f, x->path);
+		dp_json_str(f, x->path);
 		fputs(",\"program\":", f);
-		str(f, x->program);
+		dp_json_str(f, x->program);
 		fprintf(f,
 			",\"seconds\":%.9g,\"exposure\":%.9g,\"samples_read\":%" PRIu64
 			",\"samples_kept\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
@@ -99,9 +85,9 @@ void dp_diff_json(const dp_diff_result *r, FILE *f)
 	int m = o->metric;
 
 	fputs("{\"schema\":\"dataprof-diff/1\",\"program\":", f);
-	str(f, ref->program);
+	dp_json_str(f, ref->program);
 	fputs(",\"event\":", f);
-	str(f, ref->event);
+	dp_json_str(f, ref->event);
 	fputs(",\"by\":[", f);
 	for (int i = 0; i < o->by.nattrs; i++)
 		fprintf(f, "%s\"%s\"", i ? "," : "", dp_attr_name(o->by.attrs[i].id));
@@ -148,7 +134,7 @@ void dp_diff_json(const dp_diff_result *r, FILE *f)
 	fprintf(f, "],\"significant\":%zu,\"fail_if\":[", r->nsignificant);
 	for (size_t i = 0; i < o->nfail; i++) {
 		fputs(i ? ",{\"expr\":" : "{\"expr\":", f);
-		str(f, o->fail_if[i]);
+		dp_json_str(f, o->fail_if[i]);
 		fprintf(f, ",\"held\":%s}", r->held[i] ? "true" : "false");
 	}
 	fprintf(f, "],\"failed\":%s}\n", r->failed ? "true" : "false");

@@ -1,31 +1,17 @@
 /* dataprof layout as JSON, schema "dataprof-layout/1"
  * (docs/schema/layout.schema.json). */
 #include "layout.h"
+#include "json.h"
 
 #include <inttypes.h>
 
-static void str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 static void counts(const dp_layout *l, const dp_lcounts *v, const char *key, bool tid, FILE *f)
 {
 	fprintf(f, ",\"%s\":[", key);
 	for (size_t i = 0; i < v->n; i++) {
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		str(f, dp_strtab_get(&l->strs, v->v[i].id));
+		dp_json_str(f, dp_strtab_get(&l->strs, v->v[i].id));
 		if (tid)
 			fprintf(f, ",\"tid\":%u", v->v[i].tid);
 		fprintf(f, ",\"value\":%.10g}", v->v[i].x);
@@ -39,9 +25,9 @@ static void member(const dp_layout *l, size_t i, FILE *f)
 	const dp_lmember *h = &l->m.v[i];
 
 	fputs("{\"name\":", f);
-	str(f, m->name);
+	dp_json_str(f, m->name);
 	fputs(",\"type\":", f);
-	str(f, m->type);
+	dp_json_str(f, m->type);
 	fprintf(f,
 		",\"offset\":%" PRIu64 ",\"size\":%" PRIu64 ",\"align\":%" PRIu64
 		",\"bit_offset\":%u,\"bit_size\":%u,\"base\":%s,\"artificial\":%s",
@@ -61,7 +47,7 @@ static void member(const dp_layout *l, size_t i, FILE *f)
 static void line(const dp_layout *l, const dp_lline *ln, FILE *f)
 {
 	fprintf(f, "{\"addr\":\"0x%" PRIx64 "\",\"object\":", ln->addr);
-	str(f, dp_strtab_get(&l->strs, ln->object));
+	dp_json_str(f, dp_strtab_get(&l->strs, ln->object));
 	fprintf(f,
 		",\"index\":%" PRIu64 ",\"value\":%.10g,\"false_sharing\":%s,\"true_sharing\":%s",
 		ln->index, ln->x, ln->false_sharing ? "true" : "false",
@@ -71,14 +57,14 @@ static void line(const dp_layout *l, const dp_lline *ln, FILE *f)
 		const dp_laccess *a = &ln->acc.v[k];
 
 		fprintf(f, "%s{\"tid\":%u,\"thread\":", k ? "," : "", a->tid);
-		str(f, dp_strtab_get(&l->strs, a->thread));
+		dp_json_str(f, dp_strtab_get(&l->strs, a->thread));
 		fputs(",\"member\":", f);
 		if (a->member >= 0)
-			str(f, l->t.members.v[a->member].name);
+			dp_json_str(f, l->t.members.v[a->member].name);
 		else
 			fputs("null", f);
 		fprintf(f, ",\"loads\":%.0f,\"stores\":%.0f,\"function\":", a->loads, a->stores);
-		str(f, dp_strtab_get(&l->strs, a->function));
+		dp_json_str(f, dp_strtab_get(&l->strs, a->function));
 		fputc('}', f);
 	}
 	fputs("]}", f);
@@ -91,11 +77,11 @@ void dp_layout_json(const dp_layout *l, FILE *f)
 	size_t top = l->o->top ? l->o->top : 20, k = 0;
 
 	fputs("{\"schema\":\"dataprof-layout/1\",\"type\":", f);
-	str(f, t->name);
+	dp_json_str(f, t->name);
 	fputs(",\"binary\":", f);
-	str(f, t->binary);
+	dp_json_str(f, t->binary);
 	fputs(",\"decl\":", f);
-	str(f, t->decl);
+	dp_json_str(f, t->decl);
 	fprintf(f,
 		",\"size\":%" PRIu64 ",\"align\":%" PRIu64 ",\"union\":%s,\"cacheline\":%u,"
 		"\"padding\":%" PRIu64,
@@ -111,15 +97,15 @@ void dp_layout_json(const dp_layout *l, FILE *f)
 		const dp_layout_hole *h = &t->holes.v[i];
 
 		fprintf(f, "%s{\"after\":", i ? "," : "");
-		str(f, t->members.v[h->after].name);
+		dp_json_str(f, t->members.v[h->after].name);
 		fprintf(f, ",\"offset\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"bits\":%u}", h->offset,
 			h->bytes, h->bits);
 	}
 	fputs("],\"profile\":", f);
 	if (l->has_profile) {
-		str(f, l->o->input);
+		dp_json_str(f, l->o->input);
 		fputs(",\"event\":", f);
-		str(f, l->event ? l->event : "?");
+		dp_json_str(f, l->event ? l->event : "?");
 	} else {
 		fputs("null,\"event\":null", f);
 	}
@@ -139,7 +125,7 @@ void dp_layout_json(const dp_layout *l, FILE *f)
 	for (size_t i = 0; i < l->order.n; i++) {
 		if (i)
 			fputc(',', f);
-		str(f, t->members.v[l->order.v[i]].name);
+		dp_json_str(f, t->members.v[l->order.v[i]].name);
 	}
 	fputs("],\"lines\":[", f);
 	/* the hottest, and every line flagged */
@@ -155,7 +141,7 @@ void dp_layout_json(const dp_layout *l, FILE *f)
 	for (size_t i = 0; i < l->advice.n; i++) {
 		if (i)
 			fputc(',', f);
-		str(f, l->advice.v[i]);
+		dp_json_str(f, l->advice.v[i]);
 	}
 	fputs("]}\n", f);
 }

@@ -1,25 +1,11 @@
 /* The report as JSON, schema "dataprof-report/1" (docs/report.md). */
 #include "report.h"
+#include "json.h"
 #include "context.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-static void str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 static void metrics(FILE *f, const uint64_t *m)
 {
@@ -45,7 +31,7 @@ static void node(const dp_report_result *r, FILE *f, uint32_t idx)
 		    a->id != DP_A_CACHELINE && a->id != DP_A_PAGE && a->id != DP_A_TIME)
 			fprintf(f, "%" PRIu64, n->key[i]);
 		else
-			str(f, dp_attr_format(r->attrs, a, n->key[i], buf, sizeof(buf)));
+			dp_json_str(f, dp_attr_format(r->attrs, a, n->key[i], buf, sizeof(buf)));
 	}
 	fputs("},", f);
 	metrics(f, n->m);
@@ -64,7 +50,7 @@ static void node(const dp_report_result *r, FILE *f, uint32_t idx)
 
 			if (i)
 				fputc(',', f);
-			str(f, dp_report_ctx_counter_name(c, i));
+			dp_json_str(f, dp_report_ctx_counter_name(c, i));
 			if (dp_report_ctx_counter(c, i, t0, t0 + a->bucket, &rate, text, sizeof(text)))
 				fprintf(f, ":%.6g", rate);
 			else
@@ -95,7 +81,7 @@ void dp_report_json(const dp_report_result *r, FILE *f)
 	static const char *const mnames[] = {"samples", "period", "weight"};
 
 	fputs("{\"schema\":\"dataprof-report/1\",\"profile\":", f);
-	str(f, r->o->input);
+	dp_json_str(f, r->o->input);
 	fprintf(f, ",\"metric\":\"%s\",\"levels\":[", mnames[g->metric]);
 	for (int d = 0; d < g->nlevels; d++) {
 		fputs(d ? ",[" : "[", f);
@@ -106,7 +92,7 @@ void dp_report_json(const dp_report_result *r, FILE *f)
 	fputs("],\"events\":[", f);
 	for (size_t e = 0; e < r->nev; e++) {
 		fputs(e ? ",{\"name\":" : "{\"name\":", f);
-		str(f, r->ev[e].name ? r->ev[e].name : "?");
+		dp_json_str(f, r->ev[e].name ? r->ev[e].name : "?");
 		fprintf(f, ",\"samples_read\":%" PRIu64 ",\"ip_semantics\":\"%s\",\"class\":\"%s\"}",
 			r->ev[e].samples, dp_ip_semantics_name(r->ev[e].ip_sem),
 			dp_event_class_name(r->ev[e].evclass));

@@ -2,6 +2,7 @@
  * chrome://tracing open. Times are µs since the profile's start, with ns
  * kept as decimals. */
 #include "export.h"
+#include "json.h"
 #include "context.h"
 
 #include <inttypes.h>
@@ -22,21 +23,6 @@ struct dp_perfetto {
 	bool any;
 };
 
-static void str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 /* ns since the start as µs */
 static void ts(FILE *f, int64_t ns)
@@ -89,7 +75,7 @@ void dp_perfetto_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 		dp_hashmap_put(&p->names, key, dp_attr_key(attrs, row, &th));
 	sep(p);
 	fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"name\":", p->f);
-	str(p->f, dp_attr_format(attrs, &fn, dp_attr_key(attrs, row, &fn), buf, sizeof(buf)));
+	dp_json_str(p->f, dp_attr_format(attrs, &fn, dp_attr_key(attrs, row, &fn), buf, sizeof(buf)));
 	fprintf(p->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", s->pid, s->tid);
 	ts(p->f, (int64_t)row->time_rel);
 	fputs(",\"args\":{", p->f);
@@ -97,7 +83,7 @@ void dp_perfetto_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 		dp_attr a = {arg_attrs[i], 0};
 
 		fprintf(p->f, "%s\"%s\":", i ? "," : "", dp_attr_name(a.id));
-		str(p->f, dp_attr_format(attrs, &a, dp_attr_key(attrs, row, &a), buf, sizeof(buf)));
+		dp_json_str(p->f, dp_attr_format(attrs, &a, dp_attr_key(attrs, row, &a), buf, sizeof(buf)));
 	}
 	fprintf(p->f, ",\"period\":%" PRIu64 "}}", s->period);
 }
@@ -134,11 +120,11 @@ static void regions(dp_perfetto *p, uint64_t start)
 		}
 		sep(p);
 		fputs("{\"ph\":\"B\",\"cat\":\"marker\",\"name\":", p->f);
-		str(p->f, name);
+		dp_json_str(p->f, name);
 		fprintf(p->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", m->pid, m->tid);
 		ts(p->f, t0);
 		fprintf(p->f, ",\"args\":{\"mark\":");
-		str(p->f, a);
+		dp_json_str(p->f, a);
 		fprintf(p->f, ",\"overhead_ns\":%" PRIu64 "}}",
 			m->end > m->time ? m->end - m->time : 0);
 		sep(p);
@@ -176,7 +162,7 @@ static void names(dp_perfetto *p)
 			"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,"
 			"\"args\":{\"name\":",
 			pid, tid);
-		str(p->f, name);
+		dp_json_str(p->f, name);
 		fputs("}}", p->f);
 		if (pid == tid) {
 			sep(p);
@@ -184,7 +170,7 @@ static void names(dp_perfetto *p)
 				"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":%u,"
 				"\"args\":{\"name\":",
 				pid, tid);
-			str(p->f, name);
+			dp_json_str(p->f, name);
 			fputs("}}", p->f);
 		}
 	}
@@ -203,7 +189,7 @@ static void counters(dp_perfetto *p, const dp_series_set *ss, uint64_t start)
 				continue;
 			sep(p);
 			fputs("{\"ph\":\"C\",\"cat\":\"counter\",\"name\":", p->f);
-			str(p->f, name);
+			dp_json_str(p->f, name);
 			fprintf(p->f, ",\"pid\":%u,\"ts\":", p->first_pid);
 			ts(p->f, rel(ss->times[i], start));
 			fprintf(p->f, ",\"args\":{\"value\":%.6g}}", s->v[i]);
@@ -230,9 +216,9 @@ int dp_perfetto_finish(dp_perfetto *p, const dp_series_set *ss, dp_error *err)
 	if (ss)
 		counters(p, ss, start);
 	fputs("\n],\"otherData\":{\"producer\":\"dataprof\",\"profile\":", p->f);
-	str(p->f, p->res->o->input);
+	dp_json_str(p->f, p->res->o->input);
 	fputs(",\"cmdline\":", p->f);
-	str(p->f, cmd ? cmd : "");
+	dp_json_str(p->f, cmd ? cmd : "");
 	fprintf(p->f, ",\"start_ns\":%" PRIu64 "}}\n", start);
 	if (ferror(p->f) || fclose(p->f) != 0) {
 		dp_error_set(err, "writing '%s' failed: %m (is the disk full?)", p->path);
