@@ -67,7 +67,7 @@ static void data_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr, uint64_
 		Dwarf_Die t = v->type;
 		paths(&t, vaddr);
 	}
-	v = dp_tls_at(id, strs, vaddr & 0xffff, code);
+	v = dp_tls_in_unit(id, strs, vaddr & 0xffff, code ? dp_code_at(id, strs, code)->cu_off : 0);
 	if (v && v->has_type) {
 		Dwarf_Die t = v->type;
 		paths(&t, vaddr);
@@ -110,7 +110,7 @@ static void sample_at(dp_image *im, dp_image_dwarf *id, dp_strtab *strs, uint64_
 		if (!all_insns && in->addr != vaddr)
 			continue;
 		for (int m = 0; m < in->nmem && m < 2; m++) {
-			const dp_construct *k = dp_construct_of(id, strs, t, (long)i, m);
+			const dp_construct *k = dp_construct_of(id, strs, t, (long)i, in->addr, m);
 
 			sink += k->type + k->member + k->reason;
 			if (in->mem[m].base < 0 && in->mem[m].index < 0)
