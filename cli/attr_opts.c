@@ -1,4 +1,4 @@
-/* Options several commands share: attribute lists and verdict lists. */
+/* Options several commands share: attribute lists, verdict lists, metrics. */
 #include "cli.h"
 #include "../report/agg.h"
 
@@ -53,4 +53,19 @@ int cli_parse_verdicts(const char *list, unsigned *mask, dp_error *err)
 	}
 	free(copy);
 	return 0;
+}
+
+int cli_parse_metric(const char *name, int *metric, dp_error *err)
+{
+	static const char *const names[] = {[DP_M_SAMPLES] = "samples",
+					    [DP_M_PERIOD] = "period",
+					    [DP_M_WEIGHT] = "weight"};
+
+	for (int m = 0; m < (int)(sizeof(names) / sizeof(names[0])); m++)
+		if (names[m] && !strcmp(name, names[m])) {
+			*metric = m;
+			return 0;
+		}
+	dp_error_set(err, "--metric '%s': use samples, period or weight", name);
+	return -1;
 }

@@ -22,6 +22,8 @@ struct dp_agg_level;
 struct dp_error;
 /* "object,member" into a level (--by, --then); -1 with a message. */
 int cli_parse_level(const char *list, struct dp_agg_level *lv, struct dp_error *err);
+/* "samples", "period" or "weight" into a dp_metric; -1 with a message. */
+int cli_parse_metric(const char *name, int *metric, struct dp_error *err);
 /* "exact,verified" into a bit mask of verdicts. */
 int cli_parse_verdicts(const char *list, unsigned *mask, struct dp_error *err);
 

@@ -155,19 +155,14 @@ int cmd_diff(int argc, char **argv)
 		case O_NEW:
 			dp_vec_push(&news, optarg);
 			break;
-		case 'm':
-			if (!strcmp(optarg, "samples"))
-				o.metric = DP_M_SAMPLES;
-			else if (!strcmp(optarg, "period"))
-				o.metric = DP_M_PERIOD;
-			else if (!strcmp(optarg, "weight"))
-				o.metric = DP_M_WEIGHT;
-			else {
-				dp_error_set(&err, "--metric '%s': use samples, period or weight",
-					     optarg);
+		case 'm': {
+			int m;
+
+			if (cli_parse_metric(optarg, &m, &err) < 0)
 				goto bad;
-			}
+			o.metric = (dp_metric)m;
 			break;
+		}
 		case O_PER: {
 			int p;
 			for (p = 0; p <= DP_PER_INTERVAL; p++)

@@ -140,19 +140,14 @@ int cmd_history(int argc, char **argv)
 			}
 			show.last = (size_t)v;
 			break;
-		case 'm':
-			if (!strcmp(optarg, "samples"))
-				show.diff.metric = DP_M_SAMPLES;
-			else if (!strcmp(optarg, "period"))
-				show.diff.metric = DP_M_PERIOD;
-			else if (!strcmp(optarg, "weight"))
-				show.diff.metric = DP_M_WEIGHT;
-			else {
-				dp_error_set(&err, "--metric '%s': use samples, period or weight",
-					     optarg);
+		case 'm': {
+			int m;
+
+			if (cli_parse_metric(optarg, &m, &err) < 0)
 				goto bad;
-			}
+			show.diff.metric = (dp_metric)m;
 			break;
+		}
 		case O_PER: {
 			int p;
 			for (p = 0; p < DP_PER_INTERVAL; p++)

@@ -76,19 +76,14 @@ int cmd_layout(int argc, char **argv)
 			}
 			o.cacheline = (unsigned)v;
 			break;
-		case 'm':
-			if (!strcmp(optarg, "samples"))
-				o.metric = DP_M_SAMPLES;
-			else if (!strcmp(optarg, "period"))
-				o.metric = DP_M_PERIOD;
-			else if (!strcmp(optarg, "weight"))
-				o.metric = DP_M_WEIGHT;
-			else {
-				dp_error_set(&err, "--metric '%s': use samples, period or weight",
-					     optarg);
+		case 'm': {
+			int m;
+
+			if (cli_parse_metric(optarg, &m, &err) < 0)
 				goto bad;
-			}
+			o.metric = (dp_metric)m;
 			break;
+		}
 		case O_EVENT:
 			o.run.event = optarg;
 			break;

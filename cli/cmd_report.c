@@ -94,19 +94,17 @@ int cmd_report(int argc, char **argv)
 			if (cli_parse_verdicts(optarg, &o.verdicts, &err) < 0)
 				goto bad;
 			break;
-		case 'm':
-			if (!strcmp(optarg, "samples"))
-				o.metric = DP_M_SAMPLES;
-			else if (!strcmp(optarg, "period"))
-				o.metric = DP_M_PERIOD;
-			else if (!strcmp(optarg, "weight"))
-				o.metric = DP_M_WEIGHT;
-			else {
-				cli_error("--metric '%s': use samples, period or weight", optarg);
+		case 'm': {
+			int m;
+
+			if (cli_parse_metric(optarg, &m, &err) < 0) {
+				cli_error("%s", err.msg);
 				return 2;
 			}
+			o.metric = (dp_metric)m;
 			o.metric_given = true;
 			break;
+		}
 		case 'n': {
 			char *copy = dp_strdup(optarg), *save = NULL;
 			int i = 0;
