@@ -25,6 +25,15 @@ struct insn_note {
 	uint64_t type_size;    /* of the construct's type, when indexed */
 };
 
+/* What annotate needs of a mapping, worked out on its first sample. */
+struct map_note {
+	uint32_t base;	   /* its name without the directory: "libc.so.6", "[heap]" */
+	uint32_t data_name; /* "libc.so.6 (data)": an address in it outside every variable */
+	bool named_file;   /* a file's mapping, not "//anon" nor "[heap]" */
+	dp_map *prev;	   /* the mapping just below it when last asked (for .bss) */
+	uint64_t prev_end; /* until when prev is valid (its end time) */
+};
+
 struct dp_annotator {
 	dp_decoder *dec;
 	dp_profile *p;
@@ -40,6 +49,9 @@ struct dp_annotator {
 	 * location and construct, found without a lookup */
 	DP_VEC(struct insn_note) notes;
 	struct insn_note scratch_note;
+	/* per mapping: what its name says, found once */
+	dp_hashmap map_index; /* dp_map address -> index in map_v */
+	DP_VEC(struct map_note) map_v;
 };
 
 const char *dp_object_kind_name(dp_object_kind k)
@@ -93,6 +105,7 @@ dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err)
 	dp_heap_init(&a->heap);
 	dp_hashmap_init(&a->sites, 256);
 	dp_path_cache_init(&a->paths);
+	dp_hashmap_init(&a->map_index, 64);
 	dp_decoder_set_annot_free(d, free_image_state);
 	a->s_stack = dp_strtab_intern(&a->strs, "[stack]");
 	a->s_heap = dp_strtab_intern(&a->strs, "[heap]");
@@ -137,6 +150,8 @@ void dp_annotator_free(dp_annotator *a)
 	dp_vec_free(&a->images);
 	dp_path_cache_free(&a->paths);
 	dp_vec_free(&a->notes);
+	dp_hashmap_free(&a->map_index);
+	dp_vec_free(&a->map_v);
 	dp_strtab_free(&a->strs);
 	free(a);
 }
@@ -292,6 +307,26 @@ static bool stack_object(dp_annotator *a, const dp_sample *s, const dp_decoded *
 	return true;
 }
 
+/* The note of mapping m, made on first use. The pointer is valid until the
+ * next call. */
+static struct map_note *map_note_of(dp_annotator *a, const dp_map *m)
+{
+	uint64_t key = (uint64_t)(uintptr_t)m, v;
+	struct map_note n = {0};
+	char buf[512];
+
+	if (dp_hashmap_get(&a->map_index, key, &v))
+		return &a->map_v.v[v];
+
+	n.base = dp_strtab_intern(&a->strs, base_name(m->name));
+	snprintf(buf, sizeof(buf), "%s (data)", base_name(m->name));
+	n.data_name = dp_strtab_intern(&a->strs, buf);
+	n.named_file = m->name[0] == '/' && strncmp(m->name, "//anon", 6);
+	dp_vec_push(&a->map_v, n);
+	dp_hashmap_put(&a->map_index, key, a->map_v.n - 1);
+	return &a->map_v.v[a->map_v.n - 1];
+}
+
 /* cu_off: the compilation unit of the instruction (in x->image), 0 if none */
 static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x, uint64_t cu_off,
 			dp_annotation *o)
@@ -314,11 +349,16 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 		return;
 	}
 	m = dp_maps_find(maps, s->pid, addr, s->time);
-	dp_map *file = m && m->name[0] == '/' && strncmp(m->name, "//anon", 6) ? m : NULL;
+	struct map_note *mn = m ? map_note_of(a, m) : NULL;
+	dp_map *file = mn && mn->named_file ? m : NULL;
 	if (m && !file) {
 		/* .bss past the file's last page is an anonymous mapping just after its data */
-		dp_map *prev = dp_maps_find(maps, s->pid, m->start - 1, s->time);
-		dp_image *pim = prev && prev->name[0] == '/' && strncmp(prev->name, "//anon", 6)
+		dp_map *prev = mn->prev;
+		if (!prev || s->time < prev->time || s->time >= mn->prev_end) {
+			prev = mn->prev = dp_maps_find(maps, s->pid, m->start - 1, s->time);
+			mn->prev_end = prev ? prev->end_time : 0;
+		}
+		dp_image *pim = prev && map_note_of(a, prev)->named_file
 					? dp_decoder_map_image(a->dec, prev)
 					: NULL;
 		for (size_t i = 0; pim && i < pim->segs.n; i++) {
@@ -353,10 +393,8 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 				return;
 			}
 		}
-		char buf[512];
-		snprintf(buf, sizeof(buf), "%s (data)", base_name(m->name));
 		o->obj_kind = DP_OBJ_MAPPING;
-		o->object = dp_strtab_intern(&a->strs, buf);
+		o->object = map_note_of(a, m)->data_name;
 		o->obj_reason = DP_AR_NO_OBJECT;
 		return;
 	}
@@ -475,7 +513,7 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 		o->type_reason = (dp_annot_reason)n->reason;
 	} else {
 		if (x->map)
-			o->function = dp_strtab_intern(&a->strs, base_name(x->map->name));
+			o->function = map_note_of(a, x->map)->base;
 		o->type_reason = DP_AR_NO_INSN;
 	}
 
@@ -560,7 +598,7 @@ uint32_t dp_annotate_function_at(dp_annotator *a, uint32_t pid, uint64_t addr, u
 	if (!m)
 		return 0;
 	if (!im)
-		return dp_strtab_intern(&a->strs, base_name(m->name));
+		return map_note_of(a, m)->base;
 	const dp_code_loc *c = dp_code_at(image_state(a, im), &a->strs, addr - m->bias);
-	return c->function ? c->function : dp_strtab_intern(&a->strs, base_name(m->name));
+	return c->function ? c->function : map_note_of(a, m)->base;
 }
