@@ -31,6 +31,15 @@
 static uid_t uid;
 static gid_t gid;
 static char *dir; /* the user's working directory */
+/* Copies of dataprof (with its agent libraries) and of the fixtures where
+ * the user can reach them: the build tree may be under a directory only
+ * root can enter (a clone in /root, or in a mktemp -d directory). */
+static char *pub, *bin;
+
+static char *user_fixture(const char *name)
+{
+	return dp_asprintf("%s/fx/%s", pub, name);
+}
 
 /* Runs a shell script as the user, in dir. */
 static int as_user(tu_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -92,12 +101,12 @@ static void own_visit(void *ctx, const dp_profile *p, const dp_record *r)
 
 static void check_own(const char *event, const char *fixture, const char *args)
 {
-	char *fx = tu_fixture(fixture), *prof = dp_asprintf("%s/own.dprof", dir);
+	char *fx = user_fixture(fixture), *prof = dp_asprintf("%s/own.dprof", dir);
 	own_ctx c = {0};
 	tu_result res;
 	struct stat sb;
 
-	if (as_user(&res, "'%s' record -q -e %s -o own.dprof -- '%s' %s >/dev/null", DATAPROF_BIN,
+	if (as_user(&res, "'%s' record -q -e %s -o own.dprof -- '%s' %s >/dev/null", bin,
 		    event, fx, args) != 0)
 		fail_msg("record -e %s as %s: exit %d: %s", event, USER, res.status, res.err);
 	tu_result_free(&res);
@@ -111,7 +120,7 @@ static void check_own(const char *event, const char *fixture, const char *args)
 	assert_int_equal(c.kernel_ip, 0);
 	assert_int_equal(c.not_user_mode, 0);
 	assert_int_equal(c.kernel_maps, 0);
-	assert_int_equal(as_user(&res, "'%s' report own.dprof", DATAPROF_BIN), 0);
+	assert_int_equal(as_user(&res, "'%s' report own.dprof", bin), 0);
 	tu_result_free(&res);
 	free(prof);
 	free(fx);
@@ -140,7 +149,7 @@ static void test_kernel_sampling_refused(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < DP_ARRAY_LEN(events); i++) {
-		as_user(&res, "'%s' record -e %s -o k.dprof -- true", DATAPROF_BIN, events[i]);
+		as_user(&res, "'%s' record -e %s -o k.dprof -- true", bin, events[i]);
 		printf("-e %s: exit %d: %s", events[i], res.status, res.err);
 		assert_int_equal(res.status, 125);
 		assert_one_line(&res);
@@ -152,7 +161,7 @@ static void test_kernel_sampling_refused(void **state)
 
 static void test_other_users_process(void **state)
 {
-	char *fx = tu_fixture("sleeper_O2");
+	char *fx = user_fixture("sleeper_O2");
 	char *argv[] = {fx, "20000", NULL};
 	tu_result res;
 	pid_t pid;
@@ -168,7 +177,7 @@ static void test_other_users_process(void **state)
 		_exit(127);
 	}
 	usleep(100 * 1000);
-	as_user(&res, "'%s' record -e cpu-clock -o other.dprof -p %d -- sleep 0.2", DATAPROF_BIN,
+	as_user(&res, "'%s' record -e cpu-clock -o other.dprof -p %d -- sleep 0.2", bin,
 		(int)pid);
 	printf("-p %d (root's): exit %d: %s", (int)pid, res.status, res.err);
 	assert_int_equal(res.status, 125);
@@ -179,7 +188,7 @@ static void test_other_users_process(void **state)
 	 * says whose it is; what /proc shows everyone is read */
 	assert_int_equal(as_user(&res, "'%s' stat -q --counters 'perf/sw/*,proc/pid_stat/*' "
 				       "-p %d -- sleep 0.2",
-				 DATAPROF_BIN, (int)pid),
+				 bin, (int)pid),
 			 0);
 	printf("stat -p %d (root's): %s", (int)pid, res.err);
 	assert_non_null(strstr(res.err, "it is user root's (that needs that user, or root)"));
@@ -200,7 +209,7 @@ static void test_other_users_process(void **state)
 /* A copy of fixture in dir, set-user-ID to nobody. */
 static char *setuid_copy(const char *fixture)
 {
-	char *fx = tu_fixture(fixture), *copy = dp_asprintf("%s/%s_suid", dir, fixture);
+	char *fx = user_fixture(fixture), *copy = dp_asprintf("%s/%s_suid", dir, fixture);
 	struct passwd *nobody = getpwnam("nobody");
 	tu_result res;
 
@@ -222,7 +231,7 @@ static void test_setuid_not_profiled(void **state)
 	(void)state;
 	assert_int_equal(as_user(&res, "'%s' record -e page-faults -o suid.dprof -- '%s' 64 "
 				       ">/dev/null",
-				 DATAPROF_BIN, copy),
+				 bin, copy),
 			 0);
 	printf("set-user-ID target: %s", res.err);
 	assert_non_null(strstr(res.err, "is set-user-ID (it runs as user nobody)"));
@@ -236,10 +245,10 @@ static void test_setuid_not_profiled(void **state)
 
 static void test_setuid_ignores_environment(void **state)
 {
-	char *copy = setuid_copy("trustenv_O2"), *fx = tu_fixture("trustenv_O2");
-	char *evil = tu_fixture("libevil_collector.so");
+	char *copy = setuid_copy("trustenv_O2"), *fx = user_fixture("trustenv_O2");
+	char *evil = user_fixture("libevil_collector.so");
 	char *heap = dp_asprintf("%.*s/libdataprof_heap.so",
-				 (int)(strrchr(DATAPROF_BIN, '/') - DATAPROF_BIN), DATAPROF_BIN);
+				 (int)(strrchr(bin, '/') - bin), bin);
 	/* where the library can leave its proof as whichever user loaded it */
 	char *proofs = dp_asprintf("%s/proofs", dir);
 	char *proof = dp_asprintf("%s/proof", proofs), *proof_suid = dp_asprintf("%s/suid", proofs);
@@ -283,7 +292,7 @@ static void test_setuid_ignores_environment(void **state)
 	 * kernel's part aside: it would not profile it anyway) */
 	assert_int_equal(as_user(&res, "'%s' record -q --markers -e page-faults -o m.dprof -- "
 				       "'%s'",
-				 DATAPROF_BIN, copy),
+				 bin, copy),
 			 0);
 	assert_non_null(strstr(res.out, "on=0"));
 	tu_result_free(&res);
@@ -313,7 +322,7 @@ static void test_umask(void **state)
 
 		assert_int_equal(as_user(&res, "umask %s; '%s' record -q -e page-faults -o '%s' -- "
 					       "true",
-					 cases[i].umask, DATAPROF_BIN, prof),
+					 cases[i].umask, bin, prof),
 				 0);
 		tu_result_free(&res);
 		assert_int_equal(stat(prof, &sb), 0);
@@ -368,6 +377,22 @@ static const char *setup_user(void)
 	dir = tu_path("user");
 	if (chmod(tu_tmpdir(), 0755) < 0 || mkdir(dir, 0755) < 0 || chown(dir, uid, gid) < 0)
 		return "cannot make the user's directory";
+	pub = tu_path("pub");
+	bin = dp_asprintf("%s/bin/dataprof", pub);
+	char *bindir = dp_strndup(DATAPROF_BIN, (size_t)(strrchr(DATAPROF_BIN, '/') - DATAPROF_BIN));
+	char *fx = tu_fixture("pagetouch_O2");
+	char *fxdir = dp_strndup(fx, (size_t)(strrchr(fx, '/') - fx));
+	int rc = tu_sh(&res,
+		       "set -e; mkdir -p '%s/bin' '%s/fx'; cp '%s' '%s'/libdataprof_*.so '%s/bin/';"
+		       "cd '%s'; cp pagetouch_O2 spin_O2 sleeper_O2 trustenv_O2 "
+		       "libevil_collector.so '%s/fx/'; chmod -R a+rX '%s'",
+		       pub, pub, DATAPROF_BIN, bindir, pub, fxdir, pub, pub);
+	tu_result_free(&res);
+	free(fx);
+	free(fxdir);
+	free(bindir);
+	if (rc)
+		return "cannot copy dataprof and the fixtures where the user reaches them";
 	return NULL;
 }
 
