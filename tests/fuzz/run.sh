@@ -2,7 +2,7 @@
 # Builds dataprof's libFuzzer targets with clang (ASan + UBSan, everything
 # instrumented) in their own build directory, replays the regression inputs,
 # then runs each target for a while on a seed corpus (seeds.sh: the
-# fixtures built as binaries, profiles recorded from them, ../shared/perf-data,
+# fixtures built as binaries, profiles recorded from them, tests/data/perf-data,
 # --where expressions, agent records). docs/fuzzing.md has the longer run.
 #
 #   tests/fuzz/run.sh [--time SECONDS] [--build-dir DIR] [--jobs N] [TARGET...]

@@ -3,7 +3,7 @@
 # (run.sh calls it after building):
 #   seeds.sh SRC BUILD
 # fuzz_elf: the test fixtures built as binaries (-O0, -O2, a stripped one, a
-# shared library); fuzz_profile and fuzz_report: ../shared/perf-data and raw
+# shared library); fuzz_profile and fuzz_report: tests/data/perf-data and raw
 # profiles recorded from those fixtures (page faults with heap tracking and
 # counters, cpu-clock, code marks), and the crafted hostile files of
 # hostile.py; fuzz_perf_record: the records of those profiles; fuzz_agent:
@@ -79,8 +79,8 @@ rec objects_cxx.dprof -e page-faults --heap -- "$seeds/bin/objects_cxx_O2"
 rec threads.dprof -e page-faults -- "$seeds/bin/threads_O2" 2 4
 rec chase.dprof -e cpu-clock -F 2000 -g -- "$seeds/bin/chase_O0" 30 4096
 rec marks.dprof -e page-faults --markers -- "$seeds/bin/marks"
-if [ -d "$src/../shared/perf-data" ]; then
-	cp -f "$src"/../shared/perf-data/*.data "$seeds/fuzz_profile/" 2>/dev/null || true
+if [ -d "$src/tests/data/perf-data" ]; then
+	cp -f "$src"/tests/data/perf-data/*.data "$seeds/fuzz_profile/" 2>/dev/null || true
 fi
 python3 "$src/tests/fuzz/hostile.py" "$seeds/fuzz_profile" || warn "no hostile files"
 python3 "$src/tests/fuzz/split_records.py" "$seeds" || warn "no record seeds"

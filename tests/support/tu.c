@@ -1,5 +1,10 @@
 #include "tu.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -256,6 +261,42 @@ char *tu_fixture(const char *name)
 	if (asprintf(&p, "%s/%s", FIXTURE_DIR, name) < 0)
 		abort();
 	return p;
+}
+
+char *tu_data_path(const char *rel)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", DATA_DIR, rel) < 0)
+		abort();
+	return p;
+}
+
+char *tu_data_read(const char *rel, size_t *len)
+{
+	char *path = tu_data_path(rel), *buf = NULL;
+	size_t cap = 0, n = 0, got;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		fail_msg("test input %s: %s (inputs live in tests/data; see its README.md)", path,
+			 strerror(errno));
+	do {
+		if (cap - n < 65536) {
+			cap = cap ? 2 * cap : 1u << 20;
+			buf = realloc(buf, cap);
+			if (!buf)
+				abort();
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got > 0);
+	if (ferror(f))
+		fail_msg("test input %s: read error", path);
+	fclose(f);
+	free(path);
+	*len = n;
+	return buf;
 }
 
 void tu_report_accuracy(const char *what, size_t tp, size_t claimed, size_t relevant)

@@ -48,6 +48,13 @@ uint64_t tu_truth_u64(const tu_truth *t, const char *key);
 /* Address and size of a symbol in an ELF file (libelf), 0 if absent. */
 uint64_t tu_elf_symbol(const char *path, const char *name, uint64_t *size);
 
+/* A test input committed under tests/data (DATA_DIR): its path, malloc'd. */
+char *tu_data_path(const char *rel);
+/* Reads the whole test input rel (tests/data/rel) into a malloc'd buffer
+ * and its length; a missing or unreadable file fails the test with a
+ * message naming it, never a crash. */
+char *tu_data_read(const char *rel, size_t *len);
+
 /* fixture path: FIXTURE_DIR/name */
 char *tu_fixture(const char *name);
 

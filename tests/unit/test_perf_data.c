@@ -1,4 +1,4 @@
-/* Reading perf.data files: every file of ../shared/perf-data (recorded by
+/* Reading perf.data files: every file of tests/data/perf-data (recorded by
  * others on real hardware) gives what perf 6.1 counts in it (README.md
  * there); hand-made files test compressed records, corruption and limits. */
 #include <setjmp.h>
@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 #include "synth_records.h"
 #include "tu.h"
 
-#define PERF_DATA_DIR SHARED_DIR "/perf-data"
+#define PERF_DATA_DIR DATA_DIR "/perf-data"
 
 /* perf's own record types */
 enum {
@@ -50,7 +51,7 @@ typedef struct expect {
 	const char *error; /* reading stops with this in the message */
 } expect;
 
-/* The "perf 6.1 reads" column of ../shared/perf-data/README.md, with the
+/* The "perf 6.1 reads" column of tests/data/README.md, with the
  * per-type counts of `perf report -D` (6.1) on the same files. */
 /* clang-format off */
 static const expect files[] = {
@@ -147,6 +148,28 @@ static char *data_path(const char *name)
 	return dp_asprintf("%s/%s", PERF_DATA_DIR, name);
 }
 
+/* Opens a file of tests/data/perf-data; a missing one fails the test with
+ * its name */
+static dp_profile *data_open(const char *path)
+{
+	dp_error err = {{0}};
+	dp_profile *p = dp_profile_open(path, &err);
+
+	if (!p)
+		fail_msg("test input %s: %s", path, err.msg);
+	return p;
+}
+
+/* A whole file of tests/data/perf-data, in a buffer */
+static void data_read(const char *name, dp_buf *all)
+{
+	char *rel = dp_asprintf("perf-data/%s", name);
+
+	all->p = tu_data_read(rel, &all->len);
+	all->cap = all->len;
+	free(rel);
+}
+
 /* Reads a profile to its end; returns dp_profile_next's last answer and
  * counts records by type. */
 static int read_all(dp_profile *p, uint64_t *by_type, size_t ntypes)
@@ -177,7 +200,7 @@ static void check_file(const expect *e)
 	size_t nev;
 
 	if (!p)
-		fail_msg("%s: %s", e->file, err.msg);
+		fail_msg("test input %s: %s", path, err.msg);
 	for (int pass = 0; pass < 2; pass++) {
 		int rc = read_all(p, by_type, 128);
 		const dp_read_status *st = dp_profile_status(p);
@@ -222,11 +245,12 @@ static void test_every_shared_file(void **state)
 {
 	DIR *d = opendir(PERF_DATA_DIR);
 	struct dirent *de;
-	size_t checked = 0;
 
 	(void)state;
 	if (!d)
-		fail_msg("cannot open %s", PERF_DATA_DIR);
+		fail_msg("test inputs %s: %s (see tests/data/README.md)", PERF_DATA_DIR,
+			 strerror(errno));
+	/* no file without its expectations */
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 		const expect *e = NULL;
@@ -239,19 +263,18 @@ static void test_every_shared_file(void **state)
 		if (!e)
 			fail_msg("%s: a perf.data file with no expectations in this test",
 				 de->d_name);
-		check_file(e);
-		checked++;
 	}
 	closedir(d);
-	assert_int_equal(checked, DP_ARRAY_LEN(files));
+	/* and every expected file there (check_file names a missing one) */
+	for (size_t i = 0; i < DP_ARRAY_LEN(files); i++)
+		check_file(&files[i]);
 }
 
 /* Header features: metadata, names, IP semantics, build-ids. */
 static void test_features(void **state)
 {
 	char *path = data_path("quipper-weight_struct.data");
-	dp_error err;
-	dp_profile *p = dp_profile_open(path, &err);
+	dp_profile *p = data_open(path);
 	const dp_build_id *b;
 	size_t nev, nb;
 	const dp_event_info *ev;
@@ -290,8 +313,7 @@ static void test_features(void **state)
 
 	/* pipe mode: features arrive as records, names as EVENT_UPDATE */
 	path = data_path("mstange-fibo.compressed2.pipe.data");
-	p = dp_profile_open(path, &err);
-	assert_non_null(p);
+	p = data_open(path);
 	assert_string_equal(dp_profile_meta(p, "clock"), "CLOCK_MONOTONIC"); /* perf -k */
 	assert_string_equal(dp_profile_meta(p, "perf_version"), "6.16-1");
 	ev = dp_profile_events(p, &nev);
@@ -314,8 +336,7 @@ static void test_weight_struct_samples(void **state)
 {
 	char *path = data_path("quipper-weight_struct.data");
 	char *txt = data_path("quipper-weight_struct.expected.txt");
-	dp_error err;
-	dp_profile *p = dp_profile_open(path, &err);
+	dp_profile *p = data_open(path);
 	dp_sample s[32];
 	size_t n = 0, user = 0, lines = 0;
 	dp_record r;
@@ -323,8 +344,8 @@ static void test_weight_struct_samples(void **state)
 	FILE *f = fopen(txt, "r");
 
 	(void)state;
-	assert_non_null(p);
-	assert_non_null(f);
+	if (!f)
+		fail_msg("test input %s: %s", txt, strerror(errno));
 	while (dp_profile_next(p, &r) > 0)
 		if (r.kind == DP_R_SAMPLE) {
 			assert_true(n < DP_ARRAY_LEN(s));
@@ -634,16 +655,13 @@ static void test_refused(void **state)
  * the end (truncated_at) or a clear error; never more samples. */
 static void check_prefixes(const char *name, size_t step)
 {
-	char *path = data_path(name), *cut = tu_path("cut.data");
-	FILE *f = fopen(path, "rb");
+	char *cut = tu_path("cut.data");
 	dp_buf all = {0};
 	uint64_t full = 0;
 	size_t n;
 
-	assert_non_null(f);
-	dp_buf_reserve(&all, 2u << 20);
-	n = fread(all.p, 1, all.cap, f);
-	fclose(f);
+	data_read(name, &all);
+	n = all.len;
 	for (size_t i = 0; i * step <= n; i++) {
 		size_t len = n - i * step;
 		FILE *o = fopen(cut, "wb");
@@ -671,7 +689,6 @@ static void check_prefixes(const char *name, size_t step)
 		dp_profile_close(p);
 	}
 	dp_buf_free(&all);
-	free(path);
 	free(cut);
 }
 
@@ -698,14 +715,13 @@ static void test_byte_flips(void **state)
 
 	(void)state;
 	for (size_t k = 0; k < DP_ARRAY_LEN(names); k++) {
-		char *path = data_path(names[k]), *out = tu_path("flip.data");
-		FILE *f = fopen(path, "rb");
+		char *out = tu_path("flip.data");
+		FILE *f;
 		dp_buf all = {0};
 		size_t n;
 
-		dp_buf_reserve(&all, 1u << 20);
-		n = fread(all.p, 1, all.cap, f);
-		fclose(f);
+		data_read(names[k], &all);
+		n = all.len;
 		for (int round = 0; round < 150; round++) {
 			char *copy = malloc(n);
 			dp_error err;
@@ -731,7 +747,6 @@ static void test_byte_flips(void **state)
 			dp_profile_close(p);
 		}
 		dp_buf_free(&all);
-		free(path);
 		free(out);
 	}
 }
