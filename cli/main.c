@@ -29,6 +29,7 @@ static const struct command {
 	{"layout", cmd_layout, "a type's layout from DWARF with the samples on each member"},
 	{"dump", cmd_dump, "print every record of a profile"},
 	{"list", cmd_list, "list the events (or --counters) this machine can sample"},
+	{"doctor", cmd_doctor, "probe what this machine's kernel delivers: which events work"},
 	{"stat", cmd_stat, "collect system counters of a command, without sampling"},
 	{"markers", cmd_markers, "the time between the code marks of a profile"},
 	{"view", cmd_view, "one HTML page: counters, thread lanes, samples and data over time"},

@@ -5,6 +5,7 @@
 #include "target.h"
 #include "agent_sink.h"
 #include "privilege.h"
+#include "probe.h"
 #include "../profile/writer.h"
 #include "hashmap.h"
 
@@ -429,6 +430,39 @@ static int setup_signals(recorder *r, sigset_t *old, dp_error *err)
 	return 0;
 }
 
+/* A breakpoint that gave nothing: say whether this kernel fires breakpoints
+ * at all (some VMs accept them and never do) or the address went untouched;
+ * in the profile too. Once, whatever the number of such events. */
+static void warn_silent_breakpoints(recorder *r)
+{
+	dp_probe_result probe;
+	bool probed = false;
+
+	for (size_t i = 0; i < r->nev; i++) {
+		const dp_event_spec *e = r->ev[i].spec;
+		char *msg;
+
+		if (!e->is_breakpoint || r->ev[i].samples || r->disk_full)
+			continue;
+		if (!probed)
+			dp_probe_run(DP_PROBE_BREAKPOINT, &probe);
+		probed = true;
+		if (!probe.ok)
+			msg = dp_asprintf("event '%s' gave no sample: hardware breakpoints do not "
+					  "fire on this machine (a probe: %s); here use -e page-faults "
+					  "or sim: events ('dataprof doctor' says what works)",
+					  e->name, probe.detail);
+		else
+			msg = dp_asprintf("event '%s' gave no sample: nothing touched 0x%llx while "
+					  "it ran (breakpoints do fire here); check the address: a "
+					  "PIE program or a library loads at a random base",
+					  e->name, (unsigned long long)r->ev[i].attr.bp_addr);
+		fprintf(stderr, "dataprof: warning: %s\n", msg);
+		dp_writer_add_warning(&r->w, dp_now_ns(), msg);
+		free(msg);
+	}
+}
+
 static void finish(recorder *r)
 {
 	struct dp_rec_finish f;
@@ -624,6 +658,7 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 	if (!r.disk_full)
 		dp_collector_finish(&r.coll, &r.w);
 	drain(&r);
+	warn_silent_breakpoints(&r);
 	finish(&r);
 	rc = 0;
 	res->exit_code = r.attached ? 0 : exit_code_of(r.child_status);
