@@ -42,6 +42,17 @@ deps() {
 
 jobs() { nproc 2>/dev/null || echo 2; }
 
+# The tests this machine could not run and why (tests/support/tu_feature.h
+# logs them): "7 skipped: hardware breakpoints do not fire on this kernel".
+skipped_summary() {
+	[ -s "$1" ] || { echo "tests skipped for a missing kernel feature: none"; return 0; }
+	echo "tests skipped for a missing kernel feature (dataprof doctor says what this machine delivers):"
+	cut -f2 "$1" | sort | uniq -c | while read -r n why; do
+		echo "  $n skipped: $why ($(awk -F'\t' -v w="$why" '$2 == w { print $1 }' "$1" |
+			paste -sd, | sed 's/,/, /g'))"
+	done
+}
+
 build() {
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDATAPROF_TESTS=OFF >/dev/null
 	cmake --build build -j"$(jobs)" >&2
@@ -64,7 +75,10 @@ test)
 	deps "${DEPS[@]}" "${TEST_DEPS[@]}"
 	cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DDATAPROF_SANITIZE=ON >/dev/null
 	cmake --build build-test -j"$(jobs)"
-	ctest --test-dir build-test --output-on-failure --timeout 600 "${@:2}"
+	rc=0
+	ctest --test-dir build-test --output-on-failure --timeout 600 "${@:2}" || rc=$?
+	skipped_summary build-test/skipped-tests.txt
+	exit $rc
 	;;
 *)
 	echo "usage: ./build.sh example|test|build|deps" >&2

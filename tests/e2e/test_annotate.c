@@ -14,6 +14,7 @@
 
 #include "annotate/annotate.h"
 #include "record_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 typedef struct obj_truth {
@@ -308,5 +309,6 @@ int main(void)
 		cmocka_unit_test(test_objects_debuglink),
 		cmocka_unit_test(test_objects_dwz),
 	};
+	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

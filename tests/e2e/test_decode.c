@@ -12,6 +12,7 @@
 
 #include "decode/decode.h"
 #include "record_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 typedef void (*dec_fn)(void *ctx, const dp_sample *s, const dp_decoded *x, dp_decoder *d);
@@ -342,5 +343,6 @@ int main(void)
 		cmocka_unit_test(test_changed_binary),   cmocka_unit_test(test_jit_code),
 		cmocka_unit_test(test_dump_decoded),
 	};
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -14,6 +14,7 @@
 
 #include "decode/decode.h"
 #include "record_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 typedef void (*dec_fn)(void *ctx, const dp_sample *s, const dp_decoded *x);
@@ -229,12 +230,14 @@ static void check_bpwatch(const char *fixture)
 static void test_bpwatch_O0(void **state)
 {
 	(void)state;
+	tu_require(DP_PROBE_BREAKPOINT);
 	check_bpwatch("bpwatch_O0");
 }
 
 static void test_bpwatch_O2(void **state)
 {
 	(void)state;
+	tu_require(DP_PROBE_BREAKPOINT);
 	check_bpwatch("bpwatch_O2");
 }
 
@@ -253,5 +256,6 @@ int main(void)
 		cmocka_unit_test(test_bpwatch_O0),
 		cmocka_unit_test(test_bpwatch_O2),
 	};
+	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

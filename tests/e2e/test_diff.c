@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "record_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 #define NA 8 /* runs of layout A */
@@ -554,5 +555,6 @@ int main(void)
 	    cmocka_unit_test(test_formats),	  cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_per_interval),
 	};
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

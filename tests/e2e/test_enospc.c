@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fault_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 #define FS_BYTES (256 * 1024)
@@ -78,6 +79,7 @@ int main(void)
 	};
 	char opts[64];
 	int rc;
+	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 
 	signal(SIGPIPE, SIG_IGN);
 	mnt = tu_path("fs");

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "fault_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 static char *misbehave(void)
@@ -292,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_dlclose_with_samples),
 		cmocka_unit_test(test_munmap_code_with_samples),
 	};
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fault_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 /* Starts dataprof record (not through a shell: a background shell job
@@ -182,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_sigkill),
 		cmocka_unit_test(test_ring_overflow),
 	};
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

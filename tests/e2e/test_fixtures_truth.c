@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "record_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 /* ---- the effective address of an AT&T instruction, from registers ---- */
@@ -412,12 +413,14 @@ static void check_bpwatch(const char *fixture)
 static void test_bpwatch_O0(void **state)
 {
 	(void)state;
+	tu_require(DP_PROBE_BREAKPOINT);
 	check_bpwatch("bpwatch_O0");
 }
 
 static void test_bpwatch_O2(void **state)
 {
 	(void)state;
+	tu_require(DP_PROBE_BREAKPOINT);
 	check_bpwatch("bpwatch_O2");
 }
 
@@ -541,6 +544,7 @@ int main(void)
 	    cmocka_unit_test(test_objects_O2),	   cmocka_unit_test(test_objects_cxx_O0),
 	    cmocka_unit_test(test_objects_cxx_O2),
 	};
+	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "record_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 static char *db;
@@ -208,5 +209,6 @@ int main(void)
 	    cmocka_unit_test(test_show),
 	    cmocka_unit_test(test_bad_input),
 	};
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -16,6 +16,7 @@
 
 #include "profile/writer.h"
 #include "tu.h"
+#include "tu_feature.h"
 #include "util.h"
 
 #define ID 7
@@ -124,6 +125,7 @@ int main(void)
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_directory_and_device),
 	};
+	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

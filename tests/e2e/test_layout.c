@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "record_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 typedef struct facts {
@@ -336,5 +337,6 @@ int main(void)
 	    cmocka_unit_test(test_diff),   cmocka_unit_test(test_false_sharing),
 	    cmocka_unit_test(test_padded), cmocka_unit_test(test_bad_input),
 	};
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

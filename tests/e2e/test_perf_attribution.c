@@ -14,6 +14,7 @@
 
 #include "annotate/annotate.h"
 #include "record_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 #define REGS "--user-regs=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15"
@@ -91,15 +92,19 @@ static void test_objects_page_faults(void **state)
 
 static void test_breakpoint_verified(void **state)
 {
-	char *prof = tu_path("watch.perf"), *fx = tu_fixture("watch_O2"), *cmd = dp_asprintf("'%s' 10 5", fx);
-	char *opts;
-	uint64_t addr = tu_elf_symbol(fx, "watched", NULL);
+	char *prof, *fx, *cmd, *opts;
+	uint64_t addr;
 	tu_result res;
 	dp_error err;
 	dp_record r;
 	size_t at = 0, verified = 0;
 
 	(void)state;
+	tu_require(DP_PROBE_BREAKPOINT);
+	prof = tu_path("watch.perf");
+	fx = tu_fixture("watch_O2");
+	cmd = dp_asprintf("'%s' 10 5", fx);
+	addr = tu_elf_symbol(fx, "watched", NULL);
 	opts = dp_asprintf("-e mem:0x%llx/8:rw -c 1 -d", (unsigned long long)addr);
 	assert_int_equal(perf_rec(&res, prof, opts, cmd), 0);
 	dp_profile *p = dp_profile_open(prof, &err);
@@ -173,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_breakpoint_verified),
 		cmocka_unit_test(test_cpu_clock_split),
 	};
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 
 	if (tu_sh(&res, "perf record -q -N -e page-faults -o /dev/null -- true") != 0) {
 		printf("perf cannot record here: %s", res.err);

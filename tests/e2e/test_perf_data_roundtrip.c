@@ -13,6 +13,7 @@
 #include <asm/perf_regs.h>
 
 #include "record_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 /* perf record, quiet; the target's stdout (truth lines) in res->out. */
@@ -262,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_clock_user_regs),
 		cmocka_unit_test(test_dump),
 	};
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	if (have_perf(NULL) < 0) {
 		printf(
 		    "perf cannot record here (not installed, or perf_event_paranoid): skipped\n");

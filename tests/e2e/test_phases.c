@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "record_util.h"
+#include "tu_feature.h"
 #include "sampler/event_spec.h"
 #include "report/marks.h"
 #include "report/timeline.h"
@@ -480,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_stat),           cmocka_unit_test(test_list_counters),
 		cmocka_unit_test(test_errors),
 	};
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

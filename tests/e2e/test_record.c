@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "record_util.h"
+#include "tu_feature.h"
 #include "sampler/event_spec.h"
 #include "util.h"
 
@@ -204,6 +205,7 @@ static void check_breakpoint(const char *fixture, const char *type, size_t expec
 	opts = dp_asprintf("-e mem:0x%llx/8:%s", (unsigned long long)c.addr, type);
 	cmd = dp_asprintf("'%s' 10 5", fx);
 	assert_int_equal(rec_run(&res, prof, opts, cmd), 0);
+	assert_null(strstr(res.err, "gave no sample")); /* it fired: no warning */
 	rec_each(prof, bp_visit, &c);
 	printf("breakpoint %s on %s: %zu samples at the address (expected %zu), %zu elsewhere\n",
 	       type, fixture, c.at_addr, expect, c.other);
@@ -219,6 +221,7 @@ static void check_breakpoint(const char *fixture, const char *type, size_t expec
 static void test_breakpoint_rw(void **state)
 {
 	(void)state;
+	tu_require(DP_PROBE_BREAKPOINT);
 	check_breakpoint("watch_O0", "rw", 15);
 	check_breakpoint("watch_O2", "rw", 15);
 }
@@ -226,6 +229,7 @@ static void test_breakpoint_rw(void **state)
 static void test_breakpoint_w(void **state)
 {
 	(void)state;
+	tu_require(DP_PROBE_BREAKPOINT);
 	check_breakpoint("watch_O2", "w", 10);
 }
 
@@ -601,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_disk_full),          cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_help_and_version),   cmocka_unit_test(test_list),
 	};
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "record_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 static char *split_profile;
@@ -413,5 +414,6 @@ int main(void)
 		cmocka_unit_test(test_default_view),	 cmocka_unit_test(test_marker_regions),
 		cmocka_unit_test(test_counters_per_bucket), cmocka_unit_test(test_marks_and_counters_errors),
 	};
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "record_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 #define USER "dataprof-test"
@@ -407,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_umask),
 	};
 	const char *why;
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 
 	signal(SIGPIPE, SIG_IGN);
 	why = setup_user();

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "record_util.h"
+#include "tu_feature.h"
 #include "util.h"
 
 static char *plain;
@@ -147,5 +148,6 @@ int main(void)
 	    cmocka_unit_test(test_default_output),
 	    cmocka_unit_test(test_input_option),
 	};
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
