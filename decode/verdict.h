@@ -1,4 +1,4 @@
-/* Validation verdicts and their reasons (DESIGN.md: validation verdict). */
+/* Validation verdicts and their reasons (docs/architecture.md: verdict). */
 #ifndef DP_VERDICT_H
 #define DP_VERDICT_H
 

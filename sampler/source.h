@@ -1,4 +1,4 @@
-/* Data sources of system counters (see DESIGN.md: sensor). A source is one
+/* Data sources of system counters (docs/architecture.md: sensor). A source is one
  * thing that is read at once — a /proc file, a set of perf counters — and
  * gives values to a group of sensors. It works in three stages:
  *

@@ -51,7 +51,7 @@ enum dp_rec_type {
 };
 
 /* Where the sampled IP and registers stand relative to the instruction that
- * caused the event (see DESIGN.md: IP semantics). */
+ * caused the event (docs/architecture.md: IP semantics). */
 enum dp_ip_semantics {
 	DP_IP_NONE = 0,        /* not tied to an instruction */
 	DP_IP_EXACT = 1,       /* IP is the causing instruction; registers from before it ran (page faults) */
