@@ -1,5 +1,5 @@
 /* The attributes of a sample that reports group, filter and print by. One
- * name for each, the same in every command (docs/architecture.md: attributes
+ * name for each, the same in every command (docs/architecture.md:
  * attributes). A key is a 64-bit value: a string id for names, the number
  * for numeric attributes. */
 #ifndef DP_ATTR_H
