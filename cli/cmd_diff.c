@@ -1,6 +1,6 @@
 /* dataprof diff */
 #include "cli.h"
-#include "../report/diff.h"
+#include "../compare/diff.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* dataprof doctor: what this machine's kernel really delivers, probed
  * (sampler/probe.c), so that a user can see why an event gives nothing. */
 #include "cli.h"
-#include "../report/json.h"
+#include "json.h"
 #include "../sampler/probe.h"
 
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /* dataprof export: a profile in Perfetto's or pprof's format */
 #include "cli.h"
-#include "../report/export.h"
+#include "../export/export.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* dataprof history */
 #include "cli.h"
-#include "../report/history.h"
+#include "../compare/history.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* dataprof layout */
 #include "cli.h"
-#include "../report/layout.h"
+#include "../layout/layout.h"
 
 #include <getopt.h>
 #include <stdio.h>

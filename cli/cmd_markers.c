@@ -2,7 +2,7 @@
  * subtracted, per thread; per occurrence and summarised; text or JSON. */
 #include "cli.h"
 #include "dataprof/profile.h"
-#include "../report/json.h"
+#include "json.h"
 #include "../report/marks.h"
 
 #include <getopt.h>

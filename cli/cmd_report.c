@@ -1,6 +1,6 @@
 /* dataprof report */
 #include "cli.h"
-#include "../report/report.h"
+#include "../export/export.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -44,17 +44,27 @@ static void usage(FILE *f)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"input", required_argument, 0, 'i'},  {"by", required_argument, 0, 'b'},
-		{"then", required_argument, 0, 't'},   {"where", required_argument, 0, 'w'},
-		{"time", required_argument, 0, 'T'},   {"verdict", required_argument, 0, 'V'},
-		{"metric", required_argument, 0, 'm'}, {"top", required_argument, 0, 'n'},
-		{"csv", no_argument, 0, 'C'},          {"json", no_argument, 0, 'J'},
-		{"sqlite", required_argument, 0, 'Q'}, {"symfs", required_argument, 0, 'S'},
-		{"width", required_argument, 0, 'W'},  {"help", no_argument, 0, 'h'},
-		{"between", required_argument, 0, 'B'}, {"counters", required_argument, 0, 'K'},
-		{0, 0, 0, 0},
+	    {"input", required_argument, 0, 'i'},
+	    {"by", required_argument, 0, 'b'},
+	    {"then", required_argument, 0, 't'},
+	    {"where", required_argument, 0, 'w'},
+	    {"time", required_argument, 0, 'T'},
+	    {"verdict", required_argument, 0, 'V'},
+	    {"metric", required_argument, 0, 'm'},
+	    {"top", required_argument, 0, 'n'},
+	    {"csv", no_argument, 0, 'C'},
+	    {"json", no_argument, 0, 'J'},
+	    {"sqlite", required_argument, 0, 'Q'},
+	    {"symfs", required_argument, 0, 'S'},
+	    {"width", required_argument, 0, 'W'},
+	    {"help", no_argument, 0, 'h'},
+	    {"between", required_argument, 0, 'B'},
+	    {"counters", required_argument, 0, 'K'},
+	    {0, 0, 0, 0},
 	};
 	dp_report_opts o;
+	dp_out_format fmt = DP_OUT_TEXT;
+	const char *sqlite = NULL;
 	dp_error err = {{0}};
 	dp_agg_level by = {0}, then[DP_AGG_MAX_LEVELS];
 	int nthen = 0, c;
@@ -111,7 +121,8 @@ int cmd_report(int argc, char **argv)
 			for (char *t = strtok_r(copy, ",", &save); t && i < DP_AGG_MAX_LEVELS;
 			     t = strtok_r(NULL, ",", &save), i++) {
 				if (!dp_parse_u64(t, &v) || !v) {
-					cli_error("--top '%s': positive counts, comma-separated", optarg);
+					cli_error("--top '%s': positive counts, comma-separated",
+						  optarg);
 					free(copy);
 					return 2;
 				}
@@ -121,13 +132,13 @@ int cmd_report(int argc, char **argv)
 			break;
 		}
 		case 'C':
-			o.format = DP_OUT_CSV;
+			fmt = DP_OUT_CSV;
 			break;
 		case 'J':
-			o.format = DP_OUT_JSON;
+			fmt = DP_OUT_JSON;
 			break;
 		case 'Q':
-			o.sqlite = optarg;
+			sqlite = optarg;
 			break;
 		case 'S':
 			o.symfs = optarg;
@@ -190,7 +201,7 @@ int cmd_report(int argc, char **argv)
 		if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
 			o.width = ws.ws_col;
 	}
-	if (dp_report_run(&o, &err) < 0) {
+	if (dp_report_print(&o, fmt, sqlite, &err) < 0) {
 		cli_error("%s", err.msg);
 		return 1;
 	}

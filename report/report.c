@@ -12,8 +12,6 @@ static bool parse_time_range(const char *s, uint64_t *lo, uint64_t *hi, dp_error
 {
 	const char *dots = strstr(s, "..");
 	char a[64] = "", b[64] = "";
-	dp_attr t = {DP_A_TIME, 0};
-	(void)t;
 
 	*lo = 0;
 	*hi = UINT64_MAX;
@@ -32,8 +30,9 @@ static bool parse_time_range(const char *s, uint64_t *lo, uint64_t *hi, dp_error
 			continue;
 		d = strtod(v, &end);
 		if (end == v || !(d >= 0)) {
-			dp_error_set(err, "--time '%s': '%s' is not a time (a number with s, ms, us or ns)",
-				     s, v);
+			dp_error_set(
+			    err, "--time '%s': '%s' is not a time (a number with s, ms, us or ns)",
+			    s, v);
 			return false;
 		}
 		if (!strcmp(end, "ms"))
@@ -56,8 +55,8 @@ static bool parse_time_range(const char *s, uint64_t *lo, uint64_t *hi, dp_error
 	return true;
 }
 
-static void progress(const dp_report_opts *o, const dp_profile *p, const dp_record *r,
-		     size_t size, bool done)
+static void progress(const dp_report_opts *o, const dp_profile *p, const dp_record *r, size_t size,
+		     bool done)
 {
 	(void)p;
 	if (!o->progress || !size)
@@ -65,13 +64,13 @@ static void progress(const dp_report_opts *o, const dp_profile *p, const dp_reco
 	if (done)
 		fprintf(stderr, "\r%40s\r", "");
 	else
-		fprintf(stderr, "\rreading %s: %3d%%", o->input, (int)(100.0 * (double)r->offset / (double)size));
+		fprintf(stderr, "\rreading %s: %3d%%", o->input,
+			(int)(100.0 * (double)r->offset / (double)size));
 }
 
 int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *err)
 {
 	dp_expr *where = NULL;
-	dp_sqlite_out *sq = NULL;
 	uint64_t tlo = 0, thi = UINT64_MAX;
 	dp_decode_opts dopts = {o->symfs, false};
 	dp_record rec;
@@ -118,7 +117,7 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 	if (o->where && !(where = dp_expr_parse(o->where, res->attrs, err)))
 		goto fail;
 	dp_agg_init(&res->agg, o->levels, o->nlevels, res->nev, o->metric);
-	if (o->sqlite && !(sq = dp_sqlite_open(o->sqlite, res, err)))
+	if (o->on_start && o->on_start(o->on_row_ctx, res, err) < 0)
 		goto fail;
 
 	while ((n = dp_profile_next(res->p, &rec)) > 0) {
@@ -138,7 +137,8 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 		dp_row_fill(res->rows, rec.sample, &x, &an, &row);
 		if (row.time_rel < tlo || row.time_rel > thi)
 			continue;
-		if (!dp_report_ctx_inside(marks, rec.sample->pid, rec.sample->tid, rec.sample->time))
+		if (!dp_report_ctx_inside(marks, rec.sample->pid, rec.sample->tid,
+					  rec.sample->time))
 			continue;
 		if (where && !dp_expr_eval(where, res->attrs, &row))
 			continue;
@@ -146,33 +146,30 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 		dp_agg_keys(&res->agg, res->attrs, &row, keys);
 		dp_agg_add(&res->agg, (const uint64_t(*)[DP_AGG_MAX_ATTRS])keys, rec.sample->event,
 			   rec.sample->period ? rec.sample->period : 1, rec.sample->weight);
-		if (sq)
-			dp_sqlite_sample(sq, res->attrs, &row);
 		if (o->on_row)
 			o->on_row(o->on_row_ctx, res->attrs, &row);
 	}
 	progress(o, res->p, &rec, size, true);
 	if (o->counters) {
 		/* every bucket the counters cover, with samples or not */
-		uint64_t lo, hi, start = dp_row_ctx_start(res->rows), w = o->levels[0].attrs[0].bucket;
+		uint64_t lo, hi, start = dp_row_ctx_start(res->rows),
+				 w = o->levels[0].attrs[0].bucket;
 
 		if (w && dp_report_ctx_readings_span(marks, &lo, &hi) && hi >= start)
-			for (uint64_t b = (lo > start ? lo - start : 0) / w; b <= (hi - start) / w; b++) {
+			for (uint64_t b = (lo > start ? lo - start : 0) / w; b <= (hi - start) / w;
+			     b++) {
 				uint64_t key[DP_AGG_MAX_ATTRS] = {b};
 				dp_agg_ensure(&res->agg, key);
 			}
 	}
 	if (n < 0) {
 		/* corrupt data: report what was read before it, and say so */
-		fprintf(stderr, "dataprof: warning: %s: %s; the report covers the records before it\n",
+		fprintf(stderr,
+			"dataprof: warning: %s: %s; the report covers the records before it\n",
 			o->input, dp_profile_status(res->p)->error);
 	}
 	dp_agg_finish(&res->agg);
 	dp_expr_free(where);
-	if (sq && dp_sqlite_close(sq, res, err) < 0) {
-		dp_report_result_free(res);
-		return -1;
-	}
 	const dp_read_status *st = dp_profile_status(res->p);
 	if (st->truncated_at)
 		fprintf(stderr,
@@ -181,8 +178,6 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 			o->input, st->truncated_at);
 	return 0;
 fail:
-	if (sq)
-		dp_sqlite_close(sq, NULL, err);
 	dp_expr_free(where);
 	dp_report_result_free(res);
 	return -1;
@@ -198,24 +193,4 @@ void dp_report_result_free(dp_report_result *res)
 	dp_decoder_free(res->dec);
 	dp_profile_close(res->p);
 	memset(res, 0, sizeof(*res));
-}
-
-int dp_report_run(const dp_report_opts *o, dp_error *err)
-{
-	dp_report_result res;
-
-	if (dp_report_build(o, &res, err) < 0)
-		return -1;
-	switch (o->format) {
-	case DP_OUT_CSV:
-		dp_report_csv(&res, o->out);
-		break;
-	case DP_OUT_JSON:
-		dp_report_json(&res, o->out);
-		break;
-	default:
-		dp_report_text(&res, o->out);
-	}
-	dp_report_result_free(&res);
-	return 0;
 }

@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "report/report.h"
+#include "export/export.h"
 
 /* allocation hooks: the sanitizers' (clang's libFuzzer build, gcc's replay) */
 #if defined(__SANITIZE_ADDRESS__)
@@ -30,7 +30,7 @@
 #ifdef HAVE_HOOKS
 /* sanitizer/allocator_interface.h, which gcc 12 does not install */
 int __sanitizer_install_malloc_and_free_hooks(void (*m)(const volatile void *, size_t),
-					       void (*f)(const volatile void *));
+					      void (*f)(const volatile void *));
 size_t __sanitizer_get_allocated_size(const volatile void *p);
 #endif
 
@@ -65,6 +65,7 @@ static void on_free(const volatile void *p)
 static void one_view(const char *path, int view, FILE *out)
 {
 	dp_report_opts o;
+	dp_out_format fmt;
 	dp_error err;
 	dp_attr a;
 
@@ -85,7 +86,7 @@ static void one_view(const char *path, int view, FILE *out)
 			o.top[i] = i == 0 ? 10 : 3;
 		}
 		o.nlevels = 3;
-		o.format = DP_OUT_TEXT;
+		fmt = DP_OUT_TEXT;
 	} else {
 		dp_attr_parse("time:1ms", &a, &err);
 		o.levels[0].attrs[0] = a;
@@ -98,14 +99,14 @@ static void one_view(const char *path, int view, FILE *out)
 		o.nlevels = 2;
 		o.counters = "*";
 		o.where = "not object=x or kind=heap and addr=0..0xffffffff";
-		o.format = DP_OUT_JSON;
+		fmt = DP_OUT_JSON;
 		if (view == 2) {
 			o.between[0] = "1";
 			o.between[1] = "2";
-			o.format = DP_OUT_CSV;
+			fmt = DP_OUT_CSV;
 		}
 	}
-	dp_report_run(&o, &err);
+	dp_report_print(&o, fmt, NULL, &err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "report/rate_cmp.h"
+#include "compare/rate_cmp.h"
 
 static void test_quantile(void **state)
 {

@@ -1,6 +1,6 @@
 /* The report as CSV (RFC 4180): one row per group at every level; the key
  * columns of deeper levels are empty on a parent's row. */
-#include "report.h"
+#include "export.h"
 
 #include <inttypes.h>
 #include <string.h>

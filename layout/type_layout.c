@@ -1,5 +1,5 @@
 #include "type_layout.h"
-#include "dwarf_util.h"
+#include "../annotate/dwarf_util.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>

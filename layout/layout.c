@@ -2,7 +2,7 @@
  * instances' alignment within cache lines, and which threads touched which
  * memory line of them. */
 #include "layout.h"
-#include "report.h"
+#include "../report/report.h"
 
 #include <stdlib.h>
 #include <string.h>

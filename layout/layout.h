@@ -1,4 +1,4 @@
-/* dataprof layout: a type's layout from DWARF (annotate/type_layout.h)
+/* dataprof layout: a type's layout from DWARF (type_layout.h)
  * with the samples of a profile on each member, the cache lines of its
  * instances, lines that threads share falsely, and advice stated as what
  * was measured: hot members apart, cold members between them, holes, and
@@ -8,8 +8,8 @@
 
 #include <stdio.h>
 
-#include "../annotate/type_layout.h"
-#include "runtab.h"
+#include "type_layout.h"
+#include "../compare/runtab.h"
 
 typedef struct dp_layout_opts {
 	const char *type;   /* as asked: "struct node" */

@@ -1,6 +1,6 @@
 #include "runtab.h"
-#include "marks.h"
-#include "report.h"
+#include "../report/marks.h"
+#include "../report/report.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* pprof's profile.proto (report/vendor/pprof), gzip-compressed: what pprof,
+/* pprof's profile.proto (export/vendor/pprof), gzip-compressed: what pprof,
  * Pyroscope and Parca read. Samples with the same stack and the same data
  * labels are merged; each carries its count and, per event, its period
  * (CPU nanoseconds for cpu-clock and task-clock, events otherwise). */

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agg.h"
+#include "../report/agg.h"
 
 /* One distinct key of a table. */
 typedef struct dp_rkey {

@@ -3,7 +3,7 @@
  * kept as decimals. */
 #include "export.h"
 #include "json.h"
-#include "context.h"
+#include "../report/context.h"
 
 #include <inttypes.h>
 #include <math.h>

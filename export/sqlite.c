@@ -1,6 +1,6 @@
 /* --sqlite FILE: the sample table and the report's rows in an SQLite
  * database, for ad-hoc SQL. Schema in docs/report.md. */
-#include "report.h"
+#include "export.h"
 
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -15,9 +15,9 @@ struct dp_sqlite_out {
 };
 
 static const char *const sample_cols[] = {
-	"time_ns", "event", "pid", "tid", "cpu", "process", "thread", "ip", "function", "inline",
-	"file", "line", "insn", "object", "kind", "site", "type", "member", "addr", "verdict",
-	"reason", "period", "weight", "level", "tlb", "op",
+    "time_ns", "event",	  "pid",    "tid",    "cpu",	"process", "thread", "ip",   "function",
+    "inline",  "file",	  "line",   "insn",   "object", "kind",	   "site",   "type", "member",
+    "addr",    "verdict", "reason", "period", "weight", "level",   "tlb",    "op",
 };
 
 static int exec(sqlite3 *db, const char *sql, dp_error *err)
@@ -32,23 +32,31 @@ static int exec(sqlite3 *db, const char *sql, dp_error *err)
 	return 0;
 }
 
-dp_sqlite_out *dp_sqlite_open(const char *path, const dp_report_result *r, dp_error *err)
+dp_sqlite_out *dp_sqlite_new(const char *path)
 {
 	dp_sqlite_out *s = dp_calloc(1, sizeof(*s));
+
+	s->path = dp_strdup(path);
+	return s;
+}
+
+int dp_sqlite_start(void *ctx, dp_report_result *r, dp_error *err)
+{
+	dp_sqlite_out *s = ctx;
 	dp_buf b = {0};
 
-	unlink(path); /* a fresh database each time */
-	if (sqlite3_open(path, &s->db) != SQLITE_OK) {
-		dp_error_set(err, "cannot create '%s': %s", path, sqlite3_errmsg(s->db));
+	unlink(s->path); /* a fresh database each time */
+	if (sqlite3_open(s->path, &s->db) != SQLITE_OK) {
+		dp_error_set(err, "cannot create '%s': %s", s->path, sqlite3_errmsg(s->db));
 		sqlite3_close(s->db);
-		free(s);
-		return NULL;
+		s->db = NULL;
+		return -1;
 	}
-	s->path = dp_strdup(path);
 	if (exec(s->db,
 		 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
 		 "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
-		 "CREATE TABLE events(id INTEGER PRIMARY KEY, name TEXT, ip_semantics TEXT, class TEXT);"
+		 "CREATE TABLE events(id INTEGER PRIMARY KEY, name TEXT, ip_semantics TEXT, class "
+		 "TEXT);"
 		 "CREATE TABLE samples(time_ns INTEGER, event INTEGER REFERENCES events(id),"
 		 " pid INTEGER, tid INTEGER, cpu INTEGER, process TEXT, thread TEXT, ip INTEGER,"
 		 " function TEXT, inline TEXT, file TEXT, line TEXT, insn TEXT, object TEXT,"
@@ -61,8 +69,8 @@ dp_sqlite_out *dp_sqlite_open(const char *path, const dp_report_result *r, dp_er
 		 err) < 0)
 		goto fail;
 	for (size_t e = 0; e < r->nev; e++) {
-		char *q = sqlite3_mprintf("INSERT INTO events VALUES(%lld, %Q, %Q, %Q);", (long long)e,
-					  r->ev[e].name ? r->ev[e].name : "?",
+		char *q = sqlite3_mprintf("INSERT INTO events VALUES(%lld, %Q, %Q, %Q);",
+					  (long long)e, r->ev[e].name ? r->ev[e].name : "?",
 					  dp_ip_semantics_name(r->ev[e].ip_sem),
 					  dp_event_class_name(r->ev[e].evclass));
 		int rc = exec(s->db, q, err);
@@ -70,8 +78,9 @@ dp_sqlite_out *dp_sqlite_open(const char *path, const dp_report_result *r, dp_er
 		if (rc < 0)
 			goto fail;
 	}
-	char *q = sqlite3_mprintf("INSERT INTO meta VALUES('profile', %Q), ('schema', 'dataprof-sqlite/1');",
-				  r->o->input);
+	char *q = sqlite3_mprintf(
+	    "INSERT INTO meta VALUES('profile', %Q), ('schema', 'dataprof-sqlite/1');",
+	    r->o->input);
 	exec(s->db, q, err);
 	sqlite3_free(q);
 	dp_buf_puts(&b, "INSERT INTO samples VALUES(");
@@ -83,13 +92,12 @@ dp_sqlite_out *dp_sqlite_open(const char *path, const dp_report_result *r, dp_er
 		goto fail;
 	}
 	dp_buf_free(&b);
-	return s;
+	return 0;
 fail:
 	dp_buf_free(&b);
 	sqlite3_close(s->db);
-	free(s->path);
-	free(s);
-	return NULL;
+	s->db = NULL;
+	return -1;
 }
 
 static void text(sqlite3_stmt *st, int col, dp_attr_ctx *c, dp_row *row, dp_attr_id id)
@@ -98,11 +106,13 @@ static void text(sqlite3_stmt *st, int col, dp_attr_ctx *c, dp_row *row, dp_attr
 	char buf[64];
 	uint64_t k = dp_attr_key(c, row, &a);
 
-	sqlite3_bind_text(st, col, dp_attr_format(c, &a, k, buf, sizeof(buf)), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, col, dp_attr_format(c, &a, k, buf, sizeof(buf)), -1,
+			  SQLITE_TRANSIENT);
 }
 
-void dp_sqlite_sample(dp_sqlite_out *s, dp_attr_ctx *c, dp_row *row)
+void dp_sqlite_row(void *ctx, dp_attr_ctx *c, dp_row *row)
 {
+	dp_sqlite_out *s = ctx;
 	sqlite3_stmt *st = s->ins;
 	const dp_sample *x = row->s;
 	int i = 1;
@@ -153,16 +163,18 @@ static void report_rows(dp_sqlite_out *s, const dp_report_result *r, uint32_t id
 
 		for (int i = 0; i < lv->nattrs; i++) {
 			char buf[64];
-			dp_buf_printf(&key, "%s%s", i ? " | " : "",
-				      dp_attr_format(r->attrs, &lv->attrs[i], n->key[i], buf, sizeof(buf)));
+			dp_buf_printf(
+			    &key, "%s%s", i ? " | " : "",
+			    dp_attr_format(r->attrs, &lv->attrs[i], n->key[i], buf, sizeof(buf)));
 			dp_buf_printf(&attrs, "%s%s", i ? "," : "", dp_attr_name(lv->attrs[i].id));
 		}
 		char *q = sqlite3_mprintf(
-			"INSERT INTO report VALUES(%lld, %lld, %lld, %Q, %Q, %lld, %lld, %lld, %f, %f);",
-			(long long)idx, (long long)n->parent, (long long)n->depth, attrs.p, key.p, (long long)n->m[0], (long long)n->m[1],
-			(long long)n->m[2],
-			root->m[g->metric] ? 100.0 * (double)v / (double)root->m[g->metric] : 0.0,
-			parent->m[g->metric] ? 100.0 * (double)v / (double)parent->m[g->metric] : 0.0);
+		    "INSERT INTO report VALUES(%lld, %lld, %lld, %Q, %Q, %lld, %lld, %lld, %f, "
+		    "%f);",
+		    (long long)idx, (long long)n->parent, (long long)n->depth, attrs.p, key.p,
+		    (long long)n->m[0], (long long)n->m[1], (long long)n->m[2],
+		    root->m[g->metric] ? 100.0 * (double)v / (double)root->m[g->metric] : 0.0,
+		    parent->m[g->metric] ? 100.0 * (double)v / (double)parent->m[g->metric] : 0.0);
 		sqlite3_exec(s->db, q, NULL, NULL, NULL);
 		sqlite3_free(q);
 		dp_buf_free(&key);
@@ -172,10 +184,15 @@ static void report_rows(dp_sqlite_out *s, const dp_report_result *r, uint32_t id
 		report_rows(s, r, n->children[i]);
 }
 
-int dp_sqlite_close(dp_sqlite_out *s, const dp_report_result *r, dp_error *err)
+int dp_sqlite_finish(dp_sqlite_out *s, const dp_report_result *r, dp_error *err)
 {
 	int rc = 0;
 
+	if (!s->db) {
+		free(s->path);
+		free(s);
+		return 0;
+	}
 	if (r && r->agg.nodes.v && r->agg.nodes.v[0].children && r->agg.child_pool)
 		report_rows(s, r, 0);
 	sqlite3_finalize(s->ins);

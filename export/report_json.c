@@ -1,7 +1,7 @@
 /* The report as JSON, schema "dataprof-report/1" (docs/report.md). */
-#include "report.h"
+#include "export.h"
 #include "json.h"
-#include "context.h"
+#include "../report/context.h"
 
 #include <inttypes.h>
 #include <string.h>
