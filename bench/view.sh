@@ -18,7 +18,7 @@ cp "$src/tests/browser/package.json" "$src/tests/browser/package-lock.json" "$tm
 npm ci --no-audit --no-fund --prefix "$tmp/node" >/dev/null 2>&1
 export NODE_PATH=$tmp/node/node_modules
 
-"$dataprof" record -q --heap --counters default --interval 20 -e cpu-clock -F 10000 \
+"$dataprof" record -q --heap --counters default --interval 20ms -e cpu-clock -F 10000 \
 	-o "$tmp/base.dprof" -- "$build/examples/hashtable" >/dev/null
 n=$("$dataprof" dump -s "$tmp/base.dprof" | sed -n 's/.* records, \([0-9]*\) samples.*/\1/p')
 echo "base profile: examples/hashtable, cpu-clock at 10 kHz, counters every 20 ms: $n samples"

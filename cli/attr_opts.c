@@ -1,6 +1,8 @@
 /* Options several commands share: attribute lists, verdict lists, metrics. */
 #include "cli.h"
 #include "../report/agg.h"
+#include "../report/expr.h"
+#include "units.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,9 +59,8 @@ int cli_parse_verdicts(const char *list, unsigned *mask, dp_error *err)
 
 int cli_parse_metric(const char *name, int *metric, dp_error *err)
 {
-	static const char *const names[] = {[DP_M_SAMPLES] = "samples",
-					    [DP_M_PERIOD] = "period",
-					    [DP_M_WEIGHT] = "weight"};
+	static const char *const names[] = {
+	    [DP_M_SAMPLES] = "samples", [DP_M_PERIOD] = "period", [DP_M_WEIGHT] = "weight"};
 
 	for (int m = 0; m < (int)(sizeof(names) / sizeof(names[0])); m++)
 		if (names[m] && !strcmp(name, names[m])) {
@@ -68,4 +69,21 @@ int cli_parse_metric(const char *name, int *metric, dp_error *err)
 		}
 	dp_error_set(err, "--metric '%s': use samples, period or weight", name);
 	return -1;
+}
+
+int cli_check_filters(const char *where, const char *time_range)
+{
+	dp_error err;
+	char why[160];
+	uint64_t lo, hi;
+
+	if (where && !dp_expr_check(where, &err)) {
+		cli_error("%s", err.msg);
+		return -1;
+	}
+	if (time_range && !dp_parse_time_range(time_range, &lo, &hi, why, sizeof(why))) {
+		cli_error("--time %s", why);
+		return -1;
+	}
+	return 0;
 }

@@ -25,6 +25,9 @@ struct dp_error;
 int cli_parse_level(const char *list, struct dp_agg_level *lv, struct dp_error *err);
 /* "samples", "period" or "weight" into a dp_metric; -1 with a message. */
 int cli_parse_metric(const char *name, int *metric, struct dp_error *err);
+/* --where and --time, checked before any profile is read: -1 after
+ * saying what is wrong (the command exits 2). */
+int cli_check_filters(const char *where, const char *time_range);
 /* "exact,verified" into a bit mask of verdicts. */
 int cli_parse_verdicts(const char *list, unsigned *mask, struct dp_error *err);
 

@@ -265,6 +265,8 @@ int cmd_diff(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (cli_check_filters(o.run.where, o.run.time_range) < 0)
+		goto out; /* rc is 2 */
 	if (!o.by.nattrs)
 		cli_parse_level("member", &o.by, &err);
 	if (base.n || news.n) {

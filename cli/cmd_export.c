@@ -96,6 +96,8 @@ int cmd_export(int argc, char **argv)
 	}
 	if (cli_one_profile(argc, argv, "export", &o.input) < 0)
 		return 2;
+	if (cli_check_filters(o.where, o.time_range) < 0)
+		return 2;
 	if (!perfetto && !pprof) {
 		cli_error("export needs --perfetto FILE.json or --pprof FILE.pb.gz (or both)");
 		return 2;

@@ -144,6 +144,8 @@ int cmd_layout(int argc, char **argv)
 		dp_layout_free(&b);
 		return 0;
 	}
+	if (cli_check_filters(o.run.where, o.run.time_range) < 0)
+		return 2;
 	if (optind >= argc) {
 		dp_error_set(&err, "layout needs a TYPE: dataprof layout 'struct node' [PROFILE]");
 		goto bad;

@@ -1,5 +1,6 @@
 /* dataprof record */
 #include "cli.h"
+#include "units.h"
 #include "../sampler/recorder.h"
 
 #include <getopt.h>
@@ -32,14 +33,14 @@ static void usage(FILE *f)
 		"  -m, --mmap-pages N    ring buffer data pages per CPU, a power of two\n"
 		"                        (default 128)\n"
 		"      --no-regs         do not capture registers (no data addresses later)\n"
-		"      --heap[=MIN]      track heap blocks of at least MIN bytes (default 0:\n"
+		"      --heap[=MIN]      track heap blocks of at least MIN (bytes, 4K, 1M; 0:\n"
 		"                        all) with their allocation sites, for data objects\n"
 		"      --heap-depth N    call-site frames kept per allocation (default 1)\n"
 		"      --counters LIST   also collect system counters: comma-separated globs\n"
 		"                        (proc/meminfo/*,proc/stat/cpu_*), or 'default';\n"
 		"                        'dataprof list --counters' shows them\n"
-		"      --interval MS     milliseconds between counter collections (default\n"
-		"                        100, at least 1)\n"
+		"      --interval TIME   between counter collections: 100ms (the default),\n"
+		"                        1ms to 1h; a time has its unit (ns, us, ms, s)\n"
 		"      --markers         record the code markers of COMMAND (dataprof/markers.h)\n"
 		"  -q, --quiet           print no summary\n"
 		"  -h, --help            show this help\n\n"
@@ -84,6 +85,7 @@ int cmd_record(int argc, char **argv)
 	DP_VEC(char *) env = {0};
 	bool heap = false;
 	uint64_t heap_min = 0, heap_depth = 1;
+	char why[160];
 	dp_record_opts o;
 	dp_record_result res;
 	dp_error err = {{0}};
@@ -139,8 +141,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'H':
 			heap = true;
-			if (optarg && !dp_parse_u64(optarg, &heap_min)) {
-				cli_error("--heap takes a size in bytes, not '%s'", optarg);
+			if (optarg && !dp_parse_size(optarg, &heap_min, why, sizeof(why))) {
+				cli_error("--heap=MIN: %s", why);
 				goto out;
 			}
 			break;

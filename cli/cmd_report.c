@@ -171,6 +171,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (cli_one_profile(argc, argv, "report", &o.input) < 0)
 		return 2;
+	if (cli_check_filters(o.where, o.time_range) < 0)
+		return 2;
 	if (!have_by && nthen) {
 		cli_error("--then regroups the groups of --by: give --by first");
 		return 2;

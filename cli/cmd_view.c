@@ -115,6 +115,8 @@ int cmd_view(int argc, char **argv)
 	}
 	if (cli_one_profile(argc, argv, "view", &o.input) < 0)
 		return 2;
+	if (cli_check_filters(o.where, o.time_range) < 0)
+		return 2;
 	/* the report's own tree is not used: one group keeps it small */
 	dp_attr_parse("event", &o.levels[0].attrs[0], &err);
 	o.levels[0].nattrs = 1;

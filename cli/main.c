@@ -1,5 +1,6 @@
 /* dataprof: which data does a program stall on. */
 #include "cli.h"
+#include "units.h"
 #include "util.h"
 #include "../sampler/recorder.h"
 
@@ -71,13 +72,16 @@ bool cli_wants_help(int argc, char **argv)
 
 int cli_parse_interval(const char *arg, uint64_t *ns)
 {
-	uint64_t ms;
+	char why[160];
 
-	if (!dp_parse_u64(arg, &ms) || ms < 1 || ms > 3600 * 1000) {
-		cli_error("--interval needs milliseconds, 1 to 3600000, not '%s'", arg);
+	if (!dp_parse_duration(arg, ns, why, sizeof(why))) {
+		cli_error("--interval %s", why);
 		return -1;
 	}
-	*ns = ms * 1000000;
+	if (*ns < 1000000 || *ns > 3600000000000ull) {
+		cli_error("--interval '%s': between 1ms and 1h", arg);
+		return -1;
+	}
 	return 0;
 }
 

@@ -1,4 +1,5 @@
 #include "attr.h"
+#include "units.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,21 +10,21 @@ static const struct {
 	const char *name;
 	bool numeric;
 } attrs[DP_A_COUNT] = {
-	[DP_A_EVENT] = {"event", false},	[DP_A_PROCESS] = {"process", false},
-	[DP_A_PID] = {"pid", true},		[DP_A_THREAD] = {"thread", false},
-	[DP_A_TID] = {"tid", true},		[DP_A_CPU] = {"cpu", true},
-	[DP_A_TIME] = {"time", true},		[DP_A_FUNCTION] = {"function", false},
-	[DP_A_INLINE] = {"inline", false},	[DP_A_FILE] = {"file", false},
-	[DP_A_LINE] = {"line", false},		[DP_A_IP] = {"ip", true},
-	[DP_A_INSN] = {"insn", false},		[DP_A_OBJECT] = {"object", false},
-	[DP_A_KIND] = {"kind", false},		[DP_A_SITE] = {"site", false},
-	[DP_A_TYPE] = {"type", false},		[DP_A_MEMBER] = {"member", false},
-	[DP_A_ADDR] = {"addr", true},		[DP_A_CACHELINE] = {"cacheline", true},
-	[DP_A_PAGE] = {"page", true},		[DP_A_LEVEL] = {"level", false},
-	[DP_A_TLB] = {"tlb", false},		[DP_A_OP] = {"op", false},
-	[DP_A_WEIGHT] = {"weight", true},	[DP_A_VERDICT] = {"verdict", false},
-	[DP_A_REASON] = {"reason", false},	[DP_A_CALLER] = {"caller", false},
-	[DP_A_REGION] = {"region", false},
+    [DP_A_EVENT] = {"event", false},   [DP_A_PROCESS] = {"process", false},
+    [DP_A_PID] = {"pid", true},	       [DP_A_THREAD] = {"thread", false},
+    [DP_A_TID] = {"tid", true},	       [DP_A_CPU] = {"cpu", true},
+    [DP_A_TIME] = {"time", true},      [DP_A_FUNCTION] = {"function", false},
+    [DP_A_INLINE] = {"inline", false}, [DP_A_FILE] = {"file", false},
+    [DP_A_LINE] = {"line", false},     [DP_A_IP] = {"ip", true},
+    [DP_A_INSN] = {"insn", false},     [DP_A_OBJECT] = {"object", false},
+    [DP_A_KIND] = {"kind", false},     [DP_A_SITE] = {"site", false},
+    [DP_A_TYPE] = {"type", false},     [DP_A_MEMBER] = {"member", false},
+    [DP_A_ADDR] = {"addr", true},      [DP_A_CACHELINE] = {"cacheline", true},
+    [DP_A_PAGE] = {"page", true},      [DP_A_LEVEL] = {"level", false},
+    [DP_A_TLB] = {"tlb", false},       [DP_A_OP] = {"op", false},
+    [DP_A_WEIGHT] = {"weight", true},  [DP_A_VERDICT] = {"verdict", false},
+    [DP_A_REASON] = {"reason", false}, [DP_A_CALLER] = {"caller", false},
+    [DP_A_REGION] = {"region", false},
 };
 
 struct dp_attr_ctx {
@@ -101,27 +102,6 @@ const char *dp_attr_all_names(void)
 	return all;
 }
 
-/* "100ms", "1s", "500us", "250000" (ns) */
-static bool parse_duration(const char *s, uint64_t *ns)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || v <= 0)
-		return false;
-	if (!*end || !strcmp(end, "ns"))
-		*ns = (uint64_t)v;
-	else if (!strcmp(end, "us"))
-		*ns = (uint64_t)(v * 1e3);
-	else if (!strcmp(end, "ms"))
-		*ns = (uint64_t)(v * 1e6);
-	else if (!strcmp(end, "s"))
-		*ns = (uint64_t)(v * 1e9);
-	else
-		return false;
-	return *ns > 0;
-}
-
 bool dp_attr_parse(const char *name, dp_attr *out, dp_error *err)
 {
 	const char *colon = strchr(name, ':');
@@ -137,11 +117,21 @@ bool dp_attr_parse(const char *name, dp_attr *out, dp_error *err)
 		if (strlen(attrs[i].name) != n || strncmp(attrs[i].name, name, n))
 			continue;
 		out->id = (dp_attr_id)i;
+		if (colon && i != DP_A_TIME) {
+			dp_error_set(err,
+				     "'%s': only time takes a bucket width (time:100ms, time:1s)",
+				     name);
+			return false;
+		}
 		if (colon) {
-			if (i != DP_A_TIME || !parse_duration(colon + 1, &out->bucket)) {
-				dp_error_set(err,
-					     "'%s': only time takes a bucket width (time:100ms, "
-					     "time:1s)",
+			char why[160];
+
+			if (!dp_parse_duration(colon + 1, &out->bucket, why, sizeof(why))) {
+				dp_error_set(err, "'%s': the bucket width %s", name, why);
+				return false;
+			}
+			if (!out->bucket) {
+				dp_error_set(err, "'%s': the bucket width must be more than 0",
 					     name);
 				return false;
 			}
@@ -198,8 +188,8 @@ uint64_t dp_attr_key(dp_attr_ctx *c, dp_row *r, const dp_attr *a)
 			return c->none_by_verdict[x->verdict];
 		if (dp_hashmap_get(&c->insn, x->insn_ip, &v))
 			return v;
-		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64 ": %s",
-			 x->function ? x->function : "?", x->insn_vaddr - x->function_vaddr,
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64 ": %s", x->function ? x->function : "?",
+			 x->insn_vaddr - x->function_vaddr,
 			 dp_strtab_get(c->strs, dp_row_insn(c->rows, r)));
 		v = intern(c, buf);
 		dp_hashmap_put(&c->insn, x->insn_ip, v);
@@ -215,7 +205,9 @@ uint64_t dp_attr_key(dp_attr_ctx *c, dp_row *r, const dp_attr *a)
 	case DP_A_SITE:
 		return an->site ? an->site : c->s_none;
 	case DP_A_TYPE:
-		return an->type ? an->type : an->type_reason ? c->s_reason[an->type_reason] : c->s_none;
+		return an->type		 ? an->type
+		       : an->type_reason ? c->s_reason[an->type_reason]
+					 : c->s_none;
 	case DP_A_MEMBER:
 		if (an->member)
 			return an->member;

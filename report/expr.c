@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hashmap.h"
+#include "units.h"
 
 typedef enum { OP_EQ, OP_NE, OP_GLOB, OP_NGLOB, OP_LT, OP_LE, OP_GT, OP_GE } op_t;
 typedef enum { N_PRED, N_AND, N_OR, N_NOT } node_t;
@@ -16,10 +17,10 @@ struct dp_expr {
 	/* N_PRED */
 	dp_attr attr;
 	op_t op;
-	char *text;          /* the value as written */
-	uint32_t sid;        /* string attributes, OP_EQ/NE: the value's id */
-	uint64_t lo, hi;     /* numeric: [lo, hi] for = and ranges, lo for < > */
-	dp_hashmap memo;     /* glob results per string id: 1 match, 2 not */
+	char *text;	 /* the value as written */
+	uint32_t sid;	 /* string attributes, OP_EQ/NE: the value's id */
+	uint64_t lo, hi; /* numeric: [lo, hi] for = and ranges, lo for < > */
+	dp_hashmap memo; /* glob results per string id: 1 match, 2 not */
 };
 
 typedef struct parser {
@@ -27,6 +28,7 @@ typedef struct parser {
 	dp_attr_ctx *c;
 	dp_error *err;
 	bool failed;
+	char why[160]; /* what was wrong with a time (lib/units.h) */
 } parser;
 
 static void fail(parser *ps, const char *what)
@@ -60,30 +62,8 @@ static dp_expr *parse_or(parser *ps);
 
 static bool parse_number(parser *ps, const char *s, dp_attr_id id, uint64_t *v)
 {
-	char *end;
-
-	if (id == DP_A_TIME) {
-		double d = strtod(s, &end);
-		double mult = 1e9; /* seconds by default */
-
-		if (end == s)
-			return false;
-		if (!strcmp(end, "ns"))
-			mult = 1;
-		else if (!strcmp(end, "us"))
-			mult = 1e3;
-		else if (!strcmp(end, "ms"))
-			mult = 1e6;
-		else if (*end && strcmp(end, "s"))
-			return false;
-		/* NaN, negative, or beyond 2^64 ns (585 years): not a time, and
-		 * converting it would be undefined */
-		if (!(d >= 0) || d * mult >= 18446744073709551616.0)
-			return false;
-		*v = (uint64_t)(d * mult);
-		return true;
-	}
-	(void)ps;
+	if (id == DP_A_TIME)
+		return dp_parse_duration(s, v, ps->why, sizeof(ps->why));
 	return dp_parse_u64(s, v);
 }
 
@@ -143,8 +123,8 @@ static dp_expr *parse_pred(parser *ps)
 	static const struct {
 		const char *s;
 		op_t op;
-	} ops[] = {{"!=", OP_NE}, {"!~", OP_NGLOB}, {"<=", OP_LE}, {">=", OP_GE}, {"=", OP_EQ},
-		   {"~", OP_GLOB},  {"<", OP_LT},     {">", OP_GT}};
+	} ops[] = {{"!=", OP_NE}, {"!~", OP_NGLOB}, {"<=", OP_LE}, {">=", OP_GE},
+		   {"=", OP_EQ},  {"~", OP_GLOB},   {"<", OP_LT},  {">", OP_GT}};
 	size_t k;
 	for (k = 0; k < DP_ARRAY_LEN(ops); k++)
 		if (!strncmp(ps->p, ops[k].s, strlen(ops[k].s)))
@@ -171,7 +151,14 @@ static dp_expr *parse_pred(parser *ps)
 	}
 	if (numeric) {
 		char *dots = strstr(e->text, "..");
-		if (dots && (e->op == OP_EQ || e->op == OP_NE)) {
+		if (dots && (e->op == OP_EQ || e->op == OP_NE) && e->attr.id == DP_A_TIME) {
+			/* the time-range syntax of every option (lib/units.h) */
+			if (!dp_parse_time_range(e->text, &e->lo, &e->hi, ps->why,
+						 sizeof(ps->why))) {
+				ps->p = vat;
+				fail(ps, ps->why);
+			}
+		} else if (dots && (e->op == OP_EQ || e->op == OP_NE)) {
 			*dots = 0;
 			e->lo = 0;
 			e->hi = UINT64_MAX;
@@ -184,8 +171,7 @@ static dp_expr *parse_pred(parser *ps)
 			*dots = '.';
 		} else if (!parse_number(ps, e->text, e->attr.id, &e->lo)) {
 			ps->p = vat;
-			fail(ps, e->attr.id == DP_A_TIME ? "a time is a number with s, ms, us or ns"
-							 : "a number is expected");
+			fail(ps, e->attr.id == DP_A_TIME ? ps->why : "a number is expected");
 		} else {
 			e->hi = e->lo;
 		}
@@ -194,7 +180,7 @@ static dp_expr *parse_pred(parser *ps)
 			e->hi = e->hi == UINT64_MAX ? e->hi : e->hi / e->attr.bucket;
 		}
 	} else if (e->op == OP_EQ || e->op == OP_NE) {
-		e->sid = dp_strtab_intern(dp_attr_strings(ps->c), e->text);
+		e->sid = ps->c ? dp_strtab_intern(dp_attr_strings(ps->c), e->text) : 0;
 	} else if (e->op != OP_GLOB && e->op != OP_NGLOB) {
 		ps->p = vat;
 		fail(ps, "names compare with = != ~ !~ only");
@@ -241,7 +227,8 @@ static dp_expr *parse_and(parser *ps)
 {
 	dp_expr *l = parse_not(ps);
 
-	while (l && !ps->failed && (word(ps, "and") || (skip(ps), !strncmp(ps->p, "&&", 2) && (ps->p += 2)))) {
+	while (l && !ps->failed &&
+	       (word(ps, "and") || (skip(ps), !strncmp(ps->p, "&&", 2) && (ps->p += 2)))) {
 		dp_expr *r = parse_not(ps);
 		if (!r) {
 			dp_expr_free(l);
@@ -256,7 +243,8 @@ static dp_expr *parse_or(parser *ps)
 {
 	dp_expr *l = parse_and(ps);
 
-	while (l && !ps->failed && (word(ps, "or") || (skip(ps), !strncmp(ps->p, "||", 2) && (ps->p += 2)))) {
+	while (l && !ps->failed &&
+	       (word(ps, "or") || (skip(ps), !strncmp(ps->p, "||", 2) && (ps->p += 2)))) {
 		dp_expr *r = parse_and(ps);
 		if (!r) {
 			dp_expr_free(l);
@@ -282,6 +270,14 @@ dp_expr *dp_expr_parse(const char *src, dp_attr_ctx *c, dp_error *err)
 		return NULL;
 	}
 	return e;
+}
+
+bool dp_expr_check(const char *src, dp_error *err)
+{
+	dp_expr *e = dp_expr_parse(src, NULL, err);
+
+	dp_expr_free(e);
+	return e != NULL;
 }
 
 void dp_expr_free(dp_expr *e)
@@ -321,8 +317,8 @@ static bool eval_pred(dp_expr *e, dp_attr_ctx *c, dp_row *r)
 	}
 	/* names: interned attributes compare by id; others (event, verdict) by text */
 	const char *s = dp_attr_string(c, &e->attr, k);
-	bool by_id = e->attr.id != DP_A_EVENT && e->attr.id != DP_A_VERDICT &&
-		     e->attr.id != DP_A_REASON;
+	bool by_id =
+	    e->attr.id != DP_A_EVENT && e->attr.id != DP_A_VERDICT && e->attr.id != DP_A_REASON;
 	switch (e->op) {
 	case OP_EQ:
 		return by_id ? k == e->sid : !strcmp(s, e->text);

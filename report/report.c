@@ -1,59 +1,12 @@
 #include "report.h"
 #include "expr.h"
 #include "context.h"
+#include "units.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* "1s..2.5s", "100ms..", "..3s" into [lo, hi] ns since the start */
-static bool parse_time_range(const char *s, uint64_t *lo, uint64_t *hi, dp_error *err)
-{
-	const char *dots = strstr(s, "..");
-	char a[64] = "", b[64] = "";
-
-	*lo = 0;
-	*hi = UINT64_MAX;
-	if (!dots) {
-		dp_error_set(err, "--time '%s': write START..END (1s..2.5s, 100ms.., ..3s)", s);
-		return false;
-	}
-	snprintf(a, sizeof(a), "%.*s", (int)(dots - s), s);
-	snprintf(b, sizeof(b), "%s", dots + 2);
-	for (int i = 0; i < 2; i++) {
-		const char *v = i ? b : a;
-		char *end;
-		double d, mult = 1e9;
-
-		if (!*v)
-			continue;
-		d = strtod(v, &end);
-		if (end == v || !(d >= 0)) {
-			dp_error_set(
-			    err, "--time '%s': '%s' is not a time (a number with s, ms, us or ns)",
-			    s, v);
-			return false;
-		}
-		if (!strcmp(end, "ms"))
-			mult = 1e6;
-		else if (!strcmp(end, "us"))
-			mult = 1e3;
-		else if (!strcmp(end, "ns"))
-			mult = 1;
-		else if (*end && strcmp(end, "s")) {
-			dp_error_set(err, "--time '%s': unit '%s' is not s, ms, us or ns", s, end);
-			return false;
-		}
-		if (d * mult >= 18446744073709551616.0) {
-			dp_error_set(err, "--time '%s': '%s' is beyond any profile (585 years)", s,
-				     v);
-			return false;
-		}
-		*(i ? hi : lo) = (uint64_t)(d * mult);
-	}
-	return true;
-}
 
 static void progress(const dp_report_opts *o, const dp_profile *p, const dp_record *r, size_t size,
 		     bool done)
@@ -80,8 +33,14 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 
 	memset(res, 0, sizeof(*res));
 	res->o = o;
-	if (o->time_range && !parse_time_range(o->time_range, &tlo, &thi, err))
-		return -1;
+	if (o->time_range) {
+		char why[160];
+
+		if (!dp_parse_time_range(o->time_range, &tlo, &thi, why, sizeof(why))) {
+			dp_error_set(err, "--time %s", why);
+			return -1;
+		}
+	}
 	res->p = dp_profile_open(o->input, err);
 	if (!res->p)
 		return -1;

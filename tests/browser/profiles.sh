@@ -11,7 +11,7 @@ dataprof=$1 fixtures=$2 dir=$3
 mkdir -p "$dir"
 cd "$dir"
 rm -f ./*.dprof ./*.html perf.data
-"$dataprof" record -q --heap --markers --counters default --interval 20 -e cpu-clock -F 2000 \
+"$dataprof" record -q --heap --markers --counters default --interval 20ms -e cpu-clock -F 2000 \
 	-o full.dprof -- "$fixtures/phases_O2" >/dev/null
 "$dataprof" record -q --heap -e cpu-clock -F 2000 -o plain.dprof -- "$fixtures/split_O2" 300 >/dev/null
 # one sample a second: 'true' is done long before the first

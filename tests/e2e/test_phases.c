@@ -102,7 +102,7 @@ static int setup(void **state)
 	(void)state;
 	cmd = dp_asprintf("'%s'", fx);
 	if (rec_run(&res, prof,
-		    "-e cpu-clock -F 1000 --markers --interval 10 --counters "
+		    "-e cpu-clock -F 1000 --markers --interval 10ms --counters "
 		    "'proc/stat/cpu_user,proc/stat/processes,proc/pid_stat/utime,"
 		    "proc/pid_stat/minflt,proc/pid_stat/rss,proc/vmstat/pgfault,perf/sw/*'",
 		    cmd) != 0)
@@ -365,7 +365,7 @@ static void test_stat(void **state)
 	dp_record r;
 
 	(void)state;
-	assert_int_equal(tu_sh(&res, "'%s' stat --interval 20 -o '%s' -- '%s' 100 20 5",
+	assert_int_equal(tu_sh(&res, "'%s' stat --interval 20ms -o '%s' -- '%s' 100 20 5",
 			       DATAPROF_BIN, prof, fx),
 			 0);
 	assert_non_null(strstr(res.out, "TRUTH phase name=fork"));
@@ -440,7 +440,7 @@ static void test_errors(void **state)
 	expect_error(cmd, 125, "did you mean proc/meminfo/*");
 	free(cmd);
 	cmd = dp_asprintf("'%s' record -q --interval 0 -- true", DATAPROF_BIN);
-	expect_error(cmd, 125, "--interval needs milliseconds");
+	expect_error(cmd, 125, "--interval '0' has no unit");
 	free(cmd);
 	cmd = dp_asprintf("'%s' record -q --markers -p 1 -- true", DATAPROF_BIN);
 	expect_error(cmd, 125, "--markers needs a command");

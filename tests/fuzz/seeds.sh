@@ -74,7 +74,7 @@ rec() {
 	"$dp" record -q -o "$seeds/fuzz_profile/$out" "$@" >/dev/null 2>&1 || warn "cannot record $out"
 }
 rec true.dprof -e page-faults -- /bin/true
-rec objects.dprof -e page-faults --heap --counters default --interval 5 -- "$seeds/bin/objects_O2"
+rec objects.dprof -e page-faults --heap --counters default --interval 5ms -- "$seeds/bin/objects_O2"
 rec objects_cxx.dprof -e page-faults --heap -- "$seeds/bin/objects_cxx_O2"
 rec threads.dprof -e page-faults -- "$seeds/bin/threads_O2" 2 4
 rec chase.dprof -e cpu-clock -F 2000 -g -- "$seeds/bin/chase_O0" 30 4096
