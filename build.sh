@@ -13,12 +13,14 @@ cd "$(dirname "$0")"
 DEPS=(build-essential cmake pkg-config git
       libpfm4-dev libelf-dev libdw-dev libcapstone-dev libzstd-dev
       libsqlite3-dev zlib1g-dev
+      libpq-dev libssl-dev                    # history: PostgreSQL, run identity (SHA-256)
       libprotobuf-c-dev protobuf-c-compiler)  # export --pprof
 # and to test it
 TEST_DEPS=(libcmocka-dev
       linux-perf elfutils binutils dwz pahole time python3 python3-jsonschema
       clang libclang-rt-14-dev   # tests/fuzz/run.sh: libFuzzer
-      chromium nodejs)           # tests/browser: the view page in a real browser
+      chromium nodejs            # tests/browser: the view page in a real browser
+      postgresql postgresql-common)  # tests/pg: a throwaway PostgreSQL server
 
 # installs the packages named (DEPS by default) that are missing
 deps() {

@@ -57,9 +57,8 @@ int cli_parse_verdicts(const char *list, unsigned *mask, dp_error *err)
 
 int cli_parse_metric(const char *name, int *metric, dp_error *err)
 {
-	static const char *const names[] = {[DP_M_SAMPLES] = "samples",
-					    [DP_M_PERIOD] = "period",
-					    [DP_M_WEIGHT] = "weight"};
+	static const char *const names[] = {
+	    [DP_M_SAMPLES] = "samples", [DP_M_PERIOD] = "period", [DP_M_WEIGHT] = "weight"};
 
 	for (int m = 0; m < (int)(sizeof(names) / sizeof(names[0])); m++)
 		if (names[m] && !strcmp(name, names[m])) {
@@ -68,4 +67,19 @@ int cli_parse_metric(const char *name, int *metric, dp_error *err)
 		}
 	dp_error_set(err, "--metric '%s': use samples, period or weight", name);
 	return -1;
+}
+
+bool cli_parse_fraction(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s)
+		return false;
+	if (*end == '%' && !end[1])
+		v /= 100;
+	else if (*end)
+		return false;
+	*out = v;
+	return v >= 0 && v < 1;
 }
