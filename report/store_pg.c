@@ -56,7 +56,15 @@ static int fail(pg_store *s, PGresult *res, dp_error *err)
 
 	/* serialization failure, deadlock: the transaction may be run again */
 	s->base.conflict = state && (!strcmp(state, "40001") || !strcmp(state, "40P01"));
-	one_line(primary ? primary : PQerrorMessage(s->c), msg, sizeof(msg));
+	if (primary) {
+		one_line(primary, msg, sizeof(msg));
+	} else {
+		/* "FATAL:  terminating connection...\nLINE 1: the statement...": its first line */
+		const char *m = PQerrorMessage(s->c);
+
+		snprintf(msg, sizeof(msg), "%.*s", (int)strcspn(m, "\n"), m);
+		one_line(msg, msg, sizeof(msg));
+	}
 	if (PQstatus(s->c) == CONNECTION_BAD)
 		dp_error_set(err,
 			     "%s: the connection was lost (%s); nothing of this transaction "

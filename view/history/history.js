@@ -32,6 +32,7 @@ function fmt(v) {
 
 const short = (sha) => sha.length > 10 ? sha.slice(0, 8) : sha;
 const stepOf = new Map(d.steps.map((s) => [s.index, s]));
+const charts = new Map(); /* key -> its uPlot, for the tests (window.dpHistory) */
 const stepId = (i) => "step-" + i;
 
 function header() {
@@ -45,9 +46,13 @@ function header() {
 		(d.steps.length === 1 ? "" : "s") : "none";
 }
 
+/* a key without samples in a commit's runs (null) had none: 0 */
+const value = (k, i) => (k.values[i] === null ? 0 : k.values[i]);
+
 function chart(k, box) {
 	const n = d.commits.length, xs = d.commits.map((c, i) => i);
-	const sig = k.values.map((v, i) => (k.beyond_noise[i] && v !== null ? v : null));
+	const ys = xs.map((i) => value(k, i));
+	const sig = xs.map((i) => (k.beyond_noise[i] ? ys[i] : null));
 	const opts = {
 		width: Math.max(380, box.clientWidth - 12), height: 150,
 		legend: { show: false },
@@ -66,7 +71,7 @@ function chart(k, box) {
 		],
 		cursor: { drag: { x: false, y: false }, y: false },
 	};
-	const u = new uPlot(opts, [xs, k.values, sig], box);
+	const u = new uPlot(opts, [xs, ys, sig], box);
 	/* a click on a marked commit goes to its step */
 	u.over.addEventListener("click", () => {
 		const i = u.cursor.idx;
@@ -88,8 +93,7 @@ function keys() {
 		k.beyond_noise.forEach((s, i) => {
 			if (!s || i === 0)
 				return;
-			const prev = k.values[i - 1], v = k.values[i];
-			const up = prev === null || (v !== null && v > prev);
+			const prev = value(k, i - 1), v = value(k, i), up = v > prev;
 			const li = el("li", "");
 			li.appendChild(el("span", up ? "up" : "down", up ? "\u25b2 " : "\u25bc "));
 			li.appendChild(document.createTextNode(fmt(prev) + " \u2192 " + fmt(v) + " at "));
@@ -102,7 +106,7 @@ function keys() {
 		});
 		card.appendChild(marks);
 		box.appendChild(card);
-		chart(k, plot);
+		charts.set(k.key, chart(k, plot));
 	}
 	if (!d.keys.length)
 		box.appendChild(el("p", "note", "No keys in these commits."));
@@ -141,6 +145,7 @@ function steps() {
 header();
 keys();
 steps();
+window.dpHistory = { data: d, charts };
 if (location.hash && document.querySelector(location.hash))
 	document.querySelector(location.hash).scrollIntoView();
 performance.mark("dp-ready");
