@@ -47,8 +47,8 @@ jobs() { nproc 2>/dev/null || echo 2; }
 # The tests this machine could not run and why (tests/support/tu_feature.h
 # logs them): "7 skipped: hardware breakpoints do not fire on this kernel".
 skipped_summary() {
-	[ -s "$1" ] || { echo "tests skipped for a missing kernel feature: none"; return 0; }
-	echo "tests skipped for a missing kernel feature (dataprof doctor says what this machine delivers):"
+	[ -s "$1" ] || { echo "tests skipped for what this machine lacks: none"; return 0; }
+	echo "tests skipped for what this machine lacks (a kernel feature: dataprof doctor says what it delivers; a PostgreSQL server):"
 	cut -f2 "$1" | sort | uniq -c | while read -r n why; do
 		echo "  $n skipped: $why ($(awk -F'\t' -v w="$why" '$2 == w { print $1 }' "$1" |
 			paste -sd, | sed 's/,/, /g'))"
