@@ -159,14 +159,53 @@ static void expect_gate(int store)
 			       "\"c04\",\"c05\",\"c06\"]}"));
 }
 
+/* The JSON as docs/schema/history-check.schema.json says (diff's inside). */
+static void expect_schema(const char *doc)
+{
+	char *path = tu_path("check.json");
+	FILE *f = fopen(path, "w");
+	tu_result res;
+
+	assert_non_null(f);
+	fputs(doc, f);
+	fclose(f);
+	if (tu_sh(&res,
+		  "/usr/bin/python3 '%s/tests/schema/check_history.py' '%s/docs/schema' check "
+		  "< '%s'",
+		  SOURCE_DIR, SOURCE_DIR, path) != 0)
+		fail_msg("check --json against its schema: %s", res.err);
+	printf("%s", res.out);
+	tu_result_free(&res);
+	free(path);
+}
+
 static void test_gate_sqlite(void **state)
 {
 	tu_result res;
+	char *page;
 
 	(void)state;
 	fill();
 	check_all(0, sqlite_db);
 	expect_gate(0);
+	expect_schema(json[0][1]);
+	expect_schema(json[0][REGRESSED]);
+	/* the trend page: its data as documented, the step to commit 7 in it */
+	page = tu_path("history.html");
+	assert_int_equal(tu_sh(&res, "'%s' history --db '%s' show --per run --html '%s'",
+			       DATAPROF_BIN, sqlite_db, page),
+			 0);
+	tu_result_free(&res);
+	if (tu_sh(&res,
+		  "/usr/bin/python3 '%s/tests/schema/check_history.py' '%s/docs/schema' page "
+		  "'%s'",
+		  SOURCE_DIR, SOURCE_DIR, page) != 0)
+		fail_msg("the page's data against its schema: %s", res.err);
+	printf("page: %s", res.out);
+	assert_non_null(strstr(res.out, "commits=10 "));
+	assert_non_null(strstr(res.out, "6")); /* index 6: c07 */
+	tu_result_free(&res);
+	free(page);
 	/* Markdown as diff's, the failing row named and marked */
 	assert_int_equal(tu_sh(&res,
 			       "'%s' history --db '%s' check --commit c%02d --per run --fail-if "
