@@ -2,15 +2,17 @@
 # A throwaway PostgreSQL server for the tests, on a Unix socket in a
 # directory of its own (no TCP port, nothing shared with another test run or
 # the machine's own clusters):
-#   pg_cluster.sh start DIR   initdb + pg_ctl start; prints the connection
-#                             string of its superuser to stdout
+#   pg_cluster.sh start DIR [PID]  initdb + pg_ctl start; prints the connection
+#                             string of its superuser to stdout; with PID, the
+#                             server is stopped once that process is gone,
+#                             however it ended (a crash, a ctest timeout)
 #   pg_cluster.sh stop DIR    stops it at once and removes DIR
 # The server runs as the invoking user, or as 'postgres' (else 'nobody')
 # when that is root: initdb refuses root. Exit 77 with the reason on stderr
 # when no server can be installed or started here (the tests skip).
 set -euo pipefail
 cmd=${1:-} dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: pg_cluster.sh start|stop DIR" >&2; exit 2; }
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: pg_cluster.sh start DIR [PID] | stop DIR" >&2; exit 2; }
 
 bindir=
 for d in /usr/lib/postgresql/15/bin /usr/lib/postgresql/*/bin; do
@@ -43,7 +45,14 @@ start)
 		echo "the PostgreSQL server did not start: $(tail -n 1 "$dir/server.log" 2>/dev/null)" >&2
 		exit 77
 	fi
+	if [ -n "${3:-}" ]; then
+		setsid "$0" watch "$dir" "$3" </dev/null >/dev/null 2>&1 &
+	fi
 	echo "host=$dir port=5432 user=dataprof dbname=postgres"
+	;;
+watch)
+	while kill -0 "$3" 2>/dev/null; do sleep 1; done
+	exec "$0" stop "$dir"
 	;;
 stop)
 	if [ -n "$bindir" ] && [ -f "$dir/data/postmaster.pid" ]; then
@@ -52,7 +61,7 @@ stop)
 	rm -rf "$dir"
 	;;
 *)
-	echo "usage: pg_cluster.sh start|stop DIR" >&2
+	echo "usage: pg_cluster.sh start DIR [PID] | stop DIR" >&2
 	exit 2
 	;;
 esac

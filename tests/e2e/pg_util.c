@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -28,7 +29,9 @@ bool tu_pg_start(tu_pg *pg)
 		snprintf(pg->why, sizeof(pg->why), "cannot make %s: %s", pg->dir, strerror(errno));
 		return false;
 	}
-	if (tu_sh(&res, "'%s/tests/e2e/pg_cluster.sh' start '%s'", SOURCE_DIR, pg->dir) != 0) {
+	/* stopped when this test ends, even killed */
+	if (tu_sh(&res, "'%s/tests/e2e/pg_cluster.sh' start '%s' %d", SOURCE_DIR, pg->dir,
+		  (int)getpid()) != 0) {
 		snprintf(pg->why, sizeof(pg->why), "%.*s", (int)strcspn(res.err, "\n"), res.err);
 		tu_result_free(&res);
 		if (!pg->why[0])
