@@ -21,10 +21,10 @@ bool tu_pg_start(tu_pg *pg)
 	tu_result res;
 
 	memset(pg, 0, sizeof(*pg));
-	/* straight under /tmp: the server's user must reach it, and a socket's
-	 * path is short */
+	/* a socket's path is short; as root the server runs as another user,
+	 * who must reach it: straight under /tmp */
 	snprintf(pg->dir, sizeof(pg->dir), "%s/dp-pg-XXXXXX",
-		 tmp && strlen(tmp) < 30 ? tmp : "/tmp");
+		 tmp && strlen(tmp) < 30 && geteuid() ? tmp : "/tmp");
 	if (!mkdtemp(pg->dir)) {
 		snprintf(pg->why, sizeof(pg->why), "cannot make %s: %s", pg->dir, strerror(errno));
 		return false;
@@ -32,11 +32,12 @@ bool tu_pg_start(tu_pg *pg)
 	/* stopped when this test ends, even killed */
 	if (tu_sh(&res, "'%s/tests/e2e/pg_cluster.sh' start '%s' %d", SOURCE_DIR, pg->dir,
 		  (int)getpid()) != 0) {
-		snprintf(pg->why, sizeof(pg->why), "%.*s", (int)strcspn(res.err, "\n"), res.err);
+		char why[sizeof(pg->why)];
+
+		snprintf(why, sizeof(why), "%.*s", (int)strcspn(res.err, "\n"), res.err);
 		tu_result_free(&res);
-		if (!pg->why[0])
-			snprintf(pg->why, sizeof(pg->why), "pg_cluster.sh failed");
 		tu_pg_stop(pg);
+		snprintf(pg->why, sizeof(pg->why), "%s", *why ? why : "pg_cluster.sh failed");
 		return false;
 	}
 	res.out[strcspn(res.out, "\n")] = 0;
