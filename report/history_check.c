@@ -183,19 +183,11 @@ static void describe(const dp_history_check_opts *o, const char *commit, const d
 			 base->v[base->n - 1].sha);
 }
 
-static void json_opt(FILE *f, const char *s)
-{
-	if (s)
-		dp_json_str(f, s);
-	else
-		fputs("null", f);
-}
-
 static void json_head(FILE *f, const dp_history_check_opts *o, const char *commit,
 		      const dp_history_sel *sel, const dp_history_commits *base)
 {
 	fputs("{\"schema\":\"dataprof-history-check/1\",\"commit\":", f);
-	json_opt(f, commit);
+	dp_json_str_or_null(f, commit);
 	fputs(",\"profiles\":[", f);
 	for (size_t i = 0; i < o->nprofiles; i++) {
 		fputs(i ? "," : "", f);
@@ -206,7 +198,7 @@ static void json_head(FILE *f, const dp_history_check_opts *o, const char *commi
 	fputs(",\"event\":", f);
 	dp_json_str(f, sel->event);
 	fputs(",\"baseline\":{\"branch\":", f);
-	json_opt(f, sel->branch);
+	dp_json_str_or_null(f, sel->branch);
 	fputs(",\"commits\":[", f);
 	for (size_t i = 0; i < base->n; i++) {
 		fputs(i ? "," : "", f);

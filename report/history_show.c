@@ -6,7 +6,6 @@
 #include "history.h"
 #include "json.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,15 +249,6 @@ int dp_history_show(dp_history *h, const dp_history_show_opts *o, FILE *f, dp_er
 	return rc;
 }
 
-/* JSON: numbers JSON can hold, else null */
-static void num(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.10g", v);
-	else
-		fputs("null", f);
-}
-
 /* s in single quotes for a POSIX shell */
 static void shell_word(dp_buf *b, const char *s)
 {
@@ -321,9 +311,9 @@ static void step_json(const dp_history_model *m, const char *db, size_t i, FILE 
 		fputs(shown++ ? ",{\"key\":" : "{\"key\":", f);
 		dp_json_str(f, dp_diff_fmt_key(r, row, key, sizeof(key)));
 		fputs(",\"base\":", f);
-		num(f, c->base);
+		dp_json_num(f, c->base);
 		fputs(",\"new\":", f);
-		num(f, c->new_);
+		dp_json_num(f, c->new_);
 		fputs(",\"change\":", f);
 		dp_json_str(f, dp_diff_fmt_change(c, fmt, sizeof(fmt)));
 		fputs(",\"interval\":", f);
@@ -349,10 +339,7 @@ void dp_history_model_json(const dp_history_model *m, const char *db, FILE *f)
 		metric_names[o->diff.metric], dp_diff_per_name(o->diff.per),
 		dp_diff_per_text(o->diff.per), o->diff.confidence);
 	fputs(",\"branch\":", f);
-	if (o->branch)
-		dp_json_str(f, o->branch);
-	else
-		fputs("null", f);
+	dp_json_str_or_null(f, o->branch);
 	fputs(",\"commits\":[", f);
 	for (size_t i = 0; i < m->commits.n; i++) {
 		fputs(i ? ",{\"sha\":" : "{\"sha\":", f);
@@ -377,7 +364,7 @@ void dp_history_model_json(const dp_history_model *m, const char *db, FILE *f)
 		for (size_t i = 0; i < m->commits.n; i++) {
 			fputs(i ? "," : "", f);
 			if (t->have[i])
-				num(f, t->v[i]);
+				dp_json_num(f, t->v[i]);
 			else
 				fputs("null", f);
 		}

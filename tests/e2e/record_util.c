@@ -44,6 +44,19 @@ size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx)
 	return n;
 }
 
+char *rec_fixture(const char *fixture, const char *args, const char *opts, const char *name)
+{
+	char *out = tu_path(name), *fx = tu_fixture(fixture);
+	char *cmd = dp_asprintf("'%s' %s", fx, args);
+	tu_result res;
+
+	assert_int_equal(rec_run(&res, out, opts, cmd), 0);
+	tu_result_free(&res);
+	free(cmd);
+	free(fx);
+	return out;
+}
+
 void rec_copy_tagged(const char *src, const char *dst, const char *key, const char *value)
 {
 	size_t len, hdr, klen = strlen(key) + 1, vlen = strlen(value) + 1;

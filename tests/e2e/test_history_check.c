@@ -33,18 +33,6 @@ static tu_pg pg;
 static char *json[2][COMMITS + 1]; /* check --json per store and commit */
 static int status[2][COMMITS + 1];
 
-static char *record(const char *fixture, const char *name)
-{
-	char *out = tu_path(name), *fx = tu_fixture(fixture), *cmd = dp_asprintf("'%s'", fx);
-	tu_result res;
-
-	assert_int_equal(rec_run(&res, out, "--heap -e cpu-clock -F 4000", cmd), 0);
-	tu_result_free(&res);
-	free(cmd);
-	free(fx);
-	return out;
-}
-
 static void add_all(const char *db, char *const prof[COMMITS + 1][2])
 {
 	for (int c = 1; c <= COMMITS; c++) {
@@ -70,9 +58,9 @@ static void fill(void)
 		char name[32];
 
 		snprintf(name, sizeof(name), "a%d.dprof", i);
-		rec[0][i] = record("layout_O2", name);
+		rec[0][i] = rec_fixture("layout_O2", "", "--heap -e cpu-clock -F 4000", name);
 		snprintf(name, sizeof(name), "b%d.dprof", i);
-		rec[1][i] = record("b/layout_O2", name);
+		rec[1][i] = rec_fixture("b/layout_O2", "", "--heap -e cpu-clock -F 4000", name);
 	}
 	for (int c = 1; c <= COMMITS; c++)
 		for (int k = 0; k < 2; k++) {

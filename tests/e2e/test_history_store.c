@@ -41,19 +41,6 @@ static char *other; /* a profile of another program */
 static tu_pg pg;
 static char *sqlite_db, *pg_db;
 
-static char *record(const char *fixture, const char *args, const char *name)
-{
-	char *out = tu_path(name), *fx = tu_fixture(fixture);
-	char *cmd = dp_asprintf("'%s' %s", fx, args);
-	tu_result res;
-
-	assert_int_equal(rec_run(&res, out, "-e cpu-clock -F 2000", cmd), 0);
-	tu_result_free(&res);
-	free(cmd);
-	free(fx);
-	return out;
-}
-
 static void profiles(void)
 {
 	char *rec[3];
@@ -64,7 +51,8 @@ static void profiles(void)
 		char name[32];
 
 		snprintf(name, sizeof(name), "rec%d.dprof", i);
-		rec[i] = record(i == 2 ? "b/layout_O2" : "layout_O2", "1000000 16", name);
+		rec[i] = rec_fixture(i == 2 ? "b/layout_O2" : "layout_O2", "1000000 16",
+				     "-e cpu-clock -F 2000", name);
 	}
 	for (int w = 0; w < WRITERS; w++)
 		for (int j = 0; j < PER; j++) {
@@ -75,7 +63,7 @@ static void profiles(void)
 			prof[w][j] = tu_path(name);
 			rec_copy_tagged(rec[(w + j) % 3], prof[w][j], "test_copy", tag);
 		}
-	other = record("spin_O2", "", "other.dprof");
+	other = rec_fixture("spin_O2", "", "-e cpu-clock -F 2000", "other.dprof");
 	for (int i = 0; i < 3; i++)
 		free(rec[i]);
 	sqlite_db = tu_path("history.sqlite");

@@ -2,22 +2,11 @@
  * commit (oldest first); a red point where it changed beyond noise from the
  * commit before. A point, or the link under the chart, leads to that
  * step's section: its diff table and the command that shows it again.
- * Marks "dp-ready" (performance.mark, body[data-ready]) once drawn. */
-(function () {
-"use strict";
+ * Marks "dp-ready" (performance.mark, body[data-ready]) once drawn. Shares
+ * the view page's js/util.js ($, el), in one scope with it. */
 
 const UP = "#d62728", LINE = "#1f77b4";
-const d = JSON.parse(document.getElementById("dp-history").textContent);
-const $ = (id) => document.getElementById(id);
-
-function el(tag, cls, text) {
-	const e = document.createElement(tag);
-	if (cls)
-		e.className = cls;
-	if (text !== undefined)
-		e.textContent = text;
-	return e;
-}
+const d = JSON.parse($("dp-history").textContent);
 
 /* 3 significant digits with k, M, G, T, as the text output */
 function fmt(v) {
@@ -150,4 +139,3 @@ if (location.hash && document.querySelector(location.hash))
 	document.querySelector(location.hash).scrollIntoView();
 performance.mark("dp-ready");
 document.body.dataset.ready = "1";
-})();
