@@ -441,7 +441,10 @@ static void test_sqlite_versions(void **state)
 			 "(2, 'old2', 'main', NULL, '2023-01-02T00:00:00Z', 'r.dprof', 'app',"
 			 " 'cpu-clock', 'h', 1.0, 0, 100, 100, 0);"
 			 "INSERT INTO aggregates VALUES(1, 'member', 'struct s.x', '', 100, 1e8, 0,"
-			 " 1e14, 0), (2, 'member', 'struct s.x', '', 300, 3e8, 0, 3e14, 0);",
+			 " 1e14, 0), (2, 'member', 'struct s.x', '', 300, 3e8, 0, 3e14, 0),"
+			 /* a name no page may take for its end */
+			 " (1, 'member', 'struct </script><b>&.y', '', 100, 1e8, 0, 1e14, 0),"
+			 " (2, 'member', 'struct </script><b>&.y', '', 100, 1e8, 0, 1e14, 0);",
 			 NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(h);
@@ -450,6 +453,17 @@ static void test_sqlite_versions(void **state)
 	printf("%s", res.out);
 	assert_non_null(strstr(res.out, "\"old1\",1,\"struct s.x\",100000000,0"));
 	assert_non_null(strstr(res.out, "\"old2\",1,\"struct s.x\",300000000,1"));
+	tu_result_free(&res);
+	/* its page: the name's "</script>" escaped, the data whole */
+	assert_int_equal(
+	    tu_sh(&res,
+		  "'%s' history --db '%s' show --per run --html '%s.html' && "
+		  "/usr/bin/python3 '%s/tests/schema/check_history.py' '%s/docs/schema' "
+		  "page '%s.html' && grep -c '</script><b>' '%s.html'",
+		  DATAPROF_BIN, v1, v1, SOURCE_DIR, SOURCE_DIR, v1, v1),
+	    1); /* grep found none */
+	printf("page: %s", res.out);
+	assert_non_null(strstr(res.out, "valid commits=2 keys=2"));
 	tu_result_free(&res);
 	assert_int_equal(sqlite3_open(v1, &h), SQLITE_OK);
 	{
