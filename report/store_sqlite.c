@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct sqlite_store {
 	dp_store base;
@@ -143,7 +144,9 @@ dp_store *dp_store_sqlite_open(const char *path, bool create, dp_error *err)
 	s->base.name = dp_strdup(path);
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0),
 			    NULL) != SQLITE_OK) {
-		dp_error_set(err, "cannot open '%s': %s", path, sqlite3_errmsg(s->db));
+		dp_error_set(err, "cannot open '%s': %s", path,
+			     !create && access(path, F_OK) ? "no such file"
+							   : sqlite3_errmsg(s->db));
 		sq_close(&s->base);
 		return NULL;
 	}
