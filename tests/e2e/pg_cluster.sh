@@ -8,7 +8,9 @@
 #                             however it ended (a crash, a ctest timeout)
 #   pg_cluster.sh stop DIR    stops it at once and removes DIR
 # The server runs as the invoking user, or as 'postgres' (else 'nobody')
-# when that is root: initdb refuses root. Exit 77 with the reason on stderr
+# when that is root: initdb refuses root. It does not wait for the disk
+# (fsync off: the tests' data is thrown away) unless PG_CLUSTER_DURABLE=1
+# (benchmarks: a server as one would run it). Exit 77 with the reason on stderr
 # when no server can be installed or started here (the tests skip).
 set -euo pipefail
 cmd=${1:-} dir=${2:-}
@@ -39,8 +41,10 @@ start)
 	fi
 	# password rules for the tests of credentials: role 'ci' must give one
 	printf 'local all ci scram-sha-256\nlocal all all trust\n' >"$dir/data/pg_hba.conf"
+	durable="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	[ "${PG_CLUSTER_DURABLE:-0}" = 0 ] || durable=
 	if ! (cd "$dir" && HOME=$dir "${as[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-		-o "-c listen_addresses='' -c unix_socket_directories='$dir' -c port=5432 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=40 -c shared_buffers=16MB" \
+		-o "-c listen_addresses='' -c unix_socket_directories='$dir' -c port=5432 $durable -c max_connections=40 -c shared_buffers=16MB" \
 		start >/dev/null 2>&1); then
 		echo "the PostgreSQL server did not start: $(tail -n 1 "$dir/server.log" 2>/dev/null)" >&2
 		exit 77
