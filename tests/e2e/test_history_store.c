@@ -503,6 +503,50 @@ static void test_sqlite_versions(void **state)
 	free(v9);
 }
 
+/* --commit-time as git log writes it (%cI, %ct), into UTC; the order of
+ * commits follows it, not the order they were added in. */
+static void test_commit_time(void **state)
+{
+	static const char *const given[] = {"2024-05-01T12:00:00+02:00", "1714557600",
+					    "@1714557600", "2024-05-01 10:00:00Z"};
+	char *db = tu_path("times.sqlite"), *sql;
+	tu_result res;
+
+	(void)state;
+	profiles();
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(tu_sh(&res,
+				       "'%s' history --db '%s' add --commit t%d --commit-time '%s' "
+				       "'%s'",
+				       DATAPROF_BIN, db, i, given[i], prof[2][i]),
+				 0);
+		tu_result_free(&res);
+		sql = dp_asprintf("SELECT count(*) FROM runs WHERE commit_sha = 't%d' AND "
+				  "commit_time = '2024-05-01T10:00:00Z'",
+				  i);
+		if (sqlite_long_at(db, sql) != 1)
+			fail_msg("--commit-time '%s' was not stored as 2024-05-01T10:00:00Z",
+				 given[i]);
+		free(sql);
+	}
+	/* added last, made first: shown first */
+	assert_int_equal(
+	    tu_sh(&res,
+		  "'%s' history --db '%s' add --commit early --commit-time "
+		  "2024-04-30T00:00:00Z '%s' && '%s' history --db '%s' show --csv --last 5 "
+		  "| sed -n 2p",
+		  DATAPROF_BIN, db, prof[2][4], DATAPROF_BIN, db),
+	    0);
+	assert_true(!strncmp(res.out, "\"early\",", 8));
+	tu_result_free(&res);
+	tu_sh(&res, "'%s' history --db '%s' add --commit t9 --commit-time yesterday '%s'",
+	      DATAPROF_BIN, db, prof[2][5]);
+	assert_int_equal(res.status, 2);
+	assert_non_null(strstr(res.err, "--commit-time 'yesterday': a time as git log"));
+	tu_result_free(&res);
+	free(db);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -523,6 +567,7 @@ int main(void)
 	    cmocka_unit_test(test_writers_sqlite),     cmocka_unit_test(test_writers_postgresql),
 	    cmocka_unit_test(test_import_export),      cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_dropped_connection), cmocka_unit_test(test_sqlite_versions),
+	    cmocka_unit_test(test_commit_time),
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);
