@@ -13,12 +13,14 @@ cd "$(dirname "$0")"
 DEPS=(build-essential cmake pkg-config git
       libpfm4-dev libelf-dev libdw-dev libcapstone-dev libzstd-dev
       libsqlite3-dev zlib1g-dev
+      libpq-dev libssl-dev                    # history: PostgreSQL, run identity (SHA-256)
       libprotobuf-c-dev protobuf-c-compiler)  # export --pprof
 # and to test it
 TEST_DEPS=(libcmocka-dev
       linux-perf elfutils binutils dwz pahole time python3 python3-jsonschema
       clang libclang-rt-14-dev   # tests/fuzz/run.sh: libFuzzer
-      chromium nodejs)           # tests/browser: the view page in a real browser
+      chromium nodejs            # tests/browser: the view page in a real browser
+      postgresql postgresql-common)  # tests/pg: a throwaway PostgreSQL server
 
 # installs the packages named (DEPS by default) that are missing
 deps() {
@@ -45,8 +47,8 @@ jobs() { nproc 2>/dev/null || echo 2; }
 # The tests this machine could not run and why (tests/support/tu_feature.h
 # logs them): "7 skipped: hardware breakpoints do not fire on this kernel".
 skipped_summary() {
-	[ -s "$1" ] || { echo "tests skipped for a missing kernel feature: none"; return 0; }
-	echo "tests skipped for a missing kernel feature (dataprof doctor says what this machine delivers):"
+	[ -s "$1" ] || { echo "tests skipped for what this machine lacks: none"; return 0; }
+	echo "tests skipped for what this machine lacks (a kernel feature: dataprof doctor says what it delivers; a PostgreSQL server):"
 	cut -f2 "$1" | sort | uniq -c | while read -r n why; do
 		echo "  $n skipped: $why ($(awk -F'\t' -v w="$why" '$2 == w { print $1 }' "$1" |
 			paste -sd, | sed 's/,/, /g'))"

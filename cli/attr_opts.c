@@ -87,3 +87,18 @@ int cli_check_filters(const char *where, const char *time_range)
 	}
 	return 0;
 }
+
+bool cli_parse_fraction(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s)
+		return false;
+	if (*end == '%' && !end[1])
+		v /= 100;
+	else if (*end)
+		return false;
+	*out = v;
+	return v >= 0 && v < 1;
+}

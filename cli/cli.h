@@ -31,6 +31,13 @@ int cli_check_filters(const char *where, const char *time_range);
 /* "exact,verified" into a bit mask of verdicts. */
 int cli_parse_verdicts(const char *list, unsigned *mask, struct dp_error *err);
 
+/* "0.05" or "5%" into a fraction in [0, 1); false otherwise. */
+bool cli_parse_fraction(const char *s, double *out);
+
+/* diff and history check: a --fail-if condition held, distinct from errors
+ * (1) and usage (2). */
+#define CLI_EXIT_FAIL_IF 3
+
 /* Prints "dataprof: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The whole command line, for the profile header. */

@@ -9,9 +9,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-/* A --fail-if condition held: distinct from errors (1) and usage (2). */
-#define EXIT_FAIL_IF 3
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -54,7 +51,7 @@ static void usage(FILE *f)
 		"      --width N           text width (default: the terminal's, or 80)\n"
 		"  -h, --help              show this help\n\n"
 		"Exit status: 0, %d when a --fail-if held, 1 on errors, 2 on bad usage.\n",
-		EXIT_FAIL_IF, EXIT_FAIL_IF);
+		CLI_EXIT_FAIL_IF, CLI_EXIT_FAIL_IF);
 }
 
 enum {
@@ -75,21 +72,6 @@ enum {
 	O_SYMFS,
 	O_WIDTH
 };
-
-static bool parse_confidence(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s)
-		return false;
-	if (*end == '%' && !end[1])
-		v /= 100;
-	else if (*end)
-		return false;
-	*out = v;
-	return v > 0 && v < 1;
-}
 
 int cmd_diff(int argc, char **argv)
 {
@@ -177,7 +159,7 @@ int cmd_diff(int argc, char **argv)
 			break;
 		}
 		case O_CONF:
-			if (!parse_confidence(optarg, &o.confidence)) {
+			if (!cli_parse_fraction(optarg, &o.confidence) || o.confidence <= 0) {
 				dp_error_set(
 				    &err,
 				    "--confidence '%s': a level between 0 and 1 (0.95) or a "
@@ -187,7 +169,7 @@ int cmd_diff(int argc, char **argv)
 			}
 			break;
 		case O_NOISE:
-			if (!parse_confidence(optarg, &o.noise) && strcmp(optarg, "0")) {
+			if (!cli_parse_fraction(optarg, &o.noise)) {
 				dp_error_set(
 				    &err, "--noise '%s': a fraction (0.05) or a percentage (5%%)",
 				    optarg);
@@ -323,7 +305,7 @@ int cmd_diff(int argc, char **argv)
 		dp_diff_markdown(&r, stdout);
 	else
 		dp_diff_text(&r, stdout);
-	rc = r.failed ? EXIT_FAIL_IF : 0;
+	rc = r.failed ? CLI_EXIT_FAIL_IF : 0;
 	dp_diff_free(&r);
 	goto out;
 bad:

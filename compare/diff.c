@@ -31,15 +31,15 @@ const char *dp_diff_key_val(const dp_diff_result *r, const dp_diff_row *row, int
 	return k < 0 ? "" : dp_rtable_str(&r->tab, r->tab.keys.v[k].vals[i]);
 }
 
-static int read_side(const dp_diff_opts *o, const char *const *paths, size_t n, dp_diff_result *r,
-		     dp_diff_side *side, dp_error *err)
+int dp_diff_read_runs(const char *const *paths, size_t n, dp_diff_result *r, dp_diff_side *side,
+		      dp_error *err)
 {
 	dp_rtable *t = &r->tab;
 
 	for (size_t i = 0; i < n; i++) {
 		dp_run run, *rp = &run;
 
-		if (dp_run_read(paths[i], &o->run, &t, &rp, 1, err) < 0)
+		if (dp_run_read(paths[i], &r->o->run, &t, &rp, 1, err) < 0)
 			return -1;
 		dp_vec_push(&side->runs, run);
 	}
@@ -121,15 +121,16 @@ static int exposure(const dp_diff_opts *o, dp_diff_side *side, dp_error *err)
 		case DP_PER_INTERVAL:
 			e = x->intervals;
 			if (e <= 0) {
-				dp_error_set(err,
-					     !x->markers ? "%s carries no code markers: --per interval "
-							   "needs a run recorded with --markers"
-					     : !o->run.between[0]
-						 ? "%s: --per interval counts the intervals of "
-						   "--between A B: name the two markers"
-						 : "%s has no interval from the first marker to the "
-						   "second",
-					     x->path);
+				dp_error_set(
+				    err,
+				    !x->markers ? "%s carries no code markers: --per interval "
+						  "needs a run recorded with --markers"
+				    : !o->run.between[0]
+					? "%s: --per interval counts the intervals of "
+					  "--between A B: name the two markers"
+					: "%s has no interval from the first marker to the "
+					  "second",
+				    x->path);
 				return -1;
 			}
 			break;
@@ -376,6 +377,17 @@ int dp_diff_compute(dp_diff_result *r, dp_error *err)
 	return 0;
 }
 
+int dp_diff_start(dp_diff_result *r, const dp_diff_opts *o, dp_error *err)
+{
+	dp_diff_init(r, o);
+	for (size_t i = 0; i < o->nfail; i++)
+		if (!(r->fail[i] = dp_failif_parse(o->fail_if[i], &o->by, err))) {
+			dp_diff_free(r);
+			return -1;
+		}
+	return 0;
+}
+
 int dp_diff_build(const dp_diff_opts *o, dp_diff_result *r, dp_error *err)
 {
 	memset(r, 0, sizeof(*r));
@@ -385,17 +397,15 @@ int dp_diff_build(const dp_diff_opts *o, dp_diff_result *r, dp_error *err)
 		dp_error_set(err, "diff needs a BASE and a NEW profile");
 		return -1;
 	}
-	dp_diff_init(r, o);
-	for (size_t i = 0; i < o->nfail; i++)
-		if (!(r->fail[i] = dp_failif_parse(o->fail_if[i], &o->by, err)))
-			goto fail;
-	if (read_side(o, o->base, o->nbase, r, &r->base, err) < 0 ||
-	    read_side(o, o->new_, o->nnew, r, &r->new_, err) < 0 || dp_diff_compute(r, err) < 0)
-		goto fail;
+	if (dp_diff_start(r, o, err) < 0)
+		return -1;
+	if (dp_diff_read_runs(o->base, o->nbase, r, &r->base, err) < 0 ||
+	    dp_diff_read_runs(o->new_, o->nnew, r, &r->new_, err) < 0 ||
+	    dp_diff_compute(r, err) < 0) {
+		dp_diff_free(r);
+		return -1;
+	}
 	return 0;
-fail:
-	dp_diff_free(r);
-	return -1;
 }
 
 void dp_diff_free(dp_diff_result *r)

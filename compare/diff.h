@@ -39,6 +39,8 @@ typedef struct dp_diff_opts {
 	size_t nfail;
 	size_t top; /* rows shown (text, Markdown); 0: 20 */
 	int width;
+	const char
+	    *title; /* of the text and Markdown, for what is compared; NULL: "dataprof diff" */
 } dp_diff_opts;
 
 /* One compared key: base key and new key (-1: none on that side). */
@@ -84,9 +86,13 @@ typedef struct dp_diff_result {
 
 /* Reads the profiles of o and compares them. */
 int dp_diff_build(const dp_diff_opts *o, dp_diff_result *r, dp_error *err);
-/* For runs from elsewhere (history): init, add runs to r->base.runs and
- * r->new_.runs keyed by r->tab, compute. */
+/* For runs from elsewhere (history): init (start: and parse o's
+ * --fail-if), add runs to r->base.runs and r->new_.runs keyed by r->tab
+ * (read_runs: from profiles), compute. */
 void dp_diff_init(dp_diff_result *r, const dp_diff_opts *o);
+int dp_diff_start(dp_diff_result *r, const dp_diff_opts *o, dp_error *err);
+int dp_diff_read_runs(const char *const *paths, size_t n, dp_diff_result *r, dp_diff_side *side,
+		      dp_error *err);
 int dp_diff_compute(dp_diff_result *r, dp_error *err);
 void dp_diff_free(dp_diff_result *r);
 

@@ -5,16 +5,6 @@
 #include <inttypes.h>
 #include <math.h>
 
-
-/* JSON has no infinity: null */
-static void num(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.10g", v);
-	else
-		fputs("null", f);
-}
-
 static void key(FILE *f, const dp_diff_result *r, int32_t k)
 {
 	if (k < 0) {
@@ -35,21 +25,21 @@ static void change(FILE *f, const dp_diff_row *row, int m)
 	bool from_zero = c->base <= 0;
 
 	fputs("\"base\":", f);
-	num(f, c->base);
+	dp_json_num(f, c->base);
 	fputs(",\"new\":", f);
-	num(f, c->new_);
+	dp_json_num(f, c->new_);
 	fputs(",\"delta\":", f);
-	num(f, c->delta);
+	dp_json_num(f, c->delta);
 	fputs(",\"delta_interval\":[", f);
-	num(f, c->delta_lo);
+	dp_json_num(f, c->delta_lo);
 	fputc(',', f);
-	num(f, c->delta_hi);
+	dp_json_num(f, c->delta_hi);
 	fputs("],\"change\":", f);
-	num(f, from_zero ? NAN : (c->ratio - 1) * 100);
+	dp_json_num(f, from_zero ? NAN : (c->ratio - 1) * 100);
 	fputs(",\"change_interval\":[", f);
-	num(f, from_zero ? NAN : (c->ratio_lo - 1) * 100);
+	dp_json_num(f, from_zero ? NAN : (c->ratio_lo - 1) * 100);
 	fputc(',', f);
-	num(f, from_zero ? NAN : (c->ratio_hi - 1) * 100);
+	dp_json_num(f, from_zero ? NAN : (c->ratio_hi - 1) * 100);
 	fprintf(f, "],\"base_total\":%.10g,\"new_total\":%.10g", row->xb[m], row->xn[m]);
 	fprintf(f, ",\"base_samples\":%.0f,\"new_samples\":%.0f", row->xb[0], row->xn[0]);
 	fprintf(f, ",\"significant\":%s,\"direction\":\"%s\"", c->significant ? "true" : "false",
@@ -120,9 +110,9 @@ void dp_diff_json(const dp_diff_result *r, FILE *f)
 		fprintf(f, ",\"line_shift\":%ld,", row->shift);
 		change(f, row, m);
 		fputs(",\"share_base\":", f);
-		num(f, row->share_b);
+		dp_json_num(f, row->share_b);
 		fputs(",\"share_new\":", f);
-		num(f, row->share_n);
+		dp_json_num(f, row->share_n);
 		fputs(",\"fail_if\":[", f);
 		for (size_t k = 0; k < o->nfail; k++)
 			if (row->fails & (1u << k)) {

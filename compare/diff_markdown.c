@@ -55,8 +55,9 @@ void dp_diff_markdown(const dp_diff_result *r, FILE *f)
 	size_t top = o->top ? o->top : 20, shown = 0;
 	char a[32], b[32], ch[32], iv[64];
 
-	fprintf(f, "#### dataprof diff: %s, %s, %s %s\n\n", *ref->program ? ref->program : "?",
-		ref->event, metric_names[m], dp_diff_per_text(o->per));
+	fprintf(f, "#### %s: %s, %s, %s %s\n\n", o->title ? o->title : "dataprof diff",
+		*ref->program ? ref->program : "?", ref->event, metric_names[m],
+		dp_diff_per_text(o->per));
 	if (r->failed) {
 		fputs("**Failed:**", f);
 		for (size_t i = 0; i < o->nfail; i++)

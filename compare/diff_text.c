@@ -53,8 +53,8 @@ void dp_diff_text(const dp_diff_result *r, FILE *f)
 	const dp_run *ref = &r->base.runs.v[0];
 	char a[32], b[32], d[32], ch[32], iv[64], key[1024], fitted[1024];
 
-	fprintf(f, "# dataprof diff of %s, event %s\n", *ref->program ? ref->program : "?",
-		ref->event);
+	fprintf(f, "# %s%s%s, event %s\n", o->title ? o->title : "dataprof diff",
+		o->title ? ": " : " of ", *ref->program ? ref->program : "?", ref->event);
 	side_line(f, "base:", &r->base);
 	side_line(f, "new:", &r->new_);
 	fprintf(f, "# metric: %s %s; by %s", metric_names[m], dp_diff_per_text(o->per),

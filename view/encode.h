@@ -9,10 +9,7 @@
 #include <stdio.h>
 
 #include "util.h"
-
-/* s as a JSON string, quotes included; '<', '>' and '&' escaped so that no
- * "</script>" can end the element early. */
-void dp_json_str(FILE *f, const char *s);
+#include "json.h" /* dp_json_str: safe inside <script> */
 
 /* Appends v as an unsigned LEB128 varint. */
 void dp_varint_put(dp_buf *b, uint64_t v);

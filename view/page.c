@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-static const struct dp_asset *asset(const char *name)
+const struct dp_asset *dp_view_asset(const char *name)
 {
 	for (const struct dp_asset *a = dp_assets; a->name; a++)
 		if (!strcmp(a->name, name))
@@ -11,14 +11,17 @@ static const struct dp_asset *asset(const char *name)
 	return NULL;
 }
 
-static void put(FILE *f, const struct dp_asset *a)
+void dp_view_put(FILE *f, const char *name)
 {
-	fwrite(a->data, 1, a->len, f);
+	const struct dp_asset *a = dp_view_asset(name);
+
+	if (a)
+		fwrite(a->data, 1, a->len, f);
 }
 
 /* Every embedded file whose name starts with prefix and ends with suffix, in
  * the order CMakeLists.txt lists them (the scripts depend on that order). */
-static void put_all(FILE *f, const char *prefix, const char *suffix)
+void dp_view_put_all(FILE *f, const char *prefix, const char *suffix)
 {
 	size_t np = strlen(prefix), ns = strlen(suffix);
 
@@ -27,52 +30,36 @@ static void put_all(FILE *f, const char *prefix, const char *suffix)
 		if (n >= np + ns && !strncmp(a->name, prefix, np) &&
 		    !strcmp(a->name + n - ns, suffix)) {
 			fprintf(f, "/* %s */\n", a->name);
-			put(f, a);
+			fwrite(a->data, 1, a->len, f);
 		}
 	}
 }
 
-int dp_view_page_write(dp_view_model *m, FILE *f, dp_error *err)
+int dp_view_template_write(const char *name, FILE *f, dp_view_slot_fn slot, void *ctx,
+			   dp_error *err)
 {
-	const struct dp_asset *tpl = asset("page.html");
+	const struct dp_asset *tpl = dp_view_asset(name);
 	const char *p, *end;
 
 	if (!tpl) {
-		dp_error_set(err, "view: the page template is missing from this build");
+		dp_error_set(err, "view: the page template %s is missing from this build", name);
 		return -1;
 	}
 	p = (const char *)tpl->data;
 	end = p + tpl->len;
 	/* the template's slots: <!--dp:NAME--> */
 	while (p < end) {
-		const char *slot = memmem(p, (size_t)(end - p), "<!--dp:", 7), *close;
+		const char *at = memmem(p, (size_t)(end - p), "<!--dp:", 7), *close;
 
-		if (!slot) {
+		if (!at) {
 			fwrite(p, 1, (size_t)(end - p), f);
 			break;
 		}
-		fwrite(p, 1, (size_t)(slot - p), f);
-		close = memmem(slot, (size_t)(end - slot), "-->", 3);
+		fwrite(p, 1, (size_t)(at - p), f);
+		close = memmem(at, (size_t)(end - at), "-->", 3);
 		if (!close)
 			break;
-		size_t n = (size_t)(close - slot - 7);
-		if (n == 3 && !strncmp(slot + 7, "css", 3)) {
-			fputs("<style>\n", f);
-			put(f, asset("vendor/uplot/uPlot.min.css"));
-			put_all(f, "", "view.css");
-			fputs("</style>", f);
-		} else if (n == 4 && !strncmp(slot + 7, "data", 4)) {
-			fputs("<script type=\"application/json\" id=\"dp-data\">", f);
-			dp_view_model_json(m, f);
-			fputs("</script>", f);
-		} else if (n == 2 && !strncmp(slot + 7, "js", 2)) {
-			fputs("<script>\n", f);
-			put(f, asset("vendor/uplot/uPlot.iife.min.js"));
-			/* the page's files share one scope, in their order */
-			fputs("\n</script>\n<script>\n(function () {\n\"use strict\";\n", f);
-			put_all(f, "js/", ".js");
-			fputs("})();\n</script>", f);
-		}
+		slot(ctx, at + 7, (size_t)(close - at - 7), f);
 		p = close + 3;
 	}
 	if (ferror(f)) {
@@ -80,4 +67,30 @@ int dp_view_page_write(dp_view_model *m, FILE *f, dp_error *err)
 		return -1;
 	}
 	return 0;
+}
+
+static void view_slot(void *ctx, const char *name, size_t n, FILE *f)
+{
+	if (n == 3 && !strncmp(name, "css", 3)) {
+		fputs("<style>\n", f);
+		dp_view_put(f, "vendor/uplot/uPlot.min.css");
+		dp_view_put_all(f, "", "view.css");
+		fputs("</style>", f);
+	} else if (n == 4 && !strncmp(name, "data", 4)) {
+		fputs("<script type=\"application/json\" id=\"dp-data\">", f);
+		dp_view_model_json(ctx, f);
+		fputs("</script>", f);
+	} else if (n == 2 && !strncmp(name, "js", 2)) {
+		fputs("<script>\n", f);
+		dp_view_put(f, "vendor/uplot/uPlot.iife.min.js");
+		/* the page's files share one scope, in their order */
+		fputs("\n</script>\n<script>\n(function () {\n\"use strict\";\n", f);
+		dp_view_put_all(f, "js/", ".js");
+		fputs("})();\n</script>", f);
+	}
+}
+
+int dp_view_page_write(dp_view_model *m, FILE *f, dp_error *err)
+{
+	return dp_view_template_write("page.html", f, view_slot, m, err);
 }

@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataprof/format.h"
 
 #include "tu_feature.h"
 #include "util.h"
@@ -38,4 +42,55 @@ size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx)
 	size_t n = dp_profile_status(p)->samples;
 	dp_profile_close(p);
 	return n;
+}
+
+char *rec_fixture(const char *fixture, const char *args, const char *opts, const char *name)
+{
+	char *out = tu_path(name), *fx = tu_fixture(fixture);
+	char *cmd = dp_asprintf("'%s' %s", fx, args);
+	tu_result res;
+
+	assert_int_equal(rec_run(&res, out, opts, cmd), 0);
+	tu_result_free(&res);
+	free(cmd);
+	free(fx);
+	return out;
+}
+
+void rec_copy_tagged(const char *src, const char *dst, const char *key, const char *value)
+{
+	size_t len, hdr, klen = strlen(key) + 1, vlen = strlen(value) + 1;
+	uint32_t size = (uint32_t)DP_ALIGN(8 + klen + vlen, 8);
+	char *data, *rec = calloc(1, size);
+	FILE *in = fopen(src, "rb"), *out;
+	struct {
+		uint32_t type;
+		uint16_t misc, size;
+	} h = {DP_REC_META, 0, (uint16_t)size};
+
+	if (!in || !rec)
+		fail_msg("cannot read %s", src);
+	fseek(in, 0, SEEK_END);
+	len = (size_t)ftell(in);
+	rewind(in);
+	data = malloc(len ? len : 1);
+	if (!data || len < DP_FILE_HEADER_SIZE || fread(data, 1, len, in) != len)
+		fail_msg("%s: not a profile", src);
+	fclose(in);
+	hdr = ((const struct dp_file_header *)data)->header_size;
+	if (hdr < DP_FILE_HEADER_SIZE || hdr > len)
+		fail_msg("%s: not a profile", src);
+	memcpy(rec, &h, sizeof(h));
+	memcpy(rec + 8, key, klen);
+	memcpy(rec + 8 + klen, value, vlen);
+	if (!(out = fopen(dst, "wb")))
+		fail_msg("cannot write %s", dst);
+	/* META records come first, before any kernel record: right after the header */
+	fwrite(data, 1, hdr, out);
+	fwrite(rec, 1, size, out);
+	fwrite(data + hdr, 1, len - hdr, out);
+	if (fclose(out) != 0)
+		fail_msg("cannot write %s", dst);
+	free(data);
+	free(rec);
 }

@@ -15,4 +15,14 @@ typedef void (*rec_sample_fn)(void *ctx, const dp_profile *p, const dp_record *r
  * cleanly; returns the number of samples. */
 size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx);
 
+/* Records FIXTURE_DIR/fixture with its args (a shell word list, may be
+ * empty) and the dataprof options opts into tu_tmpdir()/name: its path
+ * (malloc'd). Fails the test when record does. */
+char *rec_fixture(const char *fixture, const char *args, const char *opts, const char *name);
+
+/* Copies the profile src to dst with one more META record key=value after
+ * its header: another file (another run identity, docs/history.md) with
+ * the same samples, cheaper than recording again. */
+void rec_copy_tagged(const char *src, const char *dst, const char *key, const char *value);
+
 #endif

@@ -83,7 +83,7 @@ static void test_tables(void **state)
 	assert_int_equal(query_long("SELECT count(*) FROM runs"), 6);
 	assert_int_equal(query_long("SELECT count(DISTINCT commit_sha) FROM runs"), 3);
 	assert_int_equal(query_long("SELECT count(*) FROM history_meta WHERE key = 'schema' AND "
-				    "value = 'dataprof-history/1'"),
+				    "value = 'dataprof-history/2'"),
 			 1);
 	/* the default lists, then the ones asked for */
 	assert_int_equal(query_long("SELECT count(DISTINCT attrs) FROM aggregates a JOIN runs r ON "
@@ -180,7 +180,7 @@ static void test_bad_input(void **state)
 	snprintf(args, sizeof(args), "--db '%s' add --commit c4", db);
 	expect_error(args, "history add needs a PROFILE");
 	snprintf(args, sizeof(args), "--db '%s' frob", db);
-	expect_error(args, "'frob' is neither");
+	expect_error(args, "'frob' is none of them");
 	snprintf(args, sizeof(args), "--db '%s' show --by caller", db);
 	expect_error(args, "holds no run stored by caller");
 	snprintf(args, sizeof(args), "--db '%s' show --by objekt", db);

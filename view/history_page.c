@@ -1,0 +1,41 @@
+#include "history_page.h"
+#include "page.h"
+
+#include <string.h>
+
+typedef struct page_ctx {
+	const dp_history_model *m;
+	const char *db;
+} page_ctx;
+
+static void slot(void *ctx, const char *name, size_t n, FILE *f)
+{
+	page_ctx *c = ctx;
+
+	if (n == 3 && !strncmp(name, "css", 3)) {
+		fputs("<style>\n", f);
+		dp_view_put(f, "vendor/uplot/uPlot.min.css");
+		dp_view_put(f, "history/history.css");
+		fputs("</style>", f);
+	} else if (n == 4 && !strncmp(name, "data", 4)) {
+		fputs("<script type=\"application/json\" id=\"dp-history\">", f);
+		/* its strings escape '<': no "</script>" in a key ends it */
+		dp_history_model_json(c->m, c->db, f);
+		fputs("</script>", f);
+	} else if (n == 2 && !strncmp(name, "js", 2)) {
+		fputs("<script>\n", f);
+		dp_view_put(f, "vendor/uplot/uPlot.iife.min.js");
+		/* the view page's helpers, then the page's own, in one scope */
+		fputs("\n</script>\n<script>\n(function () {\n\"use strict\";\n", f);
+		dp_view_put(f, "js/util.js");
+		dp_view_put(f, "history/history.js");
+		fputs("})();\n</script>", f);
+	}
+}
+
+int dp_history_page_write(const dp_history_model *m, const char *db, FILE *f, dp_error *err)
+{
+	page_ctx c = {m, db};
+
+	return dp_view_template_write("history/page.html", f, slot, &c, err);
+}
