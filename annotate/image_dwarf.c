@@ -108,7 +108,8 @@ static uint32_t function_name(Dwarf_Die *fn, dp_strtab *strs)
 
 		if (dm && st == 0) {
 			char *paren = strchr(dm, '(');
-			uint32_t r = dp_strtab_intern_n(strs, dm, paren ? (size_t)(paren - dm) : strlen(dm));
+			uint32_t r =
+			    dp_strtab_intern_n(strs, dm, paren ? (size_t)(paren - dm) : strlen(dm));
 			free(dm);
 			return r;
 		}
@@ -190,7 +191,6 @@ uint32_t dp_code_line_id(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr)
 
 /* ---- variables with static addresses ---- */
 
-
 static bool flag(Dwarf_Die *die, unsigned name)
 {
 	Dwarf_Attribute at;
@@ -229,9 +229,9 @@ static void add_var(struct dp_cu_statics *cs, dp_strtab *strs, Dwarf_Die *var, c
 	else
 		snprintf(buf, sizeof(buf), "%s", name ? name : "?");
 	s.name = dp_strtab_intern(strs, buf);
-	s.kind = loc.kind == DP_LOC_TLS	      ? DP_VAR_TLS
+	s.kind = loc.kind == DP_LOC_TLS	     ? DP_VAR_TLS
 		 : flag(var, DW_AT_external) ? DP_VAR_GLOBAL
-					      : DP_VAR_STATIC;
+					     : DP_VAR_STATIC;
 	if (s.kind == DP_VAR_TLS)
 		dp_vec_push(&cs->tls, s);
 	else
@@ -316,7 +316,8 @@ static void build_symbols(dp_image_dwarf *id, dp_strtab *strs)
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
-		const char *nm = dwfl_module_getsym_info(id->im->mod, i, &sym, &addr, NULL, NULL, NULL);
+		const char *nm =
+		    dwfl_module_getsym_info(id->im->mod, i, &sym, &addr, NULL, NULL, NULL);
 		int t = GELF_ST_TYPE(sym.st_info);
 		dp_static_var s;
 
@@ -327,9 +328,9 @@ static void build_symbols(dp_image_dwarf *id, dp_strtab *strs)
 		s.addr = t == STT_TLS ? sym.st_value : addr;
 		s.size = sym.st_size;
 		s.name = dp_strtab_intern(strs, nm);
-		s.kind = t == STT_TLS			   ? DP_VAR_TLS
+		s.kind = t == STT_TLS				  ? DP_VAR_TLS
 			 : GELF_ST_BIND(sym.st_info) == STB_LOCAL ? DP_VAR_STATIC
-								   : DP_VAR_GLOBAL;
+								  : DP_VAR_GLOBAL;
 		if (t == STT_TLS)
 			dp_vec_push(&id->tls_syms, s);
 		else
@@ -343,16 +344,8 @@ static void build_symbols(dp_image_dwarf *id, dp_strtab *strs)
 
 static const dp_static_var *find_var(const dp_static_var *v, size_t n, uint64_t a)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = DP_PARTITION_POINT(n, k, v[k].addr <= a);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (v[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo; i-- > 0 && lo - i <= 4;)
 		if (a >= v[i].addr && a < v[i].addr + DP_MAX(v[i].size, 1))
 			return &v[i];
@@ -376,15 +369,16 @@ static void type_from_unit(struct dp_cu_statics *cs, dp_strtab *strs, dp_static_
 	}
 }
 
-static const dp_static_var *lookup(dp_image_dwarf *id, dp_strtab *strs, uint64_t a,
-				   uint64_t cu_off, bool tls)
+static const dp_static_var *lookup(dp_image_dwarf *id, dp_strtab *strs, uint64_t a, uint64_t cu_off,
+				   bool tls)
 {
 	struct dp_cu_statics *cs = cu_of(id, strs, cu_off);
 	const dp_static_var *v;
 	uint64_t k;
 
 	/* a variable of the unit that touched it: address and type from DWARF */
-	if (cs && (v = tls ? find_var(cs->tls.v, cs->tls.n, a) : find_var(cs->vars.v, cs->vars.n, a)))
+	if (cs &&
+	    (v = tls ? find_var(cs->tls.v, cs->tls.n, a) : find_var(cs->vars.v, cs->vars.n, a)))
 		return v;
 	/* otherwise the symbol table, typed from the unit's declaration */
 	if (!id->syms_built)

@@ -88,19 +88,12 @@ static struct dp_unit_scopes *unit(dp_scope_index *x, Dwarf_Die *cu)
 int dp_scope_index_scopes(dp_scope_index *x, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *out, int max)
 {
 	struct dp_unit_scopes *u = unit(x, cu);
-	size_t lo = 0, hi = u->v.n;
+	size_t lo;
 
 	if (max < 1)
 		return 0;
 	/* the last range starting at or below pc */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->v.v[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = DP_PARTITION_POINT(u->v.n, i, u->v.v[i].lo <= pc);
 	if (lo && pc < u->v.v[lo - 1].hi) {
 		out[0] = u->v.v[lo - 1].die;
 		return 1 + dp_concrete_scopes(&out[0], pc, out + 1, max - 1);

@@ -14,9 +14,9 @@
 
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .debuginfo_path = &debuginfo_path,
 };
 
 static bool build_id_of(Elf *e, uint8_t *out, uint8_t *len)
@@ -83,7 +83,8 @@ static void load_symbols(dp_image *im)
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(im->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		const char *name =
+		    dwfl_module_getsym_info(im->mod, i, &sym, &addr, &shndx, NULL, NULL);
 		int t = GELF_ST_TYPE(sym.st_info);
 
 		if (!name || (t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
@@ -191,7 +192,8 @@ dp_image *dp_image_open(const char *path, const uint8_t *bid, size_t bid_size,
 		im->is_vdso = true;
 		if (fd < 0) {
 			*why = DP_RS_NO_BINARY;
-			dp_error_set(err, "[vdso]: recorded on another kernel; its code is not here");
+			dp_error_set(err,
+				     "[vdso]: recorded on another kernel; its code is not here");
 			goto fail;
 		}
 		file = dp_strdup("[vdso]");
@@ -207,8 +209,8 @@ dp_image *dp_image_open(const char *path, const uint8_t *bid, size_t bid_size,
 		cands[nc++] = dp_strdup(path);
 		if (bid_size && home) {
 			hex(bid, bid_size, idhex);
-			cands[nc++] = dp_asprintf("%s/.debug/.build-id/%.2s/%s/elf", home, idhex,
-						  idhex + 2);
+			cands[nc++] =
+			    dp_asprintf("%s/.debug/.build-id/%.2s/%s/elf", home, idhex, idhex + 2);
 		}
 		for (size_t i = 0; i < nc && fd < 0; i++) {
 			dp_reason r;
@@ -224,10 +226,11 @@ dp_image *dp_image_open(const char *path, const uint8_t *bid, size_t bid_size,
 			free(cands[i]);
 		if (fd < 0) {
 			*why = first;
-			dp_error_set(err, first == DP_RS_BUILD_ID
-						  ? "%s: changed since recording (build-id differs); "
-						    "give the original with --symfs"
-						  : "%s: not found; give its location with --symfs",
+			dp_error_set(err,
+				     first == DP_RS_BUILD_ID
+					 ? "%s: changed since recording (build-id differs); "
+					   "give the original with --symfs"
+					 : "%s: not found; give its location with --symfs",
 				     path);
 			goto fail;
 		}
@@ -320,16 +323,8 @@ size_t dp_image_read(const dp_image *im, uint64_t vaddr, void *buf, size_t len)
 
 static const dp_symbol *find_in(const dp_symbol *v, size_t n, uint64_t vaddr, size_t *idx)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = DP_PARTITION_POINT(n, i, v[i].addr <= vaddr);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (v[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	if (vaddr - v[lo - 1].addr >= v[lo - 1].size)
@@ -338,8 +333,7 @@ static const dp_symbol *find_in(const dp_symbol *v, size_t n, uint64_t vaddr, si
 	return &v[lo - 1];
 }
 
-const dp_symbol *dp_image_function(dp_image *im, uint64_t vaddr,
-				   struct dp_func_table ***table_slot)
+const dp_symbol *dp_image_function(dp_image *im, uint64_t vaddr, struct dp_func_table ***table_slot)
 {
 	size_t idx;
 	const dp_symbol *s = find_in(im->syms.v, im->syms.n, vaddr, &idx);

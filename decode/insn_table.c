@@ -26,8 +26,7 @@ dp_func_table *dp_func_table_build(dp_arch *a, const dp_image *im, const dp_symb
 	return finish(a, t, dp_image_read(im, fn->addr, t->bytes, len));
 }
 
-dp_func_table *dp_func_table_from_bytes(dp_arch *a, const uint8_t *code, size_t len,
-					uint64_t vaddr)
+dp_func_table *dp_func_table_from_bytes(dp_arch *a, const uint8_t *code, size_t len, uint64_t vaddr)
 {
 	dp_func_table *t = dp_calloc(1, sizeof(*t));
 
@@ -114,16 +113,8 @@ void dp_func_table_free(dp_func_table *t)
 
 long dp_func_table_containing(const dp_func_table *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->insns.n;
+	size_t lo = DP_PARTITION_POINT(t->insns.n, i, t->insns.v[i].addr <= vaddr);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->insns.v[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return -1;
 	const dp_insn *in = &t->insns.v[lo - 1];

@@ -11,7 +11,7 @@ typedef struct as_event {
 	uint32_t seq; /* file order, to keep equal times stable */
 	enum { EV_MAP, EV_EXEC, EV_FORK } kind;
 	uint32_t parent; /* EV_FORK: the pid this space was copied from */
-	dp_map map;      /* EV_MAP */
+	dp_map map;	 /* EV_MAP */
 } as_event;
 
 struct dp_addr_space {
@@ -250,7 +250,7 @@ static void remember(dp_addr_space *as, int k, size_t idx)
 dp_map *dp_maps_find(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t t)
 {
 	dp_addr_space *as = space(m, pid, false);
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!as)
 		return NULL;
@@ -261,21 +261,14 @@ dp_map *dp_maps_find(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t t)
 	for (int k = 0; k < 4; k++) {
 		dp_map *mp = as->recent[k] ? &as->maps.v[as->recent[k] - 1] : NULL;
 
-		if (mp && addr >= mp->start && addr < mp->end && mp->time <= t && t < mp->end_time) {
+		if (mp && addr >= mp->start && addr < mp->end && mp->time <= t &&
+		    t < mp->end_time) {
 			remember(as, k, as->recent[k]);
 			return mp;
 		}
 	}
 	/* the last mapping starting at or below addr... */
-	hi = as->maps.n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (as->maps.v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = DP_PARTITION_POINT(as->maps.n, i, as->maps.v[i].start <= addr);
 	/* ...and the ones before it that still reach addr (overlaps in time) */
 	for (size_t i = lo; i-- > 0;) {
 		dp_map *mp = &as->maps.v[i];

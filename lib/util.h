@@ -10,6 +10,24 @@
 #include <stdarg.h>
 
 #define DP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Binary search, as C++'s partition_point: in [0, n), where pred (an
+ * expression of the index i) holds for a prefix and not after it, the first
+ * i where it does not. With pred "v[i].key <= x" on an array sorted by key
+ * that is the upper bound of x: v[result - 1] is the last element at or
+ * below x. A macro, so that per-sample lookups pay no call per step. */
+#define DP_PARTITION_POINT(n, i, pred)                                                          \
+	__extension__({                                                                         \
+		size_t dp_lo_ = 0, dp_hi_ = (n);                                                \
+		while (dp_lo_ < dp_hi_) {                                                       \
+			size_t i = dp_lo_ + (dp_hi_ - dp_lo_) / 2;                              \
+			if (pred)                                                               \
+				dp_lo_ = i + 1;                                                 \
+			else                                                                    \
+				dp_hi_ = i;                                                     \
+		}                                                                               \
+		dp_lo_;                                                                         \
+	})
 #define DP_ALIGN(x, a)  (((x) + ((a)-1)) & ~((uint64_t)(a)-1))
 #define DP_MIN(a, b)    ((a) < (b) ? (a) : (b))
 #define DP_MAX(a, b)    ((a) > (b) ? (a) : (b))

@@ -32,12 +32,12 @@ typedef struct counter {
 struct dp_report_ctx {
 	dp_strtab *strs;
 	dp_marks marks;
-	dp_hashmap threads;  /* pid << 32 | tid -> first mark index << 32 | count */
-	dp_hashmap regions;  /* mark index (+1; 0: before the first) ^ tid -> string id */
+	dp_hashmap threads; /* pid << 32 | tid -> first mark index << 32 | count */
+	dp_hashmap regions; /* mark index (+1; 0: before the first) ^ tid -> string id */
 	uint32_t s_none;
 	DP_VEC(reading) readings;
 	DP_VEC(counter) counters;
-	dp_hashmap between;  /* pid << 32 | tid -> index in sets */
+	dp_hashmap between; /* pid << 32 | tid -> index in sets */
 	DP_VEC(interval_vec *) sets;
 	bool between_on;
 };
@@ -114,26 +114,17 @@ bool dp_report_ctx_has_marks(const dp_report_ctx *c)
 }
 
 /* The index of the thread's last mark at or before t, or -1. */
-static long last_mark(const dp_report_ctx *c, uint32_t pid, uint32_t tid, uint64_t t,
-		      size_t *first, size_t *count)
+static long last_mark(const dp_report_ctx *c, uint32_t pid, uint32_t tid, uint64_t t, size_t *first,
+		      size_t *count)
 {
 	uint64_t v;
-	size_t lo, hi;
+	size_t lo;
 
 	if (!dp_hashmap_get(&c->threads, (uint64_t)pid << 32 | tid, &v))
 		return -2;
 	*first = v >> 32;
 	*count = v & 0xffffffff;
-	lo = *first;
-	hi = *first + *count;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->marks.v.v[mid].time <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = *first + DP_PARTITION_POINT(*count, i, c->marks.v.v[*first + i].time <= t);
 	return (long)lo - 1 >= (long)*first ? (long)lo - 1 : -1;
 }
 
@@ -153,10 +144,12 @@ uint32_t dp_report_ctx_region(dp_report_ctx *c, uint32_t pid, uint32_t tid, uint
 	dp_marks_name(&c->marks, m->app, m->id, a, sizeof(a));
 	if ((size_t)k + 1 < first + count) {
 		const dp_mark_rec *n = &c->marks.v.v[k + 1];
-		snprintf(buf, sizeof(buf), "%s..%s", dp_marks_name(&c->marks, m->app, m->id, a, sizeof(a)),
+		snprintf(buf, sizeof(buf), "%s..%s",
+			 dp_marks_name(&c->marks, m->app, m->id, a, sizeof(a)),
 			 dp_marks_name(&c->marks, n->app, n->id, b, sizeof(b)));
 	} else {
-		snprintf(buf, sizeof(buf), "%s..end", dp_marks_name(&c->marks, m->app, m->id, a, sizeof(a)));
+		snprintf(buf, sizeof(buf), "%s..end",
+			 dp_marks_name(&c->marks, m->app, m->id, a, sizeof(a)));
 	}
 	v = dp_strtab_intern(c->strs, buf);
 	dp_hashmap_put(&c->regions, key, v);
@@ -169,12 +162,14 @@ int dp_report_ctx_between(dp_report_ctx *c, const char *a, const char *b, dp_err
 	dp_interval_sets sets = {0};
 
 	if (!c->marks.v.n) {
-		dp_error_set(err, "--between: the profile has no code marks (record with --markers)");
+		dp_error_set(err,
+			     "--between: the profile has no code marks (record with --markers)");
 		return -1;
 	}
 	if (!dp_marks_lookup(&c->marks, a, &ia) || !dp_marks_lookup(&c->marks, b, &ib)) {
-		dp_error_set(err, "--between: no marker '%s' in the profile ('dataprof markers' lists "
-				  "them)",
+		dp_error_set(err,
+			     "--between: no marker '%s' in the profile ('dataprof markers' lists "
+			     "them)",
 			     dp_marks_lookup(&c->marks, a, &ia) ? b : a);
 		return -1;
 	}
@@ -192,7 +187,8 @@ int dp_report_ctx_between(dp_report_ctx *c, const char *a, const char *b, dp_err
 		}
 		iv = c->sets.v[v];
 		for (size_t k = 0; k < s->v.n; k++) {
-			interval x = {c->marks.v.v[s->v.v[k].from].time, c->marks.v.v[s->v.v[k].to].time};
+			interval x = {c->marks.v.v[s->v.v[k].from].time,
+				      c->marks.v.v[s->v.v[k].to].time};
 			dp_vec_push(iv, x);
 		}
 	}
@@ -211,20 +207,12 @@ bool dp_report_ctx_inside(dp_report_ctx *c, uint32_t pid, uint32_t tid, uint64_t
 		return false;
 	const interval_vec *iv = c->sets.v[v];
 	/* intervals of one thread, in time order, not overlapping */
-	size_t lo = 0, hi = iv->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
+	size_t lo = DP_PARTITION_POINT(iv->n, i, iv->v[i].lo <= t);
 
-		if (iv->v[mid].lo <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo > 0 && t <= iv->v[lo - 1].hi;
 }
 
-int dp_report_ctx_counters(dp_report_ctx *c, const dp_profile *p, const char *globs,
-			   dp_error *err)
+int dp_report_ctx_counters(dp_report_ctx *c, const dp_profile *p, const char *globs, dp_error *err)
 {
 	size_t n;
 	const dp_sensor_info *s = dp_profile_sensors(p, &n);
@@ -249,8 +237,9 @@ int dp_report_ctx_counters(dp_report_ctx *c, const dp_profile *p, const char *gl
 			dp_vec_push(&c->counters, k);
 		}
 		if (c->counters.n == before) {
-			dp_error_set(err, "--counters: no sensor of the profile matches '%s' "
-					  "('dataprof dump' shows the SENSOR records)",
+			dp_error_set(err,
+				     "--counters: no sensor of the profile matches '%s' "
+				     "('dataprof dump' shows the SENSOR records)",
 				     g);
 			rc = -1;
 			break;
@@ -274,16 +263,8 @@ const char *dp_report_ctx_counter_name(const dp_report_ctx *c, size_t i)
 static bool value_at(const dp_report_ctx *c, uint32_t sensor, uint64_t t, uint64_t *v,
 		     uint64_t *when)
 {
-	size_t lo = 0, hi = c->readings.n;
+	size_t lo = DP_PARTITION_POINT(c->readings.n, k, c->readings.v[k].time <= t);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->readings.v[mid].time <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo; i-- > 0;) {
 		const reading *g = &c->readings.v[i];
 

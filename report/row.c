@@ -21,9 +21,9 @@ struct dp_row_ctx {
 	dp_strtab *strs;
 	uint64_t start;
 	DP_VEC(comm_ev) comms; /* sorted by (tid, time) */
-	dp_hashmap insn_text; /* runtime insn address ^ image -> string id */
-	dp_hashmap callers;   /* (pid, return address) -> function id */
-	dp_hashmap data_src;  /* data_src -> level id | tlb id << 32 */
+	dp_hashmap insn_text;  /* runtime insn address ^ image -> string id */
+	dp_hashmap callers;    /* (pid, return address) -> function id */
+	dp_hashmap data_src;   /* data_src -> level id | tlb id << 32 */
 	uint32_t s_load, s_store, s_rmw, s_nocallchain;
 	dp_report_ctx *marks;
 };
@@ -71,7 +71,8 @@ void dp_row_ctx_observe(dp_row_ctx *c, const dp_record *r)
 {
 	dp_report_ctx_observe(c->marks, r);
 	if (r->kind == DP_R_COMM && r->comm.comm) {
-		comm_ev e = {r->tid, r->has_time ? r->time : 0, dp_strtab_intern(c->strs, r->comm.comm)};
+		comm_ev e = {r->tid, r->has_time ? r->time : 0,
+			     dp_strtab_intern(c->strs, r->comm.comm)};
 		dp_vec_push(&c->comms, e);
 	}
 }
@@ -104,17 +105,10 @@ uint64_t dp_row_ctx_start(const dp_row_ctx *c)
  * names itself). */
 static uint32_t comm_at(const dp_row_ctx *c, uint32_t tid, uint64_t t)
 {
-	size_t lo = 0, hi = c->comms.n;
+	size_t lo = DP_PARTITION_POINT(c->comms.n, i,
+				       c->comms.v[i].tid < tid ||
+					   (c->comms.v[i].tid == tid && c->comms.v[i].time <= t));
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const comm_ev *e = &c->comms.v[mid];
-
-		if (e->tid < tid || (e->tid == tid && e->time <= t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo > 0 && c->comms.v[lo - 1].tid == tid)
 		return c->comms.v[lo - 1].name;
 	/* no record at or before t: the first one there is */
@@ -200,10 +194,10 @@ void dp_row_fill(dp_row_ctx *c, const dp_sample *s, const dp_decoded *x, const d
 		r->thread = r->process;
 	r->caller = 0; /* computed when asked for: it symbolizes */
 	r->insn = 0;
-	r->op = x->insn < 0 ? 0
+	r->op = x->insn < 0				    ? 0
 		: x->access == (DP_ACC_LOAD | DP_ACC_STORE) ? c->s_rmw
-		: x->access == DP_ACC_STORE		   ? c->s_store
-							   : c->s_load;
+		: x->access == DP_ACC_STORE		    ? c->s_store
+							    : c->s_load;
 	mem_level(c, s, &r->level, &r->tlb);
 }
 

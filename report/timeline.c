@@ -91,17 +91,8 @@ bool dp_timeline_overlap(const dp_timeline *t, uint64_t *lo, uint64_t *hi)
 size_t dp_timeline_lower(const dp_timeline *t, dp_tl_kind k, uint64_t time)
 {
 	const dp_tl_event *v = t->ev[k].v;
-	size_t lo = 0, hi = t->ev[k].n;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].time < time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return DP_PARTITION_POINT(t->ev[k].n, i, v[i].time < time);
 }
 
 bool dp_tl_same_tid(const dp_tl_event *e, const void *tid)
