@@ -20,16 +20,6 @@ void dp_perf_set_event_name(dp_profile *p, uint32_t index, const char *name, siz
 	p->events.v[index].name = dp_strndup(name, len);
 }
 
-static bool event_of_id(const dp_profile *p, uint64_t id, uint32_t *index)
-{
-	uint64_t v;
-
-	if (!dp_hashmap_get(&p->id2event, id, &v) || v >= p->events.n)
-		return false;
-	*index = (uint32_t)v;
-	return true;
-}
-
 /* struct perf_header_string: u32 len, then len bytes, NUL-padded. */
 static const char *read_string(dp_pcur *c, size_t *len)
 {
@@ -102,7 +92,7 @@ static int event_desc(dp_profile *p, const uint8_t *b, size_t n)
 		for (uint32_t k = 0; k < nids; k++) {
 			uint64_t id = dp_pc_u64(&c);
 
-			if (!named && event_of_id(p, id, &index)) {
+			if (!named && dp_profile_event_of_id(p, id, &index)) {
 				dp_perf_set_event_name(p, index, name, len);
 				named = true;
 			}
@@ -258,7 +248,7 @@ int dp_perf_event_update(dp_profile *p, const uint8_t *rec, size_t n)
 
 	if (c.bad)
 		return -1;
-	if (type == EVENT_UPDATE_NAME && event_of_id(p, id, &index)) {
+	if (type == EVENT_UPDATE_NAME && dp_profile_event_of_id(p, id, &index)) {
 		size_t len = strnlen((const char *)c.p, (size_t)(c.end - c.p));
 
 		if (len)

@@ -42,6 +42,16 @@ void dp_profile_add_id(dp_profile *p, uint64_t id, uint32_t index)
 	dp_hashmap_put(&p->id2event, id, index);
 }
 
+bool dp_profile_event_of_id(const dp_profile *p, uint64_t id, uint32_t *index)
+{
+	uint64_t v;
+
+	if (!dp_hashmap_get(&p->id2event, id, &v) || v >= p->events.n)
+		return false;
+	*index = (uint32_t)v;
+	return true;
+}
+
 void dp_profile_set_meta(dp_profile *p, const char *key, const char *value)
 {
 	for (size_t i = 0; i < p->meta.n; i++) {
@@ -67,7 +77,7 @@ static const struct perf_event_attr *id_attr(const dp_profile *p)
 static int event_of(const dp_profile *p, const void *rec, size_t size, uint32_t *ev)
 {
 	const struct perf_event_attr *a = id_attr(p);
-	uint64_t id, v;
+	uint64_t id;
 
 	if (!a)
 		return -1;
@@ -75,10 +85,7 @@ static int event_of(const dp_profile *p, const void *rec, size_t size, uint32_t 
 		*ev = 0;
 		return p->events.n ? 0 : -1;
 	}
-	if (!dp_hashmap_get(&p->id2event, id, &v))
-		return -1;
-	*ev = (uint32_t)v;
-	return 0;
+	return dp_profile_event_of_id(p, id, ev) ? 0 : -1;
 }
 
 int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_record *r)

@@ -36,7 +36,11 @@ struct dp_profile {
 /* Registers an event; index may arrive out of order. */
 dp_event_info *dp_profile_add_event(dp_profile *p, uint32_t index, const char *name,
 				    const void *attr, size_t attr_size);
+/* IDs may name an event that no record describes (a hostile or truncated
+ * file): the lookup, not the registration, refuses those. */
 void dp_profile_add_id(dp_profile *p, uint64_t id, uint32_t index);
+/* The described event whose file descriptor had sample ID id. */
+bool dp_profile_event_of_id(const dp_profile *p, uint64_t id, uint32_t *index);
 void dp_profile_set_meta(dp_profile *p, const char *key, const char *value);
 /* Decodes SENSOR, READING, MARKER and MARKER_NAME records (records.c).
  * Returns 0, or -1 if malformed. */

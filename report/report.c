@@ -135,6 +135,11 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 			"dataprof: warning: %s ends inside a record at offset %" PRIu64
 			" (the recording was cut short): reported up to its last complete record\n",
 			o->input, st->truncated_at);
+	if (st->bad_samples)
+		fprintf(stderr,
+			"dataprof: warning: %s: %" PRIu64
+			" malformed samples skipped (`dataprof dump` shows them); the report covers the rest\n",
+			o->input, st->bad_samples);
 	return 0;
 fail:
 	dp_expr_free(where);

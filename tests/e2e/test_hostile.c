@@ -9,6 +9,7 @@
 
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,10 @@
 
 #define ID 7
 
-/* A profile with one executable mapping of path and one sample in it. */
-static void write_profile(const char *prof, const char *path)
+/* A profile with one executable mapping of path and one sample in it; with
+ * stray_id, a second event and a sample whose ID belongs to an event no
+ * record describes. */
+static void write_profile_ids(const char *prof, const char *path, bool stray_id)
 {
 	struct perf_event_attr a;
 	dp_writer w;
@@ -72,8 +75,26 @@ static void write_profile(const char *prof, const char *path)
 	((struct perf_event_header *)b.p)->size = (uint16_t)b.len;
 	dp_writer_add(&w, b.p, b.len);
 	dp_writer_add(&w, &s, sizeof(s));
+	if (stray_id) {
+		uint64_t id2 = ID + 1;
+		struct {
+			struct dp_rec_event_ids h;
+			uint64_t id;
+		} ids = {{{DP_REC_EVENT_IDS, 0, sizeof(ids)}, 9, 1}, ID + 2};
+
+		dp_writer_add_event(&w, 1, "page-faults:u", &a, DP_IP_EXACT, DP_EVC_MEMORY, &id2,
+				    1);
+		dp_writer_add(&w, &ids, sizeof(ids));
+		s.id = ID + 2;
+		dp_writer_add(&w, &s, sizeof(s));
+	}
 	assert_int_equal(dp_writer_close(&w), 0);
 	dp_buf_free(&b);
+}
+
+static void write_profile(const char *prof, const char *path)
+{
+	write_profile_ids(prof, path, false);
 }
 
 static void check_not_opened(const char *what, const char *path)
@@ -112,6 +133,25 @@ static void test_directory_and_device(void **state)
 	check_not_opened("a terminal", "/dev/tty");
 }
 
+/* A sample's ID names event 9 of 2: it used to be parsed with an attr read
+ * from beyond the event table (fuzz_report found it). Now it is skipped,
+ * counted and said; the good sample is reported. */
+static void test_sample_of_undescribed_event(void **state)
+{
+	char *prof = tu_path("stray-id.dprof");
+	tu_result res;
+
+	(void)state;
+	write_profile_ids(prof, "/bin/true", true);
+	tu_sh(&res, "'%s' report --by event '%s'", DATAPROF_BIN, prof);
+	printf("%s%s", res.out, res.err);
+	assert_int_equal(res.status, 0);
+	assert_non_null(strstr(res.out, "1 samples"));
+	assert_non_null(strstr(res.err, "1 malformed samples skipped"));
+	tu_result_free(&res);
+	free(prof);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -124,6 +164,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_directory_and_device),
+		cmocka_unit_test(test_sample_of_undescribed_event),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);

@@ -57,19 +57,23 @@ def event_s():
             rec(0x44500003, struct.pack("<IIQ", 0, 1, 7)))
 
 
+def event_ids(index, *ids):
+    return rec(0x44500003, struct.pack("<II", index, len(ids)) + b"".join(struct.pack("<Q", i) for i in ids))
+
+
 def meta(key, value):
     return rec(0x44500001, key + b"\0" + value + b"\0")
 
 
-def mmap2_s(start, length, name):
+def mmap2_s(start, length, name, sid=7):
     """An executable MMAP2 with its sample_id trailer (TID, TIME, CPU, IDENTIFIER)."""
     body = struct.pack("<IIQQQIIQQII", 1, 1, start, length, 0, 0, 0, 0, 0, 5, 2) + name + b"\0"
-    body += bytes(-(8 + len(body)) % 8) + struct.pack("<IIQIIQ", 1, 1, 100, 0, 0, 7)
+    body += bytes(-(8 + len(body)) % 8) + struct.pack("<IIQIIQ", 1, 1, 100, 0, 0, sid)
     return struct.pack("<IHH", 10, 2, 8 + len(body)) + body
 
 
-def sample_s(ip, addr, time=200):
-    return struct.pack("<IHHQQIIQQIIQ", 9, 2, 64, 7, ip, 1, 1, time, addr, 0, 0, 1)
+def sample_s(ip, addr, time=200, sid=7):
+    return struct.pack("<IHHQQIIQQIIQ", 9, 2, 64, sid, ip, 1, 1, time, addr, 0, 0, 1)
 
 
 FILES = {
@@ -92,6 +96,11 @@ FILES = {
     # mappings: long names, the whole address space
     "mmap-huge": HDR + event(0) + mmap2(0, 2**64 - 1, b"/" + b"a" * 4000) +
     b"".join(mmap2(4096 * i, 2**48, b"/x%d" % i) for i in range(64)),
+    # sample IDs of an event that has no description: a sample with such an
+    # ID once read its attr from past the end of the event table
+    "event-ids-of-no-event": HDR + event_s() + event(1) + event_ids(9, 8) +
+    mmap2_s(0x400000, 0x1000, b"/bin/x") + sample_s(0x400100, 0x1000) +
+    sample_s(0x400100, 0x2000, 300, sid=8) + mmap2_s(0x500000, 0x1000, b"/bin/y", sid=8),
     # a perf.data header whose sections point far beyond the file
     "perf-sections-huge.data": b"PERFILE2" + struct.pack("<QQ", 104, 136) +
     struct.pack("<QQQQQQ", 104, 2**62, 2**40, 2**62, 0, 0) + bytes(32) + bytes(64),
