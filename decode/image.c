@@ -360,6 +360,10 @@ const dp_symbol *dp_image_function(dp_image *im, uint64_t vaddr, struct dp_func_
 		return NULL;
 	}
 	free(frame);
+	/* a corrupt FDE may claim a range without vaddr: kept, it would be
+	 * added again on every lookup of vaddr */
+	if (end <= start || vaddr < start + cbias || vaddr - cbias >= end)
+		return NULL;
 	char *name = dp_asprintf("[0x%llx]", (unsigned long long)(start + cbias));
 	dp_vec_push(&im->owned_names, name);
 	dp_symbol ns = {start + cbias, end - start, name, true};

@@ -67,7 +67,8 @@ bool dp_image_bias(const dp_image *im, uint64_t map_start, uint64_t pgoff, uint6
 size_t dp_image_read(const dp_image *im, uint64_t vaddr, void *buf, size_t len);
 
 /* The function containing vaddr (symbol table, else CFI), or NULL.
- * *table_slot receives where its instruction table is cached. */
+ * *table_slot receives where its instruction table is cached. Both stay
+ * valid until the next call: a function found by CFI is added to im. */
 const dp_symbol *dp_image_function(dp_image *im, uint64_t vaddr,
 				   struct dp_func_table ***table_slot);
 

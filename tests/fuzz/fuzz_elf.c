@@ -94,10 +94,15 @@ static void sample_at(dp_image *im, dp_image_dwarf *id, dp_strtab *strs, uint64_
 		      bool all_insns)
 {
 	dp_func_table **slot = NULL;
-	const dp_symbol *fn = dp_image_function(im, vaddr, &slot);
+	const dp_symbol *fn;
 	dp_func_table *t;
 
-	code_at(im, id, strs, vaddr);
+	code_at(im, id, strs, vaddr); /* first: it may add a function to im */
+	fn = dp_image_function(im, vaddr, &slot);
+	/* found once, a function is found again, not added again (a corrupt
+	 * FDE whose range missed vaddr was added on every lookup) */
+	if (fn != dp_image_function(im, vaddr, &slot))
+		abort();
 	if (!fn)
 		return;
 	if (!*slot)
