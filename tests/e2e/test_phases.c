@@ -104,7 +104,7 @@ static int setup(void **state)
 	if (rec_run(&res, prof,
 		    "-e cpu-clock -F 1000 --markers --interval 10ms --counters "
 		    "'proc/stat/cpu_user,proc/stat/processes,proc/pid_stat/utime,"
-		    "proc/pid_stat/minflt,proc/pid_stat/rss,proc/vmstat/pgfault,perf/sw/*'",
+		    "proc/pid_stat/stime,proc/pid_stat/minflt,proc/pid_stat/rss,proc/vmstat/pgfault,perf/sw/*'",
 		    cmd) != 0)
 		return -1;
 	n = tu_truth_parse(res.out, &t);
@@ -222,10 +222,22 @@ static void test_counter_rates(void **state)
 	 * agree with it (utime counts whole ticks; the readings around a phase
 	 * reach up to 10 ms into the rest before and after it) */
 	double busy = (double)R.ph[BUSY].cpu, tick = 1e9 / (double)sysconf(_SC_CLK_TCK);
-	assert_true(busy > 0.1 * (double)(R.ph[BUSY].b1 - R.ph[BUSY].a0));
-	assert_true(fabs(delta(BUSY, "perf/sw/task-clock") - busy) < 0.05 * busy + 5e6);
-	assert_true(fabs(delta(BUSY, "proc/pid_stat/utime") - busy) < 0.05 * busy + 3 * tick);
-	for (int i = 0; i < 2; i++) {
+	const char *why;
+	int ncpu = 2;
+
+	assert_true(busy >= 0.3e9); /* the fixture burns 300 ms of its CPU time */
+	/* user and system time together: the kernel splits the CPU time between
+	 * them by where its ticks landed, and sampling itself is system time */
+	assert_true(fabs(delta(BUSY, "proc/pid_stat/utime") + delta(BUSY, "proc/pid_stat/stime") -
+			 busy) < 0.05 * busy + 4 * tick);
+	assert_true(delta(BUSY, "proc/pid_stat/utime") > 0.5 * busy);
+	if (tu_have(DP_PROBE_TASK_CLOCK, &why))
+		assert_true(fabs(delta(BUSY, "perf/sw/task-clock") - busy) < 0.05 * busy + 5e6);
+	else {
+		printf("task-clock against the CPU clock: not checked here (%s)\n", why);
+		ncpu = 1; /* cpu[1] is task-clock */
+	}
+	for (int i = 0; i < ncpu; i++) {
 		assert_true(rate(SLEEP, cpu[i]) < 0.05e9);
 		assert_true(rate(BUSY, cpu[i]) > 10 * rate(SLEEP, cpu[i]));
 	}
