@@ -145,7 +145,13 @@ async function fullChecks(ctx) {
 	// rubber band on the first counter chart
 	await page.click("#zoom-reset");
 	await frame(page);
+	// in view first: mouse events outside the viewport reach nothing (the
+	// page is taller where fonts are larger)
+	await page.locator("#graphs .u-over").first().scrollIntoViewIfNeeded();
+	await frame(page);
 	const over = await page.locator("#graphs .u-over").first().boundingBox();
+	check("the first counter chart is in view", over && over.y >= 0 && over.y + over.height <= 1000,
+	      over ? `y ${over.y.toFixed(0)}, height ${over.height.toFixed(0)}` : "no box");
 	const a = await st(page);
 	const x1 = over.x + over.width * 0.2, x2 = over.x + over.width * 0.45, y = over.y + over.height / 2;
 	await page.mouse.move(x1, y);
