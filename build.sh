@@ -75,7 +75,7 @@ example)
 	;;
 test)
 	deps "${DEPS[@]}" "${TEST_DEPS[@]}"
-	cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DDATAPROF_SANITIZE=ON >/dev/null
+	cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DDATAPROF_SANITIZE=ON -DDATAPROF_WERROR=ON >/dev/null
 	cmake --build build-test -j"$(jobs)"
 	rc=0
 	ctest --test-dir build-test --output-on-failure --timeout 600 "${@:2}" || rc=$?

@@ -130,10 +130,9 @@ static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *uc, void *arg)
 /* caller: the return address into the code that called the allocator */
 static void record_alloc(void *p, size_t size, uint32_t kind, void *caller)
 {
-	struct {
-		struct dp_rec_alloc a;
-		uint64_t frames[MAX_DEPTH];
-	} r;
+	struct dp_rec_alloc a;
+	uint64_t frames[MAX_DEPTH];
+	unsigned char rec[sizeof(a) + sizeof(frames)]; /* the record, frames after */
 	int n = 1;
 
 	if (!enabled || !p || busy || size < min_size)
@@ -141,26 +140,28 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller)
 	busy = 1;
 	if (!thread_seen)
 		report_thread();
-	r.frames[0] = (uint64_t)(uintptr_t)caller;
+	frames[0] = (uint64_t)(uintptr_t)caller;
 	if (depth > 1) {
 		/* unwinding from here: skip this function and the hook */
-		unwind_ctx c = {r.frames, 0, 2, depth};
+		unwind_ctx c = {frames, 0, 2, depth};
 		_Unwind_Backtrace(unwind_one, &c);
 		n = c.n ? c.n : 1;
 		if (!c.n)
-			r.frames[0] = (uint64_t)(uintptr_t)caller;
+			frames[0] = (uint64_t)(uintptr_t)caller;
 	}
-	memset(&r.a, 0, sizeof(r.a));
-	r.a.h.type = DP_REC_ALLOC;
-	r.a.h.size = (uint16_t)(sizeof(r.a) + (size_t)n * 8);
-	r.a.time = dp_chan_now();
-	r.a.pid = pid();
-	r.a.tid = tid();
-	r.a.addr = (uint64_t)(uintptr_t)p;
-	r.a.size = size;
-	r.a.kind = kind;
-	r.a.nframes = (uint32_t)n;
-	dp_chan_put(&r, r.a.h.size);
+	memset(&a, 0, sizeof(a));
+	a.h.type = DP_REC_ALLOC;
+	a.h.size = (uint16_t)(sizeof(a) + (size_t)n * 8);
+	a.time = dp_chan_now();
+	a.pid = pid();
+	a.tid = tid();
+	a.addr = (uint64_t)(uintptr_t)p;
+	a.size = size;
+	a.kind = kind;
+	a.nframes = (uint32_t)n;
+	memcpy(rec, &a, sizeof(a));
+	memcpy(rec + sizeof(a), frames, (size_t)n * 8);
+	dp_chan_put(rec, a.h.size);
 	busy = 0;
 }
 

@@ -83,7 +83,13 @@ int dp_sqlite_start(void *ctx, dp_report_result *r, dp_error *err)
 	    r->o->input);
 	exec(s->db, q, err);
 	sqlite3_free(q);
-	dp_buf_puts(&b, "INSERT INTO samples VALUES(");
+	/* named, so that a column added to the table cannot shift the rest */
+	dp_buf_puts(&b, "INSERT INTO samples(");
+	for (size_t i = 0; i < DP_ARRAY_LEN(sample_cols); i++) {
+		dp_buf_puts(&b, i ? "," : "");
+		dp_buf_puts(&b, sample_cols[i]);
+	}
+	dp_buf_puts(&b, ") VALUES(");
 	for (size_t i = 0; i < DP_ARRAY_LEN(sample_cols); i++)
 		dp_buf_puts(&b, i ? ",?" : "?");
 	dp_buf_puts(&b, ")");

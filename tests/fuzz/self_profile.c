@@ -40,30 +40,31 @@ static void sample(dp_writer *w, const struct perf_event_attr *a, uint64_t ip, u
 
 static void marks(dp_writer *w, uint64_t t0, uint64_t t1)
 {
-	struct {
-		struct dp_rec_marker r;
-		struct dp_mark m[2];
-	} mk;
+	struct dp_rec_marker mk;
+	struct dp_mark m[2];
+	unsigned char rec[sizeof(mk) + sizeof(m)];
 	struct {
 		struct dp_rec_marker_name r;
 		char name[8];
 	} nm;
 
 	memset(&mk, 0, sizeof(mk));
-	mk.r.h.type = DP_REC_MARKER;
-	mk.r.h.size = sizeof(mk);
-	mk.r.pid = (uint32_t)getpid();
-	mk.r.tid = (uint32_t)syscall(SYS_gettid);
-	mk.r.app = 1;
-	mk.r.n = 2;
-	mk.m[0] = (struct dp_mark){1, 0, t0, t0 + 10};
-	mk.m[1] = (struct dp_mark){2, 0, t1, t1 + 10};
-	dp_writer_add(w, &mk, sizeof(mk));
+	mk.h.type = DP_REC_MARKER;
+	mk.h.size = sizeof(rec);
+	mk.pid = (uint32_t)getpid();
+	mk.tid = (uint32_t)syscall(SYS_gettid);
+	mk.app = 1;
+	mk.n = 2;
+	m[0] = (struct dp_mark){1, 0, t0, t0 + 10};
+	m[1] = (struct dp_mark){2, 0, t1, t1 + 10};
+	memcpy(rec, &mk, sizeof(mk));
+	memcpy(rec + sizeof(mk), m, sizeof(m));
+	dp_writer_add(w, rec, sizeof(rec));
 	for (uint32_t id = 1; id <= 2; id++) {
 		memset(&nm, 0, sizeof(nm));
 		nm.r.h.type = DP_REC_MARKER_NAME;
 		nm.r.h.size = sizeof(nm);
-		nm.r.pid = mk.r.pid;
+		nm.r.pid = mk.pid;
 		nm.r.app = 1;
 		nm.r.id = id;
 		memcpy(nm.name, id == 1 ? "begin" : "end", id == 1 ? 6 : 4);
@@ -78,10 +79,8 @@ int self_profile_write(const char *path, const self_sample *s, size_t n, uint64_
 	dp_writer w;
 	dp_error err;
 	uint64_t id = ID, t0 = dp_now_ns(), v[2];
-	struct {
-		struct dp_rec_alloc a;
-		uint64_t frame;
-	} al;
+	struct dp_rec_alloc al;
+	unsigned char rec[sizeof(al) + 8];
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -99,17 +98,18 @@ int self_profile_write(const char *path, const self_sample *s, size_t n, uint64_
 	dp_writer_add_sensor(&w, 0, DP_SENSOR_COUNTER, "events", "proc/vmstat/pgfault");
 	dp_synth_process(&w, getpid(), &a, id);
 	memset(&al, 0, sizeof(al));
-	al.a.h.type = DP_REC_ALLOC;
-	al.a.h.size = sizeof(al);
-	al.a.time = dp_now_ns();
-	al.a.pid = (uint32_t)getpid();
-	al.a.tid = (uint32_t)syscall(SYS_gettid);
-	al.a.addr = heap;
-	al.a.size = heap_size;
-	al.a.kind = DP_ALLOC_MALLOC;
-	al.a.nframes = 1;
-	al.frame = site;
-	dp_writer_add(&w, &al, sizeof(al));
+	al.h.type = DP_REC_ALLOC;
+	al.h.size = sizeof(rec);
+	al.time = dp_now_ns();
+	al.pid = (uint32_t)getpid();
+	al.tid = (uint32_t)syscall(SYS_gettid);
+	al.addr = heap;
+	al.size = heap_size;
+	al.kind = DP_ALLOC_MALLOC;
+	al.nframes = 1;
+	memcpy(rec, &al, sizeof(al));
+	memcpy(rec + sizeof(al), &site, 8);
+	dp_writer_add(&w, rec, sizeof(rec));
 	v[0] = 100;
 	dp_writer_add_reading(&w, dp_now_ns(), 1000, 0, v, 1);
 	uint64_t t = dp_now_ns() + 1000;
