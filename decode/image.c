@@ -364,13 +364,17 @@ const dp_symbol *dp_image_function(dp_image *im, uint64_t vaddr, struct dp_func_
 	 * added again on every lookup of vaddr */
 	if (end <= start || vaddr < start + cbias || vaddr - cbias >= end)
 		return NULL;
+	/* keep cfi_syms sorted and tables parallel to it */
+	size_t pos = DP_PARTITION_POINT(im->cfi_syms.n, i, im->cfi_syms.v[i].addr < start + cbias);
+	/* overlapping FDEs (a corrupt file): the lookup above may have found
+	 * the wrong one of two; the one starting here is already known */
+	if (pos < im->cfi_syms.n && im->cfi_syms.v[pos].addr == start + cbias) {
+		*table_slot = &im->cfi_tables.v[pos];
+		return &im->cfi_syms.v[pos];
+	}
 	char *name = dp_asprintf("[0x%llx]", (unsigned long long)(start + cbias));
 	dp_vec_push(&im->owned_names, name);
 	dp_symbol ns = {start + cbias, end - start, name, true};
-	/* keep cfi_syms sorted and tables parallel to it */
-	size_t pos = 0;
-	while (pos < im->cfi_syms.n && im->cfi_syms.v[pos].addr < ns.addr)
-		pos++;
 	dp_vec_push(&im->cfi_syms, ns);
 	dp_vec_push(&im->cfi_tables, (struct dp_func_table *)NULL);
 	memmove(&im->cfi_syms.v[pos + 1], &im->cfi_syms.v[pos],
