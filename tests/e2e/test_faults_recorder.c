@@ -104,7 +104,7 @@ static void test_sigkill(void **state)
 	char *prof = tu_path("killed.dprof"), *fx = tu_fixture("sleeper_O2");
 	char *out = tu_path("killed.out");
 	char *argv[] = {DATAPROF_BIN, "record", "-q", "-e", "cpu-clock", "-F", "2000", "-o", prof,
-			"--", fx, "3000", NULL};
+			"--", fx, "20000", NULL};
 	struct dp_rec_finish f;
 	tu_result res;
 	pid_t pid = start_record(argv, out);
@@ -113,7 +113,22 @@ static void test_sigkill(void **state)
 
 	(void)state;
 	wait_profile(prof);
-	usleep(1000 * 1000);
+	/* half a second of the target's CPU time: ~1,000 samples at 2 kHz,
+	 * however loaded the machine */
+	for (;;) {
+		tu_truth *tp = NULL;
+		size_t nt;
+
+		tu_sh(&res, "cat '%s'", out);
+		nt = tu_truth_parse(res.out, &tp);
+		if (nt >= 1)
+			tu_wait_cpu((int)tu_truth_u64(&tp[0], "pid"), 50);
+		free(tp);
+		tu_result_free(&res);
+		if (nt >= 1)
+			break;
+		usleep(20 * 1000);
+	}
 	kill(pid, SIGKILL);
 	assert_int_equal(wait_exit(pid), 128 + SIGKILL);
 	n = rec_each(prof, NULL, NULL);

@@ -130,6 +130,62 @@ char *tu_path(const char *name)
 	return p;
 }
 
+/* utime + stime of pid in clock ticks, or -1 when it is gone */
+static long cpu_ticks(int pid)
+{
+	char path[64], buf[1024];
+	unsigned long ut, st;
+	FILE *f;
+	char *p;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* after the command name, which may hold spaces: field 3 on */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (long)(ut + st);
+}
+
+long tu_wait_cpu(int pid, long ticks)
+{
+	long t0 = cpu_ticks(pid), t = t0;
+
+	for (int i = 0; i < 1200 && t >= 0 && t - t0 < ticks; i++) {
+		usleep(50 * 1000);
+		t = cpu_ticks(pid);
+	}
+	return t < 0 ? -1 : t - t0;
+}
+
+const char *tu_wait_cpu_script(void)
+{
+	static char *path;
+	FILE *f;
+
+	if (path)
+		return path;
+	path = tu_path("wait_cpu.sh");
+	f = fopen(path, "w");
+	if (!f)
+		abort();
+	fputs("# sh wait_cpu.sh PID TICKS: until PID burned TICKS more ticks of CPU time\n"
+	      "cpu() { awk '{ sub(/.*\\) /, \"\"); print $12 + $13 }' /proc/$1/stat 2>/dev/null || echo -1; }\n"
+	      "t0=$(cpu $1); i=0\n"
+	      "while [ \"$(cpu $1)\" -ge 0 ] && [ $(($(cpu $1) - t0)) -lt $2 ] && [ $i -lt 1200 ]; do\n"
+	      "\tsleep 0.05; i=$((i + 1))\n"
+	      "done\n",
+	      f);
+	fclose(f);
+	return path;
+}
+
 void tu_cleanup(void)
 {
 	if (tmpdir && !getenv("DATAPROF_KEEP_TEST_FILES")) {

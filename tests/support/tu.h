@@ -30,6 +30,14 @@ void tu_result_free(tu_result *res);
 /* A fresh directory under $TMPDIR, removed by tu_cleanup(). */
 const char *tu_tmpdir(void);
 char *tu_path(const char *name); /* tu_tmpdir()/name, malloc'd */
+
+/* Until process pid has burned ticks more clock ticks (1/100 s) of CPU
+ * time, or is gone, or 60 s passed: tests that need "enough samples" of a
+ * running target wait for its CPU time, not for the wall clock, so that a
+ * loaded machine gives as many. Returns the ticks seen. */
+long tu_wait_cpu(int pid, long ticks);
+/* The same as a shell script, "sh SCRIPT PID TICKS" (in tu_tmpdir()). */
+const char *tu_wait_cpu_script(void);
 void tu_cleanup(void);
 
 /* Truth lines printed by fixtures: "TRUTH kind key=value key="a value" ...".
