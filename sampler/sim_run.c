@@ -171,7 +171,8 @@ static void write_events(dp_writer *w, const dp_sim_opts *o)
 		a.size = sizeof(a);
 		a.sample_type = SIM_SAMPLE_TYPE;
 		a.sample_regs_user = SIM_REGS_MASK;
-		a.sample_id_all = 0; /* the tool's MMAP2/COMM records carry no trailer */
+		a.sample_id_all =
+		    1; /* the tool ends MMAP2, COMM and FORK with TID TIME CPU IDENTIFIER */
 		a.freq = 0;
 		if (!e->has_period)
 			a.sample_period =

@@ -209,11 +209,25 @@ static void out_meta(const HChar *key, const HChar *value)
 
 /* ---- simulated state ---- */
 
+static Int my_pid;
+static ULong sim_time(void);
+
+/* The sample_id trailer of non-sample records (sample_id_all): TID, TIME,
+ * CPU, IDENTIFIER; the identifier of the first event. */
+#define TRAILER 32
+static void put_trailer(UChar *p)
+{
+	put32(&p, (UInt)my_pid);
+	put32(&p, (UInt)VG_(gettid)());
+	put64(&p, sim_time());
+	put64(&p, 0);
+	put64(&p, nevents ? events[0].id : DPS_ID_BASE);
+}
+
 static dps_cache l1d, l2, llc, dtlb;
 static Bool have_l2;
 static ULong counts[DPS_NKINDS];
 static ULong extra_cycles; /* modelled latency beyond one cycle per instruction */
-static Int my_pid;
 
 static ULong sim_time(void)
 {
@@ -231,12 +245,13 @@ static void out_comm(Bool exec)
 	VG_(strncpy)(comm, slash ? slash + 1 : name, 15);
 	comm[15] = 0;
 	n = VG_(strlen)(comm) + 1;
-	size = round8(8 + 8 + n);
+	size = round8(8 + 8 + n) + TRAILER;
 	p = out_reserve(size);
 	put_header(&p, REC_COMM, MISC_USER | (exec ? MISC_COMM_EXEC : 0), (UShort)size);
 	put32(&p, (UInt)my_pid);
 	put32(&p, (UInt)VG_(gettid)());
 	VG_(memcpy)(p, comm, n);
+	put_trailer(p + round8(n));
 }
 
 /* One MMAP2 record per client segment in [a, a+len) (a file maps as several
@@ -259,11 +274,13 @@ static void out_mmap(Addr a, SizeT len)
 		e = seg->end + 1 < end ? seg->end + 1 : end;
 		if (seg->kind == SkFileC && VG_(am_get_filename)(seg))
 			name = VG_(am_get_filename)(seg);
-		if (seg->kind == SkFileC || seg->kind == SkAnonC || seg->kind == SkShmC) {
+		/* the tool's own pages are no part of the program */
+		if ((seg->kind == SkFileC || seg->kind == SkAnonC || seg->kind == SkShmC) &&
+		    !VG_(strstr)(name, "/" DPS_TOOL_NAME "-amd64-linux")) {
 			n = VG_(strlen)(name) + 1;
 			if (n > 2048)
 				n = 2048;
-			size = round8(8 + 56 + n);
+			size = round8(8 + 64 + n) + TRAILER;
 			prot = (seg->hasR ? 1 : 0) | (seg->hasW ? 2 : 0) | (seg->hasX ? 4 : 0);
 			p = out_reserve(size);
 			put_header(&p, REC_MMAP2, MISC_USER | (seg->hasX ? 0 : MISC_MMAP_DATA),
@@ -280,6 +297,7 @@ static void out_mmap(Addr a, SizeT len)
 			put32(&p, prot);
 			put32(&p, seg->kind == SkAnonC ? 0x22 : 0x2); /* MAP_PRIVATE(|ANON) */
 			VG_(memcpy)(p, name, n - 1);
+			put_trailer(p + round8(n));
 		}
 		if (seg->end + 1 <= a)
 			return;
@@ -809,13 +827,14 @@ static void at_fork_child(ThreadId tid)
 	my_pid = VG_(getpid)();
 	for (UInt k = 0; k < DPS_NKINDS; k++)
 		counts[k] = 0;
-	p = out_reserve(48);
-	put_header(&p, REC_FORK, MISC_USER, 48);
+	p = out_reserve(32 + TRAILER);
+	put_header(&p, REC_FORK, MISC_USER, 32 + TRAILER);
 	put32(&p, (UInt)my_pid);
 	put32(&p, (UInt)parent);
 	put32(&p, (UInt)my_pid);
 	put32(&p, (UInt)parent);
 	put64(&p, sim_time());
+	put_trailer(p);
 }
 
 static void dpsim_post_clo_init(void)
