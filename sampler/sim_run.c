@@ -74,7 +74,7 @@ static void build_argv(const dp_sim_opts *o, int fd, uint64_t t0, str_vec *av)
 	const dp_sim_geometry *g = &o->geo;
 
 	dp_vec_push(av, dp_strdup("valgrind"));
-	dp_vec_push(av, dp_strdup("--tool=" DPS_TOOL_NAME));
+	dp_vec_push(av, dp_strdup(o->heap ? "--tool=" DPS_TOOL_HEAP : "--tool=" DPS_TOOL_NAME));
 	dp_vec_push(av, dp_strdup("-q"));
 	dp_vec_push(av, dp_strdup("--trace-children=yes"));
 	dp_vec_push(av, dp_asprintf("--dp-fd=%d", fd));

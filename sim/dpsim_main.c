@@ -22,6 +22,7 @@
 #include "pub_tool_stacktrace.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_xarray.h"
 #include "libvex_guest_amd64.h"
 
 #ifndef offsetof
@@ -64,6 +65,7 @@ static ULong lat[5] = {4, 14, 50, 200, 30}; /* L1 L2 LLC RAM, dTLB miss: cycles 
 static ULong t0_ns;
 static ULong skid;
 static Bool heap_on;
+static Bool replace_malloc; /* --dp-heap=yes seen before the options are parsed */
 static ULong heap_depth = 1;
 
 /* "a,b,c" into up to n numbers; False on anything else. */
@@ -254,6 +256,17 @@ static void out_comm(Bool exec)
 	put_trailer(p + round8(n));
 }
 
+/* The tool's own file (dpsim-amd64-linux, dpsimheap-amd64-linux). */
+static Bool is_tool_file(const HChar *name)
+{
+	const HChar *b = VG_(strrchr)(name, '/');
+	SizeT n = VG_(strlen)(name);
+
+	b = b ? b + 1 : name;
+	return VG_(strncmp)(b, DPS_TOOL_NAME, 5) == 0 && n > 12 &&
+	       VG_(strcmp)(name + n - 12, "-amd64-linux") == 0;
+}
+
 /* One MMAP2 record per client segment in [a, a+len) (a file maps as several
  * segments: each gets its own record with its file offset, as the kernel
  * reports them). */
@@ -276,7 +289,7 @@ static void out_mmap(Addr a, SizeT len)
 			name = VG_(am_get_filename)(seg);
 		/* the tool's own pages are no part of the program */
 		if ((seg->kind == SkFileC || seg->kind == SkAnonC || seg->kind == SkShmC) &&
-		    !VG_(strstr)(name, "/" DPS_TOOL_NAME "-amd64-linux")) {
+		    !is_tool_file(name)) {
 			n = VG_(strlen)(name) + 1;
 			if (n > 2048)
 				n = 2048;
@@ -890,9 +903,20 @@ static void dpsim_pre_clo_init(void)
 	VG_(details_avg_translation_sizeB)(500);
 	VG_(basic_tool_funcs)(dpsim_post_clo_init, dpsim_instrument, dpsim_fini);
 	VG_(needs_command_line_options)(process_cmd_line_option, print_usage, print_debug_usage);
-	VG_(needs_malloc_replacement)
-	(h_malloc, h_malloc, h_new_aligned, h_malloc, h_new_aligned, h_memalign, h_calloc, h_free,
-	 h_free, h_free_aligned, h_free, h_free_aligned, h_realloc, h_usable, 0);
+	/* The malloc replacement only with --heap: it places blocks otherwise than
+	 * the program's own malloc, and so moves its misses (docs/sim.md). The
+	 * needs are declared before the options are parsed: look ahead. */
+	for (Word i = 0; i < VG_(sizeXA)(VG_(args_for_valgrind)); i++) {
+		const HChar *a = *(HChar **)VG_(indexXA)(VG_(args_for_valgrind), i);
+
+		if (VG_(strcmp)(a, "--dp-heap=yes") == 0)
+			replace_malloc = True;
+	}
+	if (replace_malloc)
+		VG_(needs_malloc_replacement)(h_malloc, h_malloc, h_new_aligned, h_malloc,
+					      h_new_aligned, h_memalign, h_calloc, h_free, h_free,
+					      h_free_aligned, h_free, h_free_aligned, h_realloc,
+					      h_usable, 0);
 	VG_(track_new_mem_startup)(on_new_mem);
 	VG_(track_new_mem_mmap)(on_new_mem);
 }

@@ -23,7 +23,8 @@ enum dps_level { DPS_LVL_L1 = 0, DPS_LVL_L2, DPS_LVL_LLC, DPS_LVL_RAM, DPS_NLEVE
  * (NAME as in dps_kind_names), value the count in decimal. */
 #define DPS_META_TOTAL "sim.total."
 
-#define DPS_TOOL_NAME  "dpsim"
+#define DPS_TOOL_NAME "dpsim"
+#define DPS_TOOL_HEAP "dpsimheap" /* the same tool, its malloc replacement preloaded */
 #define DPS_MAX_EVENTS 16
 
 /* The ids in the samples' IDENTIFIER: event index + this (kernel ids are
