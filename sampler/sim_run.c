@@ -177,7 +177,13 @@ static void write_events(dp_writer *w, const dp_sim_opts *o)
 		if (!e->has_period)
 			a.sample_period =
 			    o->period ? o->period : dp_sim_default_period(e->sim_kind);
-		dp_writer_add_event(w, (uint32_t)i, e->name, &a, e->ip_sem, e->evclass, &id, 1);
+		/* --sim-skid: what a skidding PMU gives, the IP after the cause and no
+		 * address; the truth follows each sample (DP_REC_SIM_TRUTH) */
+		if (o->skid)
+			a.sample_type &= ~(uint64_t)PERF_SAMPLE_ADDR;
+		dp_writer_add_event(w, (uint32_t)i, e->name, &a,
+				    o->skid && e->ip_sem != DP_IP_NONE ? DP_IP_AFTER : e->ip_sem,
+				    e->evclass, &id, 1);
 	}
 }
 
@@ -203,6 +209,7 @@ static bool record_ok(const struct perf_event_header *h)
 	case DP_REC_FREE:
 	case DP_REC_THREAD:
 	case DP_REC_META:
+	case DP_REC_SIM_TRUTH:
 		return true;
 	default:
 		return false;

@@ -10,6 +10,7 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_clientstate.h"
+#include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -267,6 +268,31 @@ static Bool is_tool_file(const HChar *name)
 	       VG_(strcmp)(name + n - 12, "-amd64-linux") == 0;
 }
 
+/* The client segments reported so far: start -> last byte reported. */
+typedef struct seen_seg {
+	struct seen_seg *next;
+	UWord key; /* segment start */
+	Addr last;
+} seen_seg;
+static VgHashTable *seen_segs;
+
+static void mark_seen(Addr start, Addr last)
+{
+	seen_seg *n;
+
+	if (!seen_segs)
+		seen_segs = VG_(HT_construct)("dpsim.segs");
+	n = VG_(HT_lookup)(seen_segs, start);
+	if (!n) {
+		n = VG_(malloc)("dpsim.seg", sizeof(*n));
+		n->key = start;
+		n->last = last;
+		VG_(HT_add_node)(seen_segs, n);
+	} else if (last > n->last) {
+		n->last = last;
+	}
+}
+
 /* One MMAP2 record per client segment in [a, a+len) (a file maps as several
  * segments: each gets its own record with its file offset, as the kernel
  * reports them). */
@@ -311,11 +337,27 @@ static void out_mmap(Addr a, SizeT len)
 			put32(&p, seg->kind == SkAnonC ? 0x22 : 0x2); /* MAP_PRIVATE(|ANON) */
 			VG_(memcpy)(p, name, n - 1);
 			put_trailer(p + round8(n));
+			mark_seen(seg->start, e - 1);
 		}
 		if (seg->end + 1 <= a)
 			return;
 		a = seg->end + 1;
 	}
+}
+
+/* Memory the program got without a mapping call the tool sees (brk, the
+ * replacement malloc's arena): reported when a sample first points there,
+ * so that decode finds every sampled address in a mapping. */
+static void ensure_mapped(Addr a)
+{
+	NSegment const *seg = a ? VG_(am_find_nsegment)(a) : NULL;
+	seen_seg *n;
+
+	if (!seg || (seg->kind != SkAnonC && seg->kind != SkFileC && seg->kind != SkShmC))
+		return;
+	n = seen_segs ? VG_(HT_lookup)(seen_segs, seg->start) : NULL;
+	if (!n || n->last < seg->end)
+		out_mmap(seg->start, seg->end + 1 - seg->start);
 }
 
 static void on_new_mem(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
@@ -371,26 +413,74 @@ static void put_regs(UChar **p, ThreadId tid, Addr ip)
 	put64(p, g.guest_R15);
 }
 
-/* IDENTIFIER IP TID TIME ADDR CPU PERIOD REGS_USER WEIGHT DATA_SRC */
+/* IDENTIFIER IP TID TIME [ADDR] CPU PERIOD REGS_USER WEIGHT DATA_SRC: no ADDR
+ * with --dp-skid, as a skidding PMU gives none. */
 #define SAMPLE_SIZE (8 + 8 * 7 + 8 + 8 * NREGS + 8 + 8)
 
 static void out_sample(const sim_event *e, Addr ip, Addr addr, ULong weight, ULong dsrc)
 {
 	ThreadId tid = VG_(get_running_tid)();
-	UChar *p = out_reserve(SAMPLE_SIZE);
+	UInt size = SAMPLE_SIZE - (skid ? 8 : 0);
+	UChar *p;
 
-	put_header(&p, REC_SAMPLE, MISC_USER, SAMPLE_SIZE);
+	ensure_mapped(addr);
+	p = out_reserve(size);
+
+	put_header(&p, REC_SAMPLE, MISC_USER, (UShort)size);
 	put64(&p, e->id);
 	put64(&p, ip);
 	put32(&p, (UInt)my_pid);
 	put32(&p, (UInt)VG_(gettid)());
 	put64(&p, sim_time());
-	put64(&p, addr);
+	if (!skid)
+		put64(&p, addr);
 	put64(&p, 0); /* cpu 0 */
 	put64(&p, e->period);
 	put_regs(&p, tid, ip);
 	put64(&p, weight);
 	put64(&p, dsrc);
+}
+
+/* A sample waiting for its skid to pass (Valgrind runs one thread at a
+ * time; the instructions of other threads do not count). */
+static struct pending {
+	Bool on;
+	ThreadId tid;
+	ULong left;
+	const sim_event *e;
+	Addr ip, addr;
+	UInt size;
+	ULong weight, dsrc;
+} pend;
+static ULong skid_dropped; /* events that came while one was pending */
+
+static void out_truth(Addr sample_ip)
+{
+	UChar *p = out_reserve(sizeof(struct dp_rec_sim_truth));
+
+	put_header(&p, DP_REC_SIM_TRUTH, 0, sizeof(struct dp_rec_sim_truth));
+	put64(&p, sim_time());
+	put32(&p, (UInt)my_pid);
+	put32(&p, (UInt)VG_(gettid)());
+	put64(&p, pend.ip);
+	put64(&p, pend.addr);
+	put32(&p, pend.size);
+	put32(&p, (UInt)skid);
+	(void)sample_ip;
+}
+
+static void take_sample(const sim_event *e, Addr ip, Addr addr, UInt size, ULong weight, ULong dsrc)
+{
+	if (!skid) {
+		out_sample(e, ip, addr, weight, dsrc);
+		return;
+	}
+	if (pend.on) {
+		skid_dropped++;
+		return;
+	}
+	pend =
+	    (struct pending){True, VG_(get_running_tid)(), skid, e, ip, addr, size, weight, dsrc};
 }
 
 /* One simulated access. Returns nothing: counts, models latency, samples. */
@@ -439,7 +529,7 @@ static VG_REGPARM(3) void on_access(Addr addr, UWord size_store, Addr ip)
 		if (!e->period || !hit[e->kind] || --e->left)
 			continue;
 		e->left = e->period;
-		out_sample(e, ip, addr, weight, data_src(store, level, tlb_miss));
+		take_sample(e, ip, addr, (UInt)size, weight, data_src(store, level, tlb_miss));
 	}
 }
 
@@ -447,6 +537,13 @@ static VG_REGPARM(3) void on_access(Addr addr, UWord size_store, Addr ip)
 static VG_REGPARM(1) void on_insn(Addr ip)
 {
 	counts[DPS_INSTRUCTIONS]++;
+	if (pend.on && pend.tid == VG_(get_running_tid)() && !--pend.left) {
+		/* skid instructions retired since the cause: the sample lands here,
+		 * with the registers as they are now */
+		pend.on = False;
+		out_sample(pend.e, ip, pend.addr, pend.weight, pend.dsrc);
+		out_truth(ip);
+	}
 	for (UInt i = 0; i < nevents; i++) {
 		sim_event *e = &events[i];
 
@@ -642,6 +739,8 @@ static IRSB *dpsim_instrument(VgCallbackClosure *closure, IRSB *in, const VexGue
 			d->fxState[0].offset = offsetof(VexGuestAMD64State, guest_RAX);
 			d->fxState[0].size = offsetof(VexGuestAMD64State, guest_DFLAG) -
 					     offsetof(VexGuestAMD64State, guest_RAX);
+			d->fxState[0].nRepeats = 0;
+			d->fxState[0].repeatLen = 0;
 			addStmtToIRSB(out, IRStmt_Dirty(d));
 		}
 		/* Calls go before the access, or before the instruction's first
@@ -739,7 +838,6 @@ static void out_free(Addr a)
 }
 
 /* Block sizes, for realloc's copy and malloc_usable_size. */
-#include "pub_tool_hashtable.h"
 typedef struct block {
 	struct block *next;
 	UWord key; /* address */
@@ -871,6 +969,15 @@ static void dpsim_post_clo_init(void)
 	for (UInt k = 0; k < nevents; k++)
 		if (events[k].kind == DPS_INSTRUCTIONS && events[k].period)
 			per_insn_calls = True;
+	if (skid)
+		per_insn_calls = True; /* the skid is counted in instructions */
+	/* The registers a sample carries must be those of the program at that
+	 * point: VEX otherwise drops writes of registers that a later
+	 * instruction of the block overwrites before the tool's calls see them.
+	 * Exact samples need them at each memory access, skidding ones at each
+	 * instruction. */
+	VG_(clo_vex_control).iropt_register_updates_default = VG_(clo_px_file_backed) =
+	    per_insn_calls ? VexRegUpdAllregsAtEachInsn : VexRegUpdAllregsAtMemAccess;
 	my_pid = VG_(getpid)();
 	blocks = VG_(HT_construct)("dpsim.blocks");
 	VG_(atfork)(at_fork_pre, NULL, at_fork_child);
@@ -913,10 +1020,9 @@ static void dpsim_pre_clo_init(void)
 			replace_malloc = True;
 	}
 	if (replace_malloc)
-		VG_(needs_malloc_replacement)(h_malloc, h_malloc, h_new_aligned, h_malloc,
-					      h_new_aligned, h_memalign, h_calloc, h_free, h_free,
-					      h_free_aligned, h_free, h_free_aligned, h_realloc,
-					      h_usable, 0);
+		VG_(needs_malloc_replacement)
+	(h_malloc, h_malloc, h_new_aligned, h_malloc, h_new_aligned, h_memalign, h_calloc, h_free,
+	 h_free, h_free_aligned, h_free, h_free_aligned, h_realloc, h_usable, 0);
 	VG_(track_new_mem_startup)(on_new_mem);
 	VG_(track_new_mem_mmap)(on_new_mem);
 }
