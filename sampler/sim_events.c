@@ -43,6 +43,23 @@ int dp_sim_event_parse(const char *spec, dp_event_spec *e, dp_error *err)
 		if (!strncmp(m, "period=", 7) && dp_parse_u64(m + 7, &v) && v) {
 			e->attr.sample_period = v;
 			e->has_period = true;
+		} else if (!strncmp(m, "watch=", 6)) {
+			/* only the accesses that touch [ADDR, ADDR+LEN): a simulated
+			 * watchpoint, as mem:ADDR/LEN but for reads too, and any length */
+			char *slash = strchr(m + 6, '/'), *end;
+			uint64_t len = 1;
+
+			if (slash)
+				*slash = 0;
+			v = strtoull(m + 6, &end, 0);
+			if (end == m + 6 || *end || (slash && (!dp_parse_u64(slash + 1, &len) || !len))) {
+				dp_error_set(err, "event '%s': watch= needs ADDR[/LEN] (watch=0x601040/8)",
+					     spec);
+				free(copy);
+				return -1;
+			}
+			e->attr.config1 = v;
+			e->attr.config2 = len;
 		} else if (!strcmp(m, "u")) {
 			/* user space is all a simulator sees */
 		} else {

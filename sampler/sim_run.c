@@ -105,9 +105,11 @@ static void build_argv(const dp_sim_opts *o, int fd, uint64_t t0, str_vec *av)
 				  : o->period	? o->period
 						: dp_sim_default_period(e->sim_kind);
 
-		dp_vec_push(av, dp_asprintf("--dp-event=%d,%llu,%llu", e->sim_kind,
+dp_vec_push(av, dp_asprintf("--dp-event=%d,%llu,%llu,%llu,%llu", e->sim_kind,
 					    (unsigned long long)(o->count_only ? 0 : period),
-					    (unsigned long long)(DPS_ID_BASE + i)));
+					    (unsigned long long)(DPS_ID_BASE + i),
+					    (unsigned long long)e->attr.config1,
+					    (unsigned long long)e->attr.config2));
 	}
 	dp_vec_push(av, dp_strdup("--"));
 	for (size_t i = 0; o->argv[i]; i++)

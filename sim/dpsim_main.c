@@ -55,6 +55,7 @@ typedef struct sim_event {
 	ULong period; /* 0: count only */
 	ULong left;   /* events to the next sample */
 	ULong id;
+	Addr lo, hi; /* :watch=: only accesses touching [lo, hi); hi 0: all */
 } sim_event;
 
 static Int out_fd = -1;
@@ -97,10 +98,12 @@ static Bool process_cmd_line_option(const HChar *arg)
 	if VG_INT_CLO (arg, "--dp-fd", num)
 		out_fd = (Int)num;
 	else if VG_STR_CLO (arg, "--dp-event", s) {
-		ULong v[3];
+		ULong v[5];
 
-		if (nevents == DPS_MAX_EVENTS || !parse_list(s, v, 3) || v[0] >= DPS_NKINDS)
+		if (nevents == DPS_MAX_EVENTS || !parse_list(s, v, 5) || v[0] >= DPS_NKINDS)
 			return False;
+		events[nevents].lo = v[3];
+		events[nevents].hi = v[3] + v[4];
 		events[nevents].kind = (UInt)v[0];
 		events[nevents].period = v[1];
 		events[nevents].left = v[1];
@@ -526,7 +529,8 @@ static VG_REGPARM(3) void on_access(Addr addr, UWord size_store, Addr ip)
 	for (UInt i = 0; i < nevents; i++) {
 		sim_event *e = &events[i];
 
-		if (!e->period || !hit[e->kind] || --e->left)
+		if (!e->period || !hit[e->kind] ||
+		    (e->hi && (addr >= e->hi || addr + size <= e->lo)) || --e->left)
 			continue;
 		e->left = e->period;
 		take_sample(e, ip, addr, (UInt)size, weight, data_src(store, level, tlb_miss));

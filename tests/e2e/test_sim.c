@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dataprof/format.h"
 #include "decode/decode.h"
 #include "record_util.h"
 #include "util.h"
@@ -349,6 +350,136 @@ static void test_deterministic(void **state)
 	free(p2);
 }
 
+/* ---- the breakpoint truth tests' sim: twin ---- */
+
+/* Each pattern of bpwatch watched with sim:mem:watch=ADDR/LEN -c 1
+ * --sim-skid 1: a sample after every access of the watched bytes, its IP
+ * the next instruction and its registers those after the access, as a
+ * data breakpoint's trap gives them (test_decode_truth.c, which needs
+ * breakpoints that fire). Here the simulator's truth says which
+ * instruction and address each sample really had. */
+typedef struct twin_ctx {
+	uint64_t want_insn;
+	/* the last sample, waiting for its truth */
+	bool have;
+	dp_verdict verdict;
+	uint64_t data_addr, insn_ip;
+	uint8_t size;
+	size_t samples, verified, verified_right, insn_right;
+} twin_ctx;
+
+static void twin_walk(const char *profile, twin_ctx *c)
+{
+	dp_error err = {{0}};
+	dp_profile *p = dp_profile_open(profile, &err);
+	dp_decoder *d;
+	dp_record r;
+
+	if (!p)
+		fail_msg("%s", err.msg);
+	d = dp_decoder_open(p, NULL, &err);
+	if (!d)
+		fail_msg("%s", err.msg);
+	while (dp_profile_next(p, &r) > 0) {
+		if (r.kind == DP_R_SAMPLE) {
+			dp_decoded x;
+
+			dp_decode_sample(d, r.sample, &x);
+			c->have = true;
+			c->verdict = x.verdict;
+			c->data_addr = x.data_addr;
+			c->insn_ip = x.insn_ip;
+			c->size = x.size;
+		} else if (r.kind == DP_R_OTHER && r.type == DP_REC_SIM_TRUTH && c->have) {
+			struct dp_rec_sim_truth t;
+
+			memcpy(&t, r.other, sizeof(t));
+			c->have = false;
+			c->samples++;
+			c->insn_right += c->insn_ip == t.ip;
+			if (c->verdict == DP_V_VERIFIED) {
+				c->verified++;
+				c->verified_right += c->data_addr < t.addr + DP_MAX(t.size, 1) &&
+						     c->data_addr + DP_MAX(c->size, 1) > t.addr;
+			}
+		}
+	}
+	dp_decoder_free(d);
+	dp_profile_close(p);
+}
+
+static void twin_bpwatch(const char *fixture)
+{
+	char *fx = tu_fixture(fixture), *prof = tu_path("twin.dprof");
+	char *argv[] = {fx, "--list", NULL};
+	size_t n, verified = 0, right = 0, should = 0, did = 0, patterns = 0;
+	tu_result res;
+	tu_truth *t;
+
+	assert_int_equal(tu_run(argv, &res), 0);
+	n = tu_truth_parse(res.out, &t);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = tu_truth_get(&t[i], "name"), *expect;
+		twin_ctx c = {0};
+		tu_result rr;
+		char *opts;
+
+		if (strcmp(t[i].kind, "pattern"))
+			continue;
+		expect = tu_truth_get(&t[i], "expect");
+		opts = dp_asprintf("-e sim:mem:watch=0x%llx/%llu -c 1 --sim-skid 1",
+				   (unsigned long long)tu_truth_u64(&t[i], "addr"),
+				   (unsigned long long)tu_truth_u64(&t[i], "len"));
+		if (tu_sh(&rr, "'%s' record -q -o '%s' %s -- '%s' %s", DATAPROF_BIN, prof, opts, fx,
+			  name) != 0)
+			fail_msg("record %s: %s", name, rr.err);
+		twin_walk(prof, &c);
+		printf("%s %-18s expect %-12s: %2zu samples, verified %zu (right %zu), "
+		       "instruction right %zu\n",
+		       fixture, name, expect, c.samples, c.verified, c.verified_right,
+		       c.insn_right);
+		patterns++;
+		verified += c.verified;
+		right += c.verified_right;
+		if (!strcmp(expect, "verified")) {
+			should += c.samples;
+			did += c.verified_right;
+		}
+		/* every instruction touching the watched bytes gives its sample (the
+		 * "any" patterns count differently: a trap per instruction) */
+		if (strcmp(expect, "any"))
+			assert_int_equal(c.samples, tu_truth_u64(&t[i], "count"));
+		assert_int_equal(c.verified_right, c.verified);
+		if (!strcmp(expect, "unresolvable"))
+			assert_int_equal(c.verified, 0);
+		tu_result_free(&rr);
+		free(opts);
+	}
+	printf("ACCURACY %s (sim twin): verified samples with the right address: precision "
+	       "%.1f%% (%zu/%zu); recall %.1f%% (%zu/%zu verifiable samples)\n",
+	       fixture, 100.0 * (double)right / (double)(verified ? verified : 1), right, verified,
+	       100.0 * (double)did / (double)(should ? should : 1), did, should);
+	assert_true(patterns >= 20);
+	assert_int_equal(right, verified);     /* precision 100% */
+	assert_true(did * 100 >= should * 95); /* recall >= 95% */
+	free(t);
+	free(fx);
+	free(prof);
+	tu_result_free(&res);
+}
+
+static void test_bpwatch_twin_O0(void **state)
+{
+	(void)state;
+	twin_bpwatch("bpwatch_O0");
+}
+
+static void test_bpwatch_twin_O2(void **state)
+{
+	(void)state;
+	twin_bpwatch("bpwatch_O2");
+}
+
 /* ---- the command line ---- */
 
 static void test_list(void **state)
@@ -420,6 +551,8 @@ int main(void)
 	    cmocka_unit_test(test_chase_attribution_O2),
 	    cmocka_unit_test(test_chase_attribution_O0),
 	    cmocka_unit_test(test_deterministic),
+	    cmocka_unit_test(test_bpwatch_twin_O0),
+	    cmocka_unit_test(test_bpwatch_twin_O2),
 	};
 	int rc;
 
