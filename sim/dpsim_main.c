@@ -388,11 +388,10 @@ static ULong data_src(Bool store, UInt level, Bool tlb_miss)
 
 /* The registers as perf gives them for sample_regs_user 0xff0fff: AX BX CX
  * DX SI DI BP SP IP FLAGS CS SS, R8..R15. */
-static void put_regs(UChar **p, ThreadId tid, Addr ip)
+static void put_regs(UChar **p, const VexGuestAMD64State *gs, Addr ip)
 {
-	VexGuestAMD64State g;
+	VexGuestAMD64State g = *gs; /* get_rflags takes it writable */
 
-	VG_(get_shadow_regs_area)(tid, (UChar *)&g, 0, 0, sizeof(g));
 	put64(p, REGS_ABI_64);
 	put64(p, g.guest_RAX);
 	put64(p, g.guest_RBX);
@@ -416,6 +415,35 @@ static void put_regs(UChar **p, ThreadId tid, Addr ip)
 	put64(p, g.guest_R15);
 }
 
+/* A THREAD record the first time a thread samples: its thread pointer,
+ * which decode adds to %fs-relative operands (TLS). */
+static VgHashTable *threads_seen;
+
+static void note_thread(ULong fs_base)
+{
+	UWord tid = (UWord)VG_(gettid)();
+	struct seen_thread {
+		struct seen_thread *next;
+		UWord key;
+	} * n;
+	UChar *p;
+
+	if (!threads_seen)
+		threads_seen = VG_(HT_construct)("dpsim.threads");
+	if (VG_(HT_lookup)(threads_seen, tid))
+		return;
+	n = VG_(malloc)("dpsim.thread", sizeof(*n));
+	n->key = tid;
+	VG_(HT_add_node)(threads_seen, n);
+	p = out_reserve(sizeof(struct dp_rec_thread));
+	put_header(&p, DP_REC_THREAD, 0, sizeof(struct dp_rec_thread));
+	put64(&p, sim_time());
+	put32(&p, (UInt)my_pid);
+	put32(&p, (UInt)tid);
+	put64(&p, fs_base);
+	put64(&p, 0);
+}
+
 /* IDENTIFIER IP TID TIME [ADDR] CPU PERIOD REGS_USER WEIGHT DATA_SRC: no ADDR
  * with --dp-skid, as a skidding PMU gives none. */
 #define SAMPLE_SIZE (8 + 8 * 7 + 8 + 8 * NREGS + 8 + 8)
@@ -424,9 +452,12 @@ static void out_sample(const sim_event *e, Addr ip, Addr addr, ULong weight, ULo
 {
 	ThreadId tid = VG_(get_running_tid)();
 	UInt size = SAMPLE_SIZE - (skid ? 8 : 0);
+	VexGuestAMD64State g;
 	UChar *p;
 
+	VG_(get_shadow_regs_area)(tid, (UChar *)&g, 0, 0, sizeof(g));
 	ensure_mapped(addr);
+	note_thread(g.guest_FS_CONST);
 	p = out_reserve(size);
 
 	put_header(&p, REC_SAMPLE, MISC_USER, (UShort)size);
@@ -439,7 +470,7 @@ static void out_sample(const sim_event *e, Addr ip, Addr addr, ULong weight, ULo
 		put64(&p, addr);
 	put64(&p, 0); /* cpu 0 */
 	put64(&p, e->period);
-	put_regs(&p, tid, ip);
+	put_regs(&p, &g, ip);
 	put64(&p, weight);
 	put64(&p, dsrc);
 }

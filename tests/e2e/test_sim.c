@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "dataprof/format.h"
+#include "annotate/sim_accuracy.h"
 #include "decode/decode.h"
 #include "record_util.h"
 #include "util.h"
@@ -326,6 +327,40 @@ static void test_lua_heap_objects(void **state)
 	free(out);
 }
 
+/* lua with one instruction of skid (a sample after the access, as a trap):
+ * every address decode calls verified is the true one. This caught the
+ * tool handing out registers VEX had not written back yet. */
+static void test_lua_skid1_precision(void **state)
+{
+	tu_result res;
+	char *out = tu_path("lua_skid.dprof");
+	dp_sim_accuracy a;
+	dp_error err = {{0}};
+
+	(void)state;
+	if (system("lua5.4 -v >/dev/null 2>&1") != 0) {
+		printf("lua5.4 is not installed: skipped\n");
+		skip();
+	}
+	assert_int_equal(
+	    tu_sh(&res,
+		  "'%s' record -q --heap -e sim:l1d-miss -c 500 --sim-skid 1 -o '%s' -- "
+		  "lua5.4 '%s/tests/fixtures/tables.lua' 20000",
+		  DATAPROF_BIN, out, SOURCE_DIR),
+	    0);
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(dp_sim_accuracy_run(out, &a, &err), 0);
+	tu_report_accuracy("lua5.4 skid 1 verified address", (size_t)a.verified_right,
+			   (size_t)a.verified, (size_t)a.samples);
+	tu_report_accuracy("lua5.4 skid 1 member path", (size_t)a.member_right, (size_t)a.member,
+			   (size_t)a.samples);
+	assert_true(a.samples > 1000);
+	assert_int_equal(a.verified_right, a.verified);
+	assert_true(a.verified_right * 100 >= a.samples * 85);
+	tu_result_free(&res);
+	free(out);
+}
+
 /* Two runs of the same binary and input: the same report, byte for byte. */
 static void test_deterministic(void **state)
 {
@@ -348,6 +383,35 @@ static void test_deterministic(void **state)
 	tu_result_free(&c2);
 	free(p1);
 	free(p2);
+}
+
+/* A layout change under dataprof diff: struct item.b moved next to .a
+ * (layout fixture, variant b) loses its misses, and --fail-if on it fails;
+ * two runs of the same binary are identical, and the same --fail-if passes. */
+static void test_layout_diff(void **state)
+{
+	tu_result r1, r2, r3, d;
+	const char *opts = "--heap -e sim:l1d-miss -c 100";
+	char *a1 = record_sim("layout_O2", "200000 16", opts, "a1.dprof", &r1);
+	char *a2 = record_sim("layout_O2", "200000 16", opts, "a2.dprof", &r2);
+	char *b = record_sim("b/layout_O2", "200000 16", opts, "b.dprof", &r3);
+	const char *fail = "--fail-if 'member=struct item.b: samples < -50%'";
+
+	(void)state;
+	tu_sh(&d, "'%s' diff --by member '%s' '%s' %s", DATAPROF_BIN, a1, a2, fail);
+	printf("same binary: exit %d\n%s", d.status, d.out);
+	assert_int_equal(d.status, 0);
+	tu_result_free(&d);
+	tu_sh(&d, "'%s' diff --by member '%s' '%s' %s", DATAPROF_BIN, a1, b, fail);
+	printf("layout B: exit %d\n%s", d.status, d.out);
+	assert_int_equal(d.status, 3);
+	tu_result_free(&d);
+	tu_result_free(&r1);
+	tu_result_free(&r2);
+	tu_result_free(&r3);
+	free(a1);
+	free(a2);
+	free(b);
 }
 
 /* ---- the breakpoint truth tests' sim: twin ---- */
@@ -548,9 +612,11 @@ int main(void)
 	    cmocka_unit_test(test_stream_vs_cachegrind),
 	    cmocka_unit_test(test_lua_vs_cachegrind),
 	    cmocka_unit_test(test_lua_heap_objects),
+	    cmocka_unit_test(test_lua_skid1_precision),
 	    cmocka_unit_test(test_chase_attribution_O2),
 	    cmocka_unit_test(test_chase_attribution_O0),
 	    cmocka_unit_test(test_deterministic),
+	    cmocka_unit_test(test_layout_diff),
 	    cmocka_unit_test(test_bpwatch_twin_O0),
 	    cmocka_unit_test(test_bpwatch_twin_O2),
 	};
