@@ -1,6 +1,7 @@
 #include "sim_accuracy.h"
 #include "annotate.h"
 #include "hashmap.h"
+#include "../decode/maps.h"
 
 #include <string.h>
 
@@ -32,6 +33,9 @@ static void score(dp_sim_accuracy *acc, dp_annotator *a, const dp_sample *s, con
 		  const struct dp_rec_sim_truth *t)
 {
 	bool claimed = x->verdict == DP_V_VERIFIED || x->verdict == DP_V_EXACT;
+
+	if (acc->only_map && !(x->map && x->map->name && strstr(x->map->name, acc->only_map)))
+		return;
 	bool right = x->data_addr >= t->addr && x->data_addr < t->addr + (t->size ? t->size : 1);
 
 	if (!acc->samples++)
@@ -79,10 +83,12 @@ int dp_sim_accuracy_run(const char *path, dp_sim_accuracy *acc, dp_error *err)
 	void (*wrong_fn)(void *, const dp_sample *, const dp_decoded *, uint64_t, uint64_t,
 			 uint32_t) = acc->wrong_fn;
 	void *wrong_ctx = acc->wrong_ctx;
+	const char *only_map = acc->only_map;
 
 	memset(acc, 0, sizeof(*acc));
 	acc->wrong_fn = wrong_fn;
 	acc->wrong_ctx = wrong_ctx;
+	acc->only_map = only_map;
 	if (!p)
 		return -1;
 	dp_hashmap_init(&by_sample, 1024);

@@ -17,6 +17,9 @@ typedef struct dp_sim_accuracy {
 	uint64_t insn, insn_right;     /* a causing instruction found; of those, the true one */
 	uint64_t object, object_right; /* an object for a verified address; the true address's */
 	uint64_t member, member_right; /* the same for the member path */
+	/* set by the caller: only samples whose IP is in a mapping whose name
+	 * contains this (NULL: all) */
+	const char *only_map;
 	/* set by the caller: called for each verified address that is wrong */
 	void (*wrong_fn)(void *ctx, const dp_sample *s, const dp_decoded *x, uint64_t true_ip,
 			 uint64_t true_addr, uint32_t size);

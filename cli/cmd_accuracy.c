@@ -10,12 +10,13 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: dataprof accuracy [-v] [-i] FILE\n\n"
+	fprintf(f, "usage: dataprof accuracy [-v] [-m NAME] [-i] FILE\n\n"
 		   "Decodes and annotates every sample of a simulated profile (record -e sim:...\n"
 		   "--sim-skid N) and compares the result with the simulator's truth: the\n"
 		   "instruction that caused each sample and the address it touched. Prints the\n"
 		   "precision and recall of verified addresses, causing instructions, data\n"
-		   "objects and member paths. -v lists every wrong verified address.\n");
+		   "objects and member paths. -v lists every wrong verified address; -m NAME\n"
+		   "keeps the samples whose IP is in a mapping whose name contains NAME.\n");
 }
 
 static void print_wrong(void *ctx, const dp_sample *s, const dp_decoded *x, uint64_t true_ip,
@@ -49,8 +50,13 @@ int cmd_accuracy(int argc, char **argv)
 	optind = 1;
 	bool verbose = false;
 
-	while ((c = getopt(argc, argv, "i:vh")) != -1) {
+	const char *only = NULL;
+
+	while ((c = getopt(argc, argv, "i:m:vh")) != -1) {
 		switch (c) {
+		case 'm':
+			only = optarg;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -72,6 +78,7 @@ int cmd_accuracy(int argc, char **argv)
 		return 2;
 	}
 	memset(&a, 0, sizeof(a));
+	a.only_map = only;
 	if (verbose)
 		a.wrong_fn = print_wrong;
 	if (dp_sim_accuracy_run(input, &a, &err) < 0) {

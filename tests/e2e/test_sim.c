@@ -544,6 +544,45 @@ static void test_bpwatch_twin_O2(void **state)
 	twin_bpwatch("bpwatch_O2");
 }
 
+/* objects (C and C++, -O0 and -O2): every access sampled one instruction
+ * late (a sample in 97); in the fixture's own code, decode never verifies a
+ * wrong address and annotate never names a wrong object. */
+static void twin_objects(const char *fixture)
+{
+	tu_result res;
+	char *prof =
+	    record_sim(fixture, "", "--heap -e sim:mem -c 97 --sim-skid 1", "obj.dprof", &res);
+	dp_sim_accuracy a;
+	dp_error err = {{0}};
+	char label[128];
+
+	memset(&a, 0, sizeof(a));
+	a.only_map = fixture;
+	assert_int_equal(dp_sim_accuracy_run(prof, &a, &err), 0);
+	snprintf(label, sizeof(label), "%s (sim twin) verified address", fixture);
+	tu_report_accuracy(label, (size_t)a.verified_right, (size_t)a.verified, (size_t)a.samples);
+	snprintf(label, sizeof(label), "%s (sim twin) data object", fixture);
+	tu_report_accuracy(label, (size_t)a.object_right, (size_t)a.object, (size_t)a.samples);
+	snprintf(label, sizeof(label), "%s (sim twin) member path", fixture);
+	tu_report_accuracy(label, (size_t)a.member_right, (size_t)a.member, (size_t)a.samples);
+	assert_true(a.samples > 100);
+	assert_int_equal(a.verified_right, a.verified);
+	assert_int_equal(a.object_right, a.object);
+	assert_int_equal(a.member_right, a.member);
+	assert_true(a.verified_right * 100 >= a.samples * 65);
+	tu_result_free(&res);
+	free(prof);
+}
+
+static void test_objects_twin(void **state)
+{
+	(void)state;
+	twin_objects("objects_O0");
+	twin_objects("objects_O2");
+	twin_objects("objects_cxx_O0");
+	twin_objects("objects_cxx_O2");
+}
+
 /* ---- the command line ---- */
 
 static void test_list(void **state)
@@ -619,6 +658,7 @@ int main(void)
 	    cmocka_unit_test(test_layout_diff),
 	    cmocka_unit_test(test_bpwatch_twin_O0),
 	    cmocka_unit_test(test_bpwatch_twin_O2),
+	    cmocka_unit_test(test_objects_twin),
 	};
 	int rc;
 
