@@ -31,3 +31,6 @@ bench/counters.sh "$build"
 echo
 echo "== code markers"
 bench/markers.sh "$build"
+echo
+echo "== sim: events (record -e sim:... vs Cachegrind)"
+bench/sim.sh "$build"

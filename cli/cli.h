@@ -18,6 +18,7 @@ int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_layout(int argc, char **argv);
+int cmd_accuracy(int argc, char **argv);
 
 struct dp_agg_level;
 struct dp_error;

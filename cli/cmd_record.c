@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "units.h"
 #include "../sampler/recorder.h"
+#include "sim_cli.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -21,7 +22,9 @@ static void usage(FILE *f)
 		"                        libpfm4 names: cycles, cpu-clock, page-faults,\n"
 		"                        MEM_LOAD_RETIRED.L3_MISS:precise=2, with modifiers\n"
 		"                        :u :k :p :pp :ppp, period=N, ldlat=N;\n"
-		"                        data breakpoints: mem:ADDR[/LEN][:w|rw]\n"
+		"                        data breakpoints: mem:ADDR[/LEN][:w|rw];\n"
+		"                        simulated (Valgrind): sim:l1d-miss, sim:llc-miss...\n"
+		"                        ('dataprof list sim')\n"
 		"                        (default: cycles, or cpu-clock without a hardware PMU)\n"
 		"  -c, --count N         take a sample every N events\n"
 		"  -F, --freq HZ         take about HZ samples a second (default 4000;\n"
@@ -42,6 +45,11 @@ static void usage(FILE *f)
 		"      --interval TIME   between counter collections: 100ms (the default),\n"
 		"                        1ms to 1h; a time has its unit (ns, us, ms, s)\n"
 		"      --markers         record the code markers of COMMAND (dataprof/markers.h)\n"
+		"      --sim-cache GEOM  sim: geometry over the host's (sysfs):\n"
+		"                        l1d=32K:8:64,l2=1M:16:64,llc=32M:16:64,dtlb=64:4\n"
+		"                        (size:ways:line, entries:ways; l2=none), and\n"
+		"                        lat=4:14:50:200:30 (cycles: L1 L2 LLC RAM TLB-miss)\n"
+		"      --sim-skid N      sim: report each sample N instructions late\n"
 		"  -q, --quiet           print no summary\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: the command's; 125 if dataprof itself failed, 126/127 if the\n"
@@ -68,6 +76,57 @@ static int add_events(const char *list, spec_vec *ev, dp_error *err)
 	return rc;
 }
 
+/* record -e sim:...: the command runs under dataprof's Valgrind tool. */
+static int record_sim(const dp_record_opts *ro, const dp_event_spec *ev, size_t n,
+		      const char *cache, uint64_t skid, bool heap, uint64_t heap_depth,
+		      bool markers)
+{
+	dp_sim_opts o;
+	dp_sim_result res;
+	dp_error err = {{0}};
+	int rc = EXIT_OWN_FAILURE;
+
+	memset(&o, 0, sizeof(o));
+	if (ro->pid || ro->freq || markers || ro->counters || ro->callchain) {
+		cli_error("sim: events run the command on a simulator: -p, -F, -g, --counters and "
+			  "--markers do not apply (use -c N for the period)");
+		return EXIT_OWN_FAILURE;
+	}
+	if (cli_sim_geometry(&o.geo, cache) < 0)
+		return EXIT_OWN_FAILURE;
+	o.events = ev;
+	o.nevents = n;
+	o.period = ro->period;
+	o.skid = skid;
+	o.heap = heap;
+	o.heap_depth = heap_depth;
+	o.output = ro->output;
+	o.argv = ro->argv;
+	o.cmdline = cli_cmdline;
+	o.quiet = ro->quiet;
+	o.tool_dir = cli_sim_tool_dir();
+	if (dp_sim_run(&o, &res, &err) < 0) {
+		cli_error("%s", err.msg);
+		rc = res.exit_code ? res.exit_code : EXIT_OWN_FAILURE;
+		goto out;
+	}
+	if (!o.quiet) {
+		fprintf(stderr, "[ dataprof record: %llu simulated samples (",
+			(unsigned long long)res.samples);
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "%s%s %llu of %llu", i ? ", " : "", ev[i].name,
+				(unsigned long long)res.ev_samples[i],
+				(unsigned long long)res.totals[ev[i].sim_kind]);
+		fprintf(stderr, "), %.1f KiB written to '%s' ]\n", (double)res.bytes / 1024.0,
+			o.output);
+	}
+	rc = res.exit_code;
+out:
+	free(res.ev_samples);
+	free((char *)o.tool_dir);
+	return rc;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -79,6 +138,7 @@ int cmd_record(int argc, char **argv)
 		{"heap", optional_argument, 0, 'H'},   {"heap-depth", required_argument, 0, 'D'},
 		{"counters", required_argument, 0, 'C'}, {"interval", required_argument, 0, 'I'},
 		{"markers", no_argument, 0, 'M'},
+		{"sim-cache", required_argument, 0, 'S'}, {"sim-skid", required_argument, 0, 'K'},
 		{0, 0, 0, 0},
 	};
 	spec_vec ev = {0};
@@ -91,7 +151,9 @@ int cmd_record(int argc, char **argv)
 	dp_error err = {{0}};
 	uint64_t v;
 	int c, rc = EXIT_OWN_FAILURE;
-	bool markers = false;
+	bool markers = false, sim = false;
+	const char *sim_cache = NULL;
+	uint64_t sim_skid = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.output = "dataprof.dprof";
@@ -165,6 +227,16 @@ int cmd_record(int argc, char **argv)
 		case 'M':
 			markers = true;
 			break;
+		case 'S':
+			sim_cache = optarg;
+			break;
+		case 'K':
+			if (!dp_parse_u64(optarg, &sim_skid) || sim_skid > 1000) {
+				cli_error("--sim-skid needs 0 to 1000 instructions, not '%s'",
+					  optarg);
+				goto out;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			rc = 0;
@@ -181,6 +253,16 @@ int cmd_record(int argc, char **argv)
 	o.argv = argv + optind;
 	if (!o.pid && !o.argv[0]) {
 		cli_error("nothing to record: give a command after '--', or -p PID");
+		goto out;
+	}
+	if (cli_sim_split(ev.v, ev.n, &sim) < 0)
+		goto out;
+	if (sim) {
+		rc = record_sim(&o, ev.v, ev.n, sim_cache, sim_skid, heap, heap_depth, markers);
+		goto out;
+	}
+	if (sim_cache || sim_skid) {
+		cli_error("--sim-cache and --sim-skid apply to sim: events only");
 		goto out;
 	}
 	if (!ev.n) {

@@ -2,6 +2,7 @@
  * a terminal, a summary at the end, and the readings in a raw profile. */
 #include "cli.h"
 #include "../sampler/recorder.h"
+#include "sim_cli.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -29,6 +30,11 @@ static void usage(FILE *f)
 		"  -o, --output FILE     keep the readings in FILE (a raw profile)\n"
 		"      --markers         also record the code markers of COMMAND (with -o)\n"
 		"  -p, --pid PID         count process PID; with a COMMAND, until it exits\n"
+		"  -e, --event EVENT     count simulated events instead (sim:l1d-miss,\n"
+		"                        sim:llc-miss...: 'dataprof list sim'); totals as\n"
+		"                        perf stat prints them\n"
+		"  -x, --field-separator SEP  with -e: COUNT<SEP><SEP>EVENT lines\n"
+		"      --sim-cache GEOM  with -e: the simulated geometry (see record --help)\n"
 		"  -q, --quiet           print no table\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: the command's; 125 if dataprof itself failed.\n");
@@ -186,13 +192,64 @@ static void summary(const stat_view *v, const dp_record_result *res)
 	}
 }
 
+/* stat -e sim:...: the command on the simulator, totals as perf stat. */
+static int stat_sim(const dp_record_opts *ro, const dp_event_spec *ev, size_t n,
+		    const char *cache, const char *sep)
+{
+	dp_sim_opts o;
+	dp_sim_result res;
+	dp_error err = {{0}};
+	int rc = EXIT_OWN_FAILURE;
+
+	memset(&o, 0, sizeof(o));
+	memset(&res, 0, sizeof(res));
+	if (ro->pid) {
+		cli_error("sim: events run the command on a simulator: -p does not apply");
+		return EXIT_OWN_FAILURE;
+	}
+	if (cli_sim_geometry(&o.geo, cache) < 0)
+		return EXIT_OWN_FAILURE;
+	o.events = ev;
+	o.nevents = n;
+	o.count_only = true;
+	o.output = ro->output;
+	o.argv = ro->argv;
+	o.cmdline = cli_cmdline;
+	o.tool_dir = cli_sim_tool_dir();
+	if (dp_sim_run(&o, &res, &err) < 0) {
+		cli_error("%s", err.msg);
+		rc = res.exit_code ? res.exit_code : EXIT_OWN_FAILURE;
+		goto out;
+	}
+	if (!res.have_totals) {
+		cli_error("the simulator gave no totals: Valgrind could not run '%s' (its message "
+			  "is above)",
+			  o.argv[0]);
+		rc = res.exit_code ? res.exit_code : EXIT_OWN_FAILURE;
+		goto out;
+	}
+	if (!sep)
+		fprintf(stderr, "\n Performance counter stats for '%s' (simulated):\n\n",
+			o.argv[0]);
+	cli_sim_print_totals(stderr, ev, n, res.totals, sep);
+	if (!sep)
+		fprintf(stderr, "\n");
+	rc = res.exit_code;
+out:
+	free(res.ev_samples);
+	free((char *)o.tool_dir);
+	return rc;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"counters", required_argument, 0, 'C'}, {"interval", required_argument, 0, 'I'},
 		{"output", required_argument, 0, 'o'},   {"pid", required_argument, 0, 'p'},
 		{"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
-		{"markers", no_argument, 0, 'M'},        {0, 0, 0, 0},
+		{"markers", no_argument, 0, 'M'},        {"event", required_argument, 0, 'e'},
+		{"field-separator", required_argument, 0, 'x'},
+		{"sim-cache", required_argument, 0, 'S'}, {0, 0, 0, 0},
 	};
 	dp_record_opts o;
 	dp_record_result res;
@@ -208,8 +265,42 @@ int cmd_stat(int argc, char **argv)
 	o.counters = "default";
 	o.interval_ns = 100000000ull;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:qh", opts, NULL)) != -1) {
+	DP_VEC(dp_event_spec) ev = {0};
+	const char *sep = NULL, *sim_cache = NULL;
+
+	while ((c = getopt_long(argc, argv, "+o:p:qhe:x:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'e': {
+			char *copy = dp_strdup(optarg), *save = NULL;
+
+			for (char *t = strtok_r(copy, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save)) {
+				dp_event_spec e;
+
+				if (dp_event_parse(t, &e, &err) < 0) {
+					cli_error("%s", err.msg);
+					free(copy);
+					goto out_ev;
+				}
+				dp_vec_push(&ev, e);
+				if (!e.is_sim) {
+					cli_error(
+					    "stat -e counts simulated events (sim:...) only; '%s' "
+					    "is a kernel event: use 'perf stat -e %s'",
+					    t, t);
+					free(copy);
+					goto out_ev;
+				}
+			}
+			free(copy);
+			break;
+		}
+		case 'x':
+			sep = optarg;
+			break;
+		case 'S':
+			sim_cache = optarg;
+			break;
 		case 'C':
 			o.counters = optarg;
 			break;
@@ -244,8 +335,17 @@ int cmd_stat(int argc, char **argv)
 	o.argv = argv + optind;
 	if (!o.pid && !o.argv[0]) {
 		cli_error("nothing to count: give a command after '--', or -p PID");
-		return EXIT_OWN_FAILURE;
+		goto out_ev;
 	}
+	if (ev.n) {
+		rc = stat_sim(&o, ev.v, ev.n, sim_cache, sep);
+		goto out_ev;
+	}
+	if (sep || sim_cache) {
+		cli_error("-x and --sim-cache apply to -e sim: events only");
+		goto out_ev;
+	}
+	dp_vec_free(&ev);
 	if (markers) {
 		if (cli_markers_env(&o, &env[0]) < 0)
 			return EXIT_OWN_FAILURE;
@@ -273,5 +373,10 @@ out:
 	for (size_t i = 0; i < view.n; i++)
 		free(view.s[i].name);
 	free(view.s);
+	return rc;
+out_ev:
+	for (size_t i = 0; i < ev.n; i++)
+		dp_event_spec_free(&ev.v[i]);
+	dp_vec_free(&ev);
 	return rc;
 }

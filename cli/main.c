@@ -28,6 +28,7 @@ static const struct command {
 	{"diff", cmd_diff, "compare runs of two builds: which keys changed beyond noise"},
 	{"history", cmd_history, "keep runs' aggregates per commit in SQLite; show trends"},
 	{"layout", cmd_layout, "a type's layout from DWARF with the samples on each member"},
+	{"accuracy", cmd_accuracy, "decode's precision and recall against a sim: profile's truth"},
 	{"dump", cmd_dump, "print every record of a profile"},
 	{"list", cmd_list, "list the events (or --counters) this machine can sample"},
 	{"doctor", cmd_doctor, "probe what this machine's kernel delivers: which events work"},

@@ -284,6 +284,10 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 	case DP_REC_MARKER:
 	case DP_REC_MARKER_NAME:
 		return dp_profile_decode_timeline(p, rec, size, r, first_pass);
+	case DP_REC_SIM_TRUTH: /* known, read by dataprof accuracy from r->other */
+		r->kind = DP_R_OTHER;
+		r->other = rec;
+		return 0;
 	default:
 		r->kind = DP_R_OTHER;
 		r->other = rec;

@@ -1,4 +1,5 @@
 #include "event_spec.h"
+#include "sim_events.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -278,6 +279,11 @@ int dp_event_parse(const char *spec, dp_event_spec *e, dp_error *err)
 	memset(e, 0, sizeof(*e));
 	e->name = dp_strdup(spec);
 	e->attr.size = sizeof(e->attr);
+	if (!strncmp(spec, "sim:", 4)) {
+		if (dp_sim_event_parse(spec, e, err) < 0)
+			goto fail;
+		return 0;
+	}
 	if (!strncmp(spec, "mem:", 4)) {
 		if (parse_breakpoint(spec, e, err) < 0)
 			goto fail;

@@ -20,6 +20,8 @@ typedef struct dp_event_spec {
 	bool has_period; /* the spec set its own period or frequency */
 	bool is_breakpoint;
 	bool is_hardware; /* counts on a CPU PMU */
+	bool is_sim;	  /* sim:NAME, counted by the simulator (sim_events.h) */
+	int sim_kind;	  /* enum dps_kind */
 } dp_event_spec;
 
 int dp_events_init(dp_error *err);

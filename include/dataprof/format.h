@@ -48,6 +48,7 @@ enum dp_rec_type {
 	DP_REC_MARKER = DP_REC_BASE + 10,   /* struct dp_rec_marker + marks */
 	DP_REC_MARKER_NAME = DP_REC_BASE + 11, /* struct dp_rec_marker_name + name */
 	DP_REC_WARNING = DP_REC_BASE + 12,  /* u64 time, then text\0 */
+	DP_REC_SIM_TRUTH = DP_REC_BASE + 13, /* struct dp_rec_sim_truth */
 };
 
 /* Where the sampled IP and registers stand relative to the instruction that
@@ -111,6 +112,21 @@ struct dp_rec_thread {
 	uint32_t pid, tid;
 	uint64_t fs_base; /* thread pointer: fs-relative operands add it */
 	uint64_t gs_base;
+};
+
+/* What really happened for the SAMPLE record just before it, from the
+ * simulator (record -e sim:... --sim-skid N): the instruction that caused the
+ * event and the data it touched, while the sample itself says what a
+ * skidding PMU would (the IP and registers N instructions later, no data
+ * address). dataprof accuracy compares decode and annotate with it. */
+struct dp_rec_sim_truth {
+	struct dp_rec_header h;
+	uint64_t time; /* the sample's */
+	uint32_t pid, tid;
+	uint64_t ip;   /* the instruction that caused the event */
+	uint64_t addr; /* the data address it accessed */
+	uint32_t size; /* bytes accessed */
+	uint32_t skid; /* instructions that retired between ip and the sample's IP */
 };
 
 /* Heap allocations, from the tracker the target loads (record --heap).

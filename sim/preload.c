@@ -1,0 +1,1 @@
+/* The preload object holds only Valgrind's malloc replacement (linked whole). */

@@ -1,0 +1,672 @@
+/* Simulated memory events (sim:, docs/sim.md) against independent truth:
+ * the miss totals against Cachegrind's with the same geometry, and against
+ * arithmetic on a stride walk; the samples of a pointer chase against the
+ * fixture's node array; two runs byte for byte; the bad inputs. Needs
+ * neither a PMU nor breakpoints: Valgrind and dataprof's tool only (the
+ * program skips, 77, where either is missing). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dataprof/format.h"
+#include "annotate/sim_accuracy.h"
+#include "decode/decode.h"
+#include "record_util.h"
+#include "util.h"
+
+/* The geometry of the Cachegrind comparisons: Cachegrind has no L2. */
+#define CG_GEOM	 "l1d=32K:8:64,l2=none,llc=2M:16:64"
+#define CG_FLAGS "--D1=32768,8,64 --LL=2097152,16,64"
+
+static bool have_sim(const char **why)
+{
+	char *dir = dp_strdup(DATAPROF_BIN), *tool;
+	bool ok;
+
+	*strrchr(dir, '/') = 0;
+	tool = dp_asprintf("%s/valgrind/dpsim-amd64-linux", dir);
+	ok = access(tool, X_OK) == 0;
+	*why = ok ? NULL : "dataprof was built without its Valgrind tool (DATAPROF_SIM)";
+	free(tool);
+	free(dir);
+	if (ok && system("valgrind --version >/dev/null 2>&1") != 0) {
+		*why = "valgrind is not installed";
+		ok = false;
+	}
+	return ok;
+}
+
+/* The count before ',,NAME' in stat -x, output. */
+static uint64_t stat_count(const char *text, const char *name)
+{
+	char *key = dp_asprintf(",,%s\n", name);
+	const char *p = strstr(text, key);
+	uint64_t v;
+
+	if (!p)
+		fail_msg("no '%s' line in:\n%s", name, text);
+	while (p > text && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	v = strtoull(p, NULL, 10);
+	free(key);
+	return v;
+}
+
+/* Cachegrind's total after "LABEL:" (digits with commas). */
+static uint64_t cg_count(const char *text, const char *label)
+{
+	const char *p = strstr(text, label);
+	uint64_t v = 0;
+
+	if (!p)
+		fail_msg("no '%s' in Cachegrind's output:\n%s", label, text);
+	for (p += strlen(label); *p == ' ' || *p == ':'; p++)
+		;
+	for (; (*p >= '0' && *p <= '9') || *p == ','; p++)
+		if (*p != ',')
+			v = v * 10 + (uint64_t)(*p - '0');
+	return v;
+}
+
+static void within(const char *what, uint64_t got, uint64_t want, double tol)
+{
+	double rel = want ? ((double)got - (double)want) / (double)want : 1;
+
+	printf("  %-36s %10llu vs %10llu (%+.3f%%)\n", what, (unsigned long long)got,
+	       (unsigned long long)want, rel * 100);
+	if (rel > tol || rel < -tol)
+		fail_msg("%s: %llu is not within %.1f%% of %llu", what, (unsigned long long)got,
+			 tol * 100, (unsigned long long)want);
+}
+
+/* cmd: malloc'd, freed here */
+static void stat_sim(const char *geom, const char *events, char *cmd, tu_result *res)
+{
+	int rc = tu_sh(res, "'%s' stat -x, -e %s --sim-cache %s -- %s >/dev/null", DATAPROF_BIN,
+		       events, geom, cmd);
+
+	free(cmd);
+	if (rc != 0)
+		fail_msg("stat exited %d: %s", rc, res->err);
+}
+
+/* tol: 2%, but lua 5.4 seeds its string hashes from the time and from
+ * addresses (luai_makeseed), so that no two runs do the same work (sim:mem
+ * moves by about 1% between runs, the misses by up to 5%): 10% there. */
+static void against(const char *prog, const char *args, double tol)
+{
+	tu_result s, c;
+
+	stat_sim(CG_GEOM, "sim:l1d-miss,sim:llc-miss", dp_asprintf("'%s' %s", prog, args), &s);
+	assert_int_equal(tu_sh(&c,
+			       "valgrind --tool=cachegrind --cache-sim=yes " CG_FLAGS
+			       " --cachegrind-out-file=/dev/null '%s' %s >/dev/null",
+			       prog, args),
+			 0);
+	printf("%s %s:\n", prog, args);
+	within("sim:l1d-miss vs Cachegrind D1 misses", stat_count(s.err, "sim:l1d-miss"),
+	       cg_count(c.err, "D1  misses"), tol);
+	within("sim:llc-miss vs Cachegrind LLd misses", stat_count(s.err, "sim:llc-miss"),
+	       cg_count(c.err, "LLd misses"), tol);
+	tu_result_free(&s);
+	tu_result_free(&c);
+}
+
+static void against_cachegrind(const char *args)
+{
+	char *fx = tu_fixture("simwork_O2");
+
+	against(fx, args, 0.02);
+	free(fx);
+}
+
+static void against_lua(const char *args)
+{
+	against("lua5.4", args, 0.10);
+}
+
+static void test_chase_vs_cachegrind(void **state)
+{
+	(void)state;
+	against_cachegrind("chase 65536 262144");
+}
+
+static void test_stream_vs_cachegrind(void **state)
+{
+	(void)state;
+	against_cachegrind("stream 8388608 2");
+}
+
+/* A real program: lua5.4 on table-heavy work (skipped without lua5.4). */
+static void test_lua_vs_cachegrind(void **state)
+{
+	char *args;
+
+	(void)state;
+	if (system("lua5.4 -v >/dev/null 2>&1") != 0) {
+		printf("lua5.4 is not installed: skipped\n");
+		skip();
+	}
+	args = dp_asprintf("'%s/tests/fixtures/tables.lua' 20000", SOURCE_DIR);
+	against_lua(args);
+	free(args);
+}
+
+/* A stride of one line over 4 MiB, twice the LLC: every load of the walk
+ * misses every level, and each page misses the dTLB once per pass. The
+ * program's own misses (start, memset) cancel out between 0 and 4 passes. */
+static void test_stride_analytic(void **state)
+{
+	const char *ev = "sim:l1d-miss,sim:l2-miss,sim:llc-miss,sim:dtlb-miss,sim:loads";
+	const char *geom = "l1d=32K:8:64,l2=256K:8:64,llc=2M:16:64,dtlb=64:4";
+	const char *names[] = {"sim:l1d-miss", "sim:l2-miss", "sim:llc-miss", "sim:dtlb-miss",
+			       "sim:loads"};
+	uint64_t bytes = 4 << 20, passes = 4;
+	uint64_t want[] = {passes * bytes / 64, passes * bytes / 64, passes * bytes / 64,
+			   passes * bytes / 4096, passes * bytes / 64};
+	char *fx = tu_fixture("simwork_O2");
+	tu_result r0, r4;
+
+	(void)state;
+	stat_sim(geom, ev, dp_asprintf("'%s' stride %llu 64 0", fx, (unsigned long long)bytes),
+		 &r0);
+	stat_sim(geom, ev,
+		 dp_asprintf("'%s' stride %llu 64 %llu", fx, (unsigned long long)bytes,
+			     (unsigned long long)passes),
+		 &r4);
+	for (size_t i = 0; i < DP_ARRAY_LEN(names); i++)
+		within(names[i], stat_count(r4.err, names[i]) - stat_count(r0.err, names[i]),
+		       want[i], 0.01);
+	tu_result_free(&r0);
+	tu_result_free(&r4);
+	free(fx);
+}
+
+/* ---- samples ---- */
+
+typedef struct chase_ctx {
+	uint64_t load, lo, hi;
+	size_t at_load, good;
+} chase_ctx;
+
+static void chase_visit(void *ctx, const dp_sample *s, const dp_decoded *x)
+{
+	chase_ctx *c = ctx;
+
+	if (s->ip != c->load)
+		return;
+	c->at_load++;
+	/* the address is the simulator's, and decode's from the registers agrees */
+	if (x->verdict == DP_V_EXACT && x->has_computed && x->computed_addr == s->addr &&
+	    s->addr >= c->lo && s->addr < c->hi && x->insn_ip == s->ip)
+		c->good++;
+}
+
+static void decode_each(const char *profile,
+			void (*fn)(void *, const dp_sample *, const dp_decoded *), void *ctx)
+{
+	dp_error err = {{0}};
+	dp_profile *p = dp_profile_open(profile, &err);
+	dp_decoder *d;
+	dp_record r;
+	dp_decoded x;
+
+	if (!p)
+		fail_msg("%s", err.msg);
+	d = dp_decoder_open(p, NULL, &err);
+	if (!d)
+		fail_msg("%s", err.msg);
+	while (dp_profile_next(p, &r) > 0) {
+		if (r.kind != DP_R_SAMPLE)
+			continue;
+		dp_decode_sample(d, r.sample, &x);
+		fn(ctx, r.sample, &x);
+	}
+	dp_decoder_free(d);
+	dp_profile_close(p);
+}
+
+static char *record_sim(const char *fixture, const char *args, const char *opts, const char *name,
+			tu_result *res)
+{
+	char *out = tu_path(name), *fx = tu_fixture(fixture);
+	int rc =
+	    tu_sh(res, "'%s' record -q -o '%s' %s -- '%s' %s", DATAPROF_BIN, out, opts, fx, args);
+
+	if (rc != 0)
+		fail_msg("record exited %d: %s", rc, res->err);
+	free(fx);
+	return out;
+}
+
+static void chase_attribution(const char *fixture)
+{
+	tu_result res, rep;
+	tu_truth *t = NULL;
+	char *prof = record_sim(fixture, "chase 65536 262144", "--heap -e sim:l1d-miss -c 50",
+				"chase.dprof", &res);
+	size_t n = tu_truth_parse(res.out, &t);
+	chase_ctx c = {0};
+
+	assert_true(n >= 1);
+	c.load = tu_truth_u64(&t[0], "load");
+	c.lo = tu_truth_u64(&t[0], "nodes");
+	c.hi = c.lo + tu_truth_u64(&t[0], "size");
+	decode_each(prof, chase_visit, &c);
+	tu_report_accuracy(fixture, c.good, c.at_load, c.at_load);
+	assert_true(c.at_load >= 4000); /* 262144 misses, one sample in 50 */
+	assert_true(c.good * 100 >= c.at_load * 99);
+	/* and report attributes the chase's misses to the node array's heap block */
+	assert_int_equal(tu_sh(&rep, "'%s' report --csv --by object --where function=chase -i '%s'",
+			       DATAPROF_BIN, prof),
+			 0);
+	printf("%s", rep.out);
+	const char *row = strstr(rep.out, "\n1,heap@simwork.c:");
+	assert_non_null(row);
+	assert_non_null(strstr(row, ",100.0000,")); /* every sample of chase() */
+	tu_result_free(&rep);
+	tu_result_free(&res);
+	free(t);
+	free(prof);
+}
+
+static void test_chase_attribution_O2(void **state)
+{
+	(void)state;
+	chase_attribution("simwork_O2");
+}
+
+static void test_chase_attribution_O0(void **state)
+{
+	(void)state;
+	chase_attribution("simwork_O0");
+}
+
+/* On lua, misses land on heap blocks named by their allocation site, with
+ * types and members from lua's DWARF (where it has some: Debian's lua5.4
+ * has none without its -dbgsym package, so only the sites are asserted). */
+static void test_lua_heap_objects(void **state)
+{
+	tu_result res, rep;
+	char *out = tu_path("lua.dprof");
+	unsigned long heap = 0, total = 0;
+
+	(void)state;
+	if (system("lua5.4 -v >/dev/null 2>&1") != 0) {
+		printf("lua5.4 is not installed: skipped\n");
+		skip();
+	}
+	assert_int_equal(tu_sh(&res,
+			       "'%s' record -q --heap -e sim:l1d-miss -o '%s' -- lua5.4 "
+			       "'%s/tests/fixtures/tables.lua' 20000",
+			       DATAPROF_BIN, out, SOURCE_DIR),
+			 0);
+	assert_int_equal(tu_sh(&rep, "'%s' report --csv --by kind -i '%s'", DATAPROF_BIN, out), 0);
+	printf("%s", rep.out);
+	for (char *line = strtok(rep.out, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned long n;
+		char kind[64];
+
+		if (sscanf(line, "1,%63[^,],%lu,", kind, &n) != 2)
+			continue;
+		total += n;
+		if (!strcmp(kind, "heap"))
+			heap += n;
+	}
+	printf("lua: %lu of %lu sim:l1d-miss samples on heap blocks\n", heap, total);
+	assert_true(total > 1000);
+	assert_true(heap * 100 >= total * 90);
+	tu_result_free(&res);
+	tu_result_free(&rep);
+	free(out);
+}
+
+/* lua with one instruction of skid (a sample after the access, as a trap):
+ * every address decode calls verified is the true one. This caught the
+ * tool handing out registers VEX had not written back yet. */
+static void test_lua_skid1_precision(void **state)
+{
+	tu_result res;
+	char *out = tu_path("lua_skid.dprof");
+	dp_sim_accuracy a;
+	dp_error err = {{0}};
+
+	(void)state;
+	if (system("lua5.4 -v >/dev/null 2>&1") != 0) {
+		printf("lua5.4 is not installed: skipped\n");
+		skip();
+	}
+	assert_int_equal(
+	    tu_sh(&res,
+		  "'%s' record -q --heap -e sim:l1d-miss -c 500 --sim-skid 1 -o '%s' -- "
+		  "lua5.4 '%s/tests/fixtures/tables.lua' 20000",
+		  DATAPROF_BIN, out, SOURCE_DIR),
+	    0);
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(dp_sim_accuracy_run(out, &a, &err), 0);
+	tu_report_accuracy("lua5.4 skid 1 verified address", (size_t)a.verified_right,
+			   (size_t)a.verified, (size_t)a.samples);
+	tu_report_accuracy("lua5.4 skid 1 member path", (size_t)a.member_right, (size_t)a.member,
+			   (size_t)a.samples);
+	assert_true(a.samples > 1000);
+	assert_int_equal(a.verified_right, a.verified);
+	assert_true(a.verified_right * 100 >= a.samples * 85);
+	tu_result_free(&res);
+	free(out);
+}
+
+/* Two runs of the same binary and input: the same report, byte for byte. */
+static void test_deterministic(void **state)
+{
+	tu_result r1, r2, c1, c2;
+	char *p1 = record_sim("simwork_O2", "chase 16384 65536", "--heap -e sim:l1d-miss,sim:mem",
+			      "d1.dprof", &r1);
+	char *p2 = record_sim("simwork_O2", "chase 16384 65536", "--heap -e sim:l1d-miss,sim:mem",
+			      "d2.dprof", &r2);
+
+	(void)state;
+	assert_int_equal(
+	    tu_sh(&c1, "'%s' report --csv --by object,member,level -i '%s'", DATAPROF_BIN, p1), 0);
+	assert_int_equal(
+	    tu_sh(&c2, "'%s' report --csv --by object,member,level -i '%s'", DATAPROF_BIN, p2), 0);
+	assert_true(strlen(c1.out) > 100);
+	assert_string_equal(c1.out, c2.out);
+	tu_result_free(&r1);
+	tu_result_free(&r2);
+	tu_result_free(&c1);
+	tu_result_free(&c2);
+	free(p1);
+	free(p2);
+}
+
+/* A layout change under dataprof diff: struct item.b moved next to .a
+ * (layout fixture, variant b) loses its misses, and --fail-if on it fails;
+ * two runs of the same binary are identical, and the same --fail-if passes. */
+static void test_layout_diff(void **state)
+{
+	tu_result r1, r2, r3, d;
+	const char *opts = "--heap -e sim:l1d-miss -c 100";
+	char *a1 = record_sim("layout_O2", "200000 16", opts, "a1.dprof", &r1);
+	char *a2 = record_sim("layout_O2", "200000 16", opts, "a2.dprof", &r2);
+	char *b = record_sim("b/layout_O2", "200000 16", opts, "b.dprof", &r3);
+	const char *fail = "--fail-if 'member=struct item.b: samples < -50%'";
+
+	(void)state;
+	tu_sh(&d, "'%s' diff --by member '%s' '%s' %s", DATAPROF_BIN, a1, a2, fail);
+	printf("same binary: exit %d\n%s", d.status, d.out);
+	assert_int_equal(d.status, 0);
+	tu_result_free(&d);
+	tu_sh(&d, "'%s' diff --by member '%s' '%s' %s", DATAPROF_BIN, a1, b, fail);
+	printf("layout B: exit %d\n%s", d.status, d.out);
+	assert_int_equal(d.status, 3);
+	tu_result_free(&d);
+	tu_result_free(&r1);
+	tu_result_free(&r2);
+	tu_result_free(&r3);
+	free(a1);
+	free(a2);
+	free(b);
+}
+
+/* ---- the breakpoint truth tests' sim: twin ---- */
+
+/* Each pattern of bpwatch watched with sim:mem:watch=ADDR/LEN -c 1
+ * --sim-skid 1: a sample after every access of the watched bytes, its IP
+ * the next instruction and its registers those after the access, as a
+ * data breakpoint's trap gives them (test_decode_truth.c, which needs
+ * breakpoints that fire). Here the simulator's truth says which
+ * instruction and address each sample really had. */
+typedef struct twin_ctx {
+	uint64_t want_insn;
+	/* the last sample, waiting for its truth */
+	bool have;
+	dp_verdict verdict;
+	uint64_t data_addr, insn_ip;
+	uint8_t size;
+	size_t samples, verified, verified_right, insn_right;
+} twin_ctx;
+
+static void twin_walk(const char *profile, twin_ctx *c)
+{
+	dp_error err = {{0}};
+	dp_profile *p = dp_profile_open(profile, &err);
+	dp_decoder *d;
+	dp_record r;
+
+	if (!p)
+		fail_msg("%s", err.msg);
+	d = dp_decoder_open(p, NULL, &err);
+	if (!d)
+		fail_msg("%s", err.msg);
+	while (dp_profile_next(p, &r) > 0) {
+		if (r.kind == DP_R_SAMPLE) {
+			dp_decoded x;
+
+			dp_decode_sample(d, r.sample, &x);
+			c->have = true;
+			c->verdict = x.verdict;
+			c->data_addr = x.data_addr;
+			c->insn_ip = x.insn_ip;
+			c->size = x.size;
+		} else if (r.kind == DP_R_OTHER && r.type == DP_REC_SIM_TRUTH && c->have) {
+			struct dp_rec_sim_truth t;
+
+			memcpy(&t, r.other, sizeof(t));
+			c->have = false;
+			c->samples++;
+			c->insn_right += c->insn_ip == t.ip;
+			if (c->verdict == DP_V_VERIFIED) {
+				c->verified++;
+				c->verified_right += c->data_addr < t.addr + DP_MAX(t.size, 1) &&
+						     c->data_addr + DP_MAX(c->size, 1) > t.addr;
+			}
+		}
+	}
+	dp_decoder_free(d);
+	dp_profile_close(p);
+}
+
+static void twin_bpwatch(const char *fixture)
+{
+	char *fx = tu_fixture(fixture), *prof = tu_path("twin.dprof");
+	char *argv[] = {fx, "--list", NULL};
+	size_t n, verified = 0, right = 0, should = 0, did = 0, patterns = 0;
+	tu_result res;
+	tu_truth *t;
+
+	assert_int_equal(tu_run(argv, &res), 0);
+	n = tu_truth_parse(res.out, &t);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = tu_truth_get(&t[i], "name"), *expect;
+		twin_ctx c = {0};
+		tu_result rr;
+		char *opts;
+
+		if (strcmp(t[i].kind, "pattern"))
+			continue;
+		expect = tu_truth_get(&t[i], "expect");
+		opts = dp_asprintf("-e sim:mem:watch=0x%llx/%llu -c 1 --sim-skid 1",
+				   (unsigned long long)tu_truth_u64(&t[i], "addr"),
+				   (unsigned long long)tu_truth_u64(&t[i], "len"));
+		if (tu_sh(&rr, "'%s' record -q -o '%s' %s -- '%s' %s", DATAPROF_BIN, prof, opts, fx,
+			  name) != 0)
+			fail_msg("record %s: %s", name, rr.err);
+		twin_walk(prof, &c);
+		printf("%s %-18s expect %-12s: %2zu samples, verified %zu (right %zu), "
+		       "instruction right %zu\n",
+		       fixture, name, expect, c.samples, c.verified, c.verified_right,
+		       c.insn_right);
+		patterns++;
+		verified += c.verified;
+		right += c.verified_right;
+		if (!strcmp(expect, "verified")) {
+			should += c.samples;
+			did += c.verified_right;
+		}
+		/* every instruction touching the watched bytes gives its sample (the
+		 * "any" patterns count differently: a trap per instruction) */
+		if (strcmp(expect, "any"))
+			assert_int_equal(c.samples, tu_truth_u64(&t[i], "count"));
+		assert_int_equal(c.verified_right, c.verified);
+		if (!strcmp(expect, "unresolvable"))
+			assert_int_equal(c.verified, 0);
+		tu_result_free(&rr);
+		free(opts);
+	}
+	printf("ACCURACY %s (sim twin): verified samples with the right address: precision "
+	       "%.1f%% (%zu/%zu); recall %.1f%% (%zu/%zu verifiable samples)\n",
+	       fixture, 100.0 * (double)right / (double)(verified ? verified : 1), right, verified,
+	       100.0 * (double)did / (double)(should ? should : 1), did, should);
+	assert_true(patterns >= 20);
+	assert_int_equal(right, verified);     /* precision 100% */
+	assert_true(did * 100 >= should * 95); /* recall >= 95% */
+	free(t);
+	free(fx);
+	free(prof);
+	tu_result_free(&res);
+}
+
+static void test_bpwatch_twin_O0(void **state)
+{
+	(void)state;
+	twin_bpwatch("bpwatch_O0");
+}
+
+static void test_bpwatch_twin_O2(void **state)
+{
+	(void)state;
+	twin_bpwatch("bpwatch_O2");
+}
+
+/* objects (C and C++, -O0 and -O2): every access sampled one instruction
+ * late (a sample in 97); in the fixture's own code, decode never verifies a
+ * wrong address and annotate never names a wrong object. */
+static void twin_objects(const char *fixture)
+{
+	tu_result res;
+	char *prof =
+	    record_sim(fixture, "", "--heap -e sim:mem -c 97 --sim-skid 1", "obj.dprof", &res);
+	dp_sim_accuracy a;
+	dp_error err = {{0}};
+	char label[128];
+
+	memset(&a, 0, sizeof(a));
+	a.only_map = fixture;
+	assert_int_equal(dp_sim_accuracy_run(prof, &a, &err), 0);
+	snprintf(label, sizeof(label), "%s (sim twin) verified address", fixture);
+	tu_report_accuracy(label, (size_t)a.verified_right, (size_t)a.verified, (size_t)a.samples);
+	snprintf(label, sizeof(label), "%s (sim twin) data object", fixture);
+	tu_report_accuracy(label, (size_t)a.object_right, (size_t)a.object, (size_t)a.samples);
+	snprintf(label, sizeof(label), "%s (sim twin) member path", fixture);
+	tu_report_accuracy(label, (size_t)a.member_right, (size_t)a.member, (size_t)a.samples);
+	assert_true(a.samples > 100);
+	assert_int_equal(a.verified_right, a.verified);
+	assert_int_equal(a.object_right, a.object);
+	assert_int_equal(a.member_right, a.member);
+	assert_true(a.verified_right * 100 >= a.samples * 65);
+	tu_result_free(&res);
+	free(prof);
+}
+
+static void test_objects_twin(void **state)
+{
+	(void)state;
+	twin_objects("objects_O0");
+	twin_objects("objects_O2");
+	twin_objects("objects_cxx_O0");
+	twin_objects("objects_cxx_O2");
+}
+
+/* ---- the command line ---- */
+
+static void test_list(void **state)
+{
+	tu_result r;
+	static const char *const names[] = {"sim:loads",     "sim:stores",	"sim:mem",
+					    "sim:l1d-miss",  "sim:l2-miss",	"sim:llc-miss",
+					    "sim:dtlb-miss", "sim:instructions"};
+
+	(void)state;
+	assert_int_equal(tu_sh(&r, "'%s' list sim", DATAPROF_BIN), 0);
+	for (size_t i = 0; i < DP_ARRAY_LEN(names); i++)
+		assert_non_null(strstr(r.out, names[i]));
+	tu_result_free(&r);
+}
+
+static void bad(const char *cmd, const char *want)
+{
+	tu_result r;
+	int rc = tu_sh(&r, "%s", cmd);
+
+	printf("  %s\n  -> %d: %s", cmd, rc, r.err);
+	assert_int_not_equal(rc, 0);
+	assert_non_null(strstr(r.err, want));
+	/* one line */
+	assert_true(strchr(r.err, '\n') == r.err + strlen(r.err) - 1);
+	tu_result_free(&r);
+}
+
+static void test_bad_input(void **state)
+{
+	char *cmd;
+
+	(void)state;
+	cmd = dp_asprintf("'%s' record -e sim:l1-miss -o /dev/null -- true", DATAPROF_BIN);
+	bad(cmd, "unknown simulated event 'sim:l1-miss'");
+	free(cmd);
+	cmd =
+	    dp_asprintf("'%s' stat -e sim:l1d-miss --sim-cache l1d=32K:3:64 -- true", DATAPROF_BIN);
+	bad(cmd, "impossible");
+	free(cmd);
+	cmd =
+	    dp_asprintf("'%s' stat -e sim:l1d-miss --sim-cache l1d=32K:8:48 -- true", DATAPROF_BIN);
+	bad(cmd, "impossible");
+	free(cmd);
+	cmd = dp_asprintf("'%s' stat -e sim:l1d-miss --sim-cache l3=1M:8:64 -- true", DATAPROF_BIN);
+	bad(cmd, "unknown level 'l3'");
+	free(cmd);
+	cmd =
+	    dp_asprintf("'%s' record -e sim:l1d-miss,cpu-clock -o /dev/null -- true", DATAPROF_BIN);
+	bad(cmd, "cannot be mixed");
+	free(cmd);
+	cmd = dp_asprintf("PATH=/nonexistent '%s' stat -e sim:l1d-miss -- /bin/true", DATAPROF_BIN);
+	bad(cmd, "Debian package 'valgrind'");
+	free(cmd);
+}
+
+int main(void)
+{
+	const char *why;
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_list),
+	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_stride_analytic),
+	    cmocka_unit_test(test_chase_vs_cachegrind),
+	    cmocka_unit_test(test_stream_vs_cachegrind),
+	    cmocka_unit_test(test_lua_vs_cachegrind),
+	    cmocka_unit_test(test_lua_heap_objects),
+	    cmocka_unit_test(test_lua_skid1_precision),
+	    cmocka_unit_test(test_chase_attribution_O2),
+	    cmocka_unit_test(test_chase_attribution_O0),
+	    cmocka_unit_test(test_deterministic),
+	    cmocka_unit_test(test_layout_diff),
+	    cmocka_unit_test(test_bpwatch_twin_O0),
+	    cmocka_unit_test(test_bpwatch_twin_O2),
+	    cmocka_unit_test(test_objects_twin),
+	};
+	int rc;
+
+	if (!have_sim(&why)) {
+		printf("test_sim: skipped: %s\n", why);
+		return 77;
+	}
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tu_cleanup();
+	return rc;
+}
