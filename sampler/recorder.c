@@ -4,6 +4,7 @@
 #include "synth.h"
 #include "target.h"
 #include "agent_sink.h"
+#include "heap_compact.h"
 #include "privilege.h"
 #include "probe.h"
 #include "../profile/writer.h"
@@ -31,7 +32,7 @@
 
 #define DEFAULT_FREQ  4000 /* perf record's default */
 #define DEFAULT_PAGES 128  /* 512 KiB per CPU: within perf_event_mlock_kb for a normal user */
-#define POLL_MS       100  /* drain at least this often, so a killed recorder loses little */
+#define POLL_MS	      100  /* drain at least this often, so a killed recorder loses little */
 #define GRACE_NS      3000000000ull
 
 typedef struct rec_event {
@@ -56,8 +57,8 @@ typedef struct recorder {
 	dp_target target;
 	dp_agent_sink agent;
 	dp_collector coll; /* system counters */
-	pid_t child;    /* what we wait for: the target, or -p's command */
-	pid_t attached; /* -p */
+	pid_t child;	   /* what we wait for: the target, or -p's command */
+	pid_t attached;	   /* -p */
 	int child_status;
 	bool child_done, target_gone, interrupted, disk_full;
 	int interrupts;
@@ -83,7 +84,8 @@ static void build_attr(recorder *r, size_t i)
 	const dp_record_opts *o = r->o;
 	const dp_event_spec *s = &o->events[i];
 	struct perf_event_attr *a = &r->ev[i].attr;
-	size_t ring = (o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+	size_t ring =
+	    (o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
 
 	*a = s->attr;
 	a->size = sizeof(*a);
@@ -192,12 +194,15 @@ static int open_events(recorder *r, const dp_int_vec *tids, dp_error *err)
 							     "cannot map a %zu KiB ring buffer: %s "
 							     "(lower -m, or raise "
 							     "kernel.perf_event_mlock_kb)",
-							     pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
+							     pages * (size_t)sysconf(_SC_PAGESIZE) /
+								 1024,
 							     strerror(errno));
 						return -1;
 					}
-				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[c].fd) < 0) {
-					dp_error_set(err, "cannot share the ring buffer of CPU %d: %s",
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[c].fd) <
+					   0) {
+					dp_error_set(err,
+						     "cannot share the ring buffer of CPU %d: %s",
 						     r->cpus.v[c], strerror(errno));
 					return -1;
 				}
@@ -319,6 +324,8 @@ static void write_header_meta(recorder *r)
 	dp_writer_add_meta(&r->w, "page_size", buf);
 	dp_writer_add_meta(&r->w, "clock", "CLOCK_MONOTONIC");
 	dp_writer_add_meta(&r->w, "hw_pmu", dp_have_hw_pmu() ? "yes" : "no");
+	if (o->alloc_fn)
+		dp_writer_add_meta(&r->w, "alloc_fn", o->alloc_fn);
 }
 
 static void write_events(recorder *r)
@@ -448,10 +455,11 @@ static void warn_silent_breakpoints(recorder *r)
 			dp_probe_run(DP_PROBE_BREAKPOINT, &probe);
 		probed = true;
 		if (!probe.ok)
-			msg = dp_asprintf("event '%s' gave no sample: hardware breakpoints do not "
-					  "fire on this machine (a probe: %s); here use -e page-faults "
-					  "or sim: events ('dataprof doctor' says what works)",
-					  e->name, probe.detail);
+			msg = dp_asprintf(
+			    "event '%s' gave no sample: hardware breakpoints do not "
+			    "fire on this machine (a probe: %s); here use -e page-faults "
+			    "or sim: events ('dataprof doctor' says what works)",
+			    e->name, probe.detail);
 		else
 			msg = dp_asprintf("event '%s' gave no sample: nothing touched 0x%llx while "
 					  "it ran (breakpoints do fire here); check the address: a "
@@ -488,7 +496,8 @@ static void finish(recorder *r)
 	dp_writer_flush(&r->w);
 }
 
-static void print_summary(const recorder *r, const dp_record_opts *o)
+static void print_summary(const recorder *r, const dp_record_opts *o,
+			  const dp_heap_compact_stats *hc)
 {
 	if (o->quiet)
 		return;
@@ -502,6 +511,9 @@ static void print_summary(const recorder *r, const dp_record_opts *o)
 	}
 	if (r->coll.open)
 		fprintf(stderr, ", %llu counter readings", (unsigned long long)r->coll.readings);
+	if (hc->blocks)
+		fprintf(stderr, ", %llu heap blocks (%llu live at a sample kept)",
+			(unsigned long long)hc->blocks, (unsigned long long)hc->kept);
 	fprintf(stderr, ", %llu lost, %.1f KiB written to '%s' ]\n", (unsigned long long)r->lost,
 		(double)r->w.written / 1024.0, o->output);
 	if (r->lost)
@@ -561,6 +573,7 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 	uint64_t t0 = dp_now_ns();
 	int rc = -1;
 	bool launched = false;
+	dp_heap_compact_stats hc = {0};
 
 	memset(&r, 0, sizeof(r));
 	memset(res, 0, sizeof(*res));
@@ -598,8 +611,8 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 				o->argv[0], why);
 		if (o->agent && make_agent_env(&r, o, &env, err) < 0)
 			goto out_sig;
-		if (dp_target_fork(&r.target, o->argv, env.v ? env.v : o->env, r.agent.wfd,
-				   err) < 0)
+		if (dp_target_fork(&r.target, o->argv, env.v ? env.v : o->env, r.agent.wfd, err) <
+		    0)
 			goto out_sig;
 		dp_agent_sink_close_writer(&r.agent);
 		launched = true;
@@ -679,8 +692,18 @@ out_writer:
 		dp_error_set(err, "cannot write '%s': %s", o->output, strerror(r.w.failed_errno));
 		rc = -1;
 	}
+	if (rc == 0 && o->agent && strcmp(o->output, "-") && !r.disk_full) {
+		dp_error cerr = {0};
+
+		hc.bytes_before = r.w.written;
+		if (dp_heap_compact(o->output, &hc, &cerr) < 0)
+			fprintf(stderr, "dataprof: warning: %s (the profile is kept whole)\n",
+				cerr.msg);
+		else if (hc.bytes_after)
+			res->bytes = r.w.written = hc.bytes_after;
+	}
 	if (rc == 0)
-		print_summary(&r, o);
+		print_summary(&r, o, &hc);
 	if (rc < 0 && r.child && !r.child_done && !r.attached) {
 		kill(r.child, SIGKILL);
 		waitpid(r.child, NULL, 0);
