@@ -42,7 +42,7 @@ static int depth = 1;
 static int enabled; /* the channel is there */
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
-static __thread int busy; /* inside a hook: allocations of our own are not recorded */
+static __thread int busy;   /* inside a hook: allocations of our own are not recorded */
 static __thread int thread_seen;
 /* the ids, asked of the kernel once per thread (and again after fork):
  * two system calls per allocation would cost more than the allocation */

@@ -10,19 +10,19 @@
 const char *dp_annot_reason_name(dp_annot_reason r)
 {
 	static const char *const n[DP_AR_COUNT] = {
-	    [DP_AR_NONE] = "",
-	    [DP_AR_NO_ADDRESS] = "no trusted data address",
-	    [DP_AR_NO_INSN] = "no causing instruction",
-	    [DP_AR_NO_DEBUG_INFO] = "no debug info",
-	    [DP_AR_NO_VARIABLE] = "no variable for register",
-	    [DP_AR_AMBIGUOUS] = "paths disagree",
-	    [DP_AR_NOT_POINTER] = "register's variable is not a pointer",
-	    [DP_AR_OFFSET_OUTSIDE] = "offset outside type",
-	    [DP_AR_PADDING] = "padding",
-	    [DP_AR_STACK_OP] = "stack push/pop",
-	    [DP_AR_NO_OBJECT] = "address in no known object",
-	    [DP_AR_HEAP_UNTRACKED] = "heap not tracked (record --heap)",
-	    [DP_AR_NO_TYPE] = "object type unknown",
+		[DP_AR_NONE] = "",
+		[DP_AR_NO_ADDRESS] = "no trusted data address",
+		[DP_AR_NO_INSN] = "no causing instruction",
+		[DP_AR_NO_DEBUG_INFO] = "no debug info",
+		[DP_AR_NO_VARIABLE] = "no variable for register",
+		[DP_AR_AMBIGUOUS] = "paths disagree",
+		[DP_AR_NOT_POINTER] = "register's variable is not a pointer",
+		[DP_AR_OFFSET_OUTSIDE] = "offset outside type",
+		[DP_AR_PADDING] = "padding",
+		[DP_AR_STACK_OP] = "stack push/pop",
+		[DP_AR_NO_OBJECT] = "address in no known object",
+		[DP_AR_HEAP_UNTRACKED] = "heap not tracked (record --heap)",
+		[DP_AR_NO_TYPE] = "object type unknown",
 	    [DP_AR_OWN_WORK] = "dataprof's own work",
 	    [DP_AR_SYSCALL] = "inside a system call",
 	};
@@ -92,8 +92,8 @@ static bool var_in_reg(ctx *c, uint64_t pc, int reg, bool pointer, ptr_type *o)
 			}
 			Dwarf_Attribute at;
 			const char *nm = dwarf_attr_integrate(&v, DW_AT_name, &at)
-					     ? dwarf_formstring(&at)
-					     : NULL;
+						 ? dwarf_formstring(&at)
+						 : NULL;
 			o->found = true;
 			o->adj = loc.kind == DP_LOC_VALUE ? -loc.off : 0;
 			o->var = dp_strtab_intern(c->strs, nm);
@@ -178,7 +178,7 @@ static void loaded_type(ctx *c, long j, int depth, ptr_type *o)
 		return;
 	if (m->base == PERF_REG_X86_IP) {
 		const dp_static_var *v =
-		    dp_static_at(c->id, c->strs, in->addr + in->len + (uint64_t)m->disp, in->addr);
+			dp_static_at(c->id, c->strs, in->addr + in->len + (uint64_t)m->disp, in->addr);
 		if (!v || !v->has_type)
 			return;
 		uint64_t vaddr = in->addr + in->len + (uint64_t)m->disp;
@@ -378,11 +378,10 @@ static void value_type(ctx *c, long i, const dp_memop *m, dp_construct *k)
 		   next->target && var_in_reg(c, next->target, in->df_dst, false, &v)) {
 		/* an argument: the callee's parameter in that register at its entry */
 	} else {
-		if (!next || next->nmem != 1 || next->mem[0].access != DP_ACC_STORE ||
-		    next->mem[0].index >= 0 || next->mem[0].size != m->size ||
-		    !(next->regs_read & (1u << in->df_dst)) ||
-		    (next->mem[0].base != PERF_REG_X86_SP &&
-		     next->mem[0].base != PERF_REG_X86_BP) ||
+		if (!next || next->nmem != 1 ||
+		    next->mem[0].access != DP_ACC_STORE || next->mem[0].index >= 0 ||
+		    next->mem[0].size != m->size || !(next->regs_read & (1u << in->df_dst)) ||
+		    (next->mem[0].base != PERF_REG_X86_SP && next->mem[0].base != PERF_REG_X86_BP) ||
 		    !stack_slot(c, next->addr, next->mem[0].base, next->mem[0].disp, &slot, &rel,
 				&v.var) ||
 		    rel != 0)
@@ -433,8 +432,7 @@ static void compute(ctx *c, long i, int mem, dp_construct *k)
 		}
 		k->origin = DP_CO_STATIC;
 		k->var = v->name;
-		set_path(c, k, (Dwarf_Die *)&v->type, (int64_t)(a - v->addr), m->index >= 0,
-			 m->size);
+		set_path(c, k, (Dwarf_Die *)&v->type, (int64_t)(a - v->addr), m->index >= 0, m->size);
 		return;
 	}
 	if (m->base == PERF_REG_X86_SP || m->base == PERF_REG_X86_BP) {

@@ -12,19 +12,19 @@
 typedef enum dp_annot_reason {
 	DP_AR_NONE,
 	DP_AR_NO_ADDRESS,     /* the verdict gave no trusted data address */
-	DP_AR_NO_INSN,	      /* no causing instruction */
+	DP_AR_NO_INSN,        /* no causing instruction */
 	DP_AR_NO_DEBUG_INFO,  /* the binary has no DWARF */
 	DP_AR_NO_VARIABLE,    /* no variable for the base register */
 	DP_AR_AMBIGUOUS,      /* the paths into the instruction disagree */
 	DP_AR_NOT_POINTER,    /* the register's variable is not a pointer */
 	DP_AR_OFFSET_OUTSIDE, /* the offset lies beyond the type */
-	DP_AR_PADDING,	      /* the offset falls between members */
-	DP_AR_STACK_OP,	      /* push, pop, call, ret: a stack slot, no variable */
+	DP_AR_PADDING,        /* the offset falls between members */
+	DP_AR_STACK_OP,       /* push, pop, call, ret: a stack slot, no variable */
 	DP_AR_NO_OBJECT,      /* the address is in no known object */
 	DP_AR_HEAP_UNTRACKED, /* a heap address, recorded without --heap */
-	DP_AR_NO_TYPE,	      /* the object's type is unknown (no DWARF for it) */
-	DP_AR_OWN_WORK,	      /* the IP is in dataprof's agent code: [dataprof] */
-	DP_AR_SYSCALL,	      /* the thread was in a system call: [syscall NAME] */
+	DP_AR_NO_TYPE,        /* the object's type is unknown (no DWARF for it) */
+	DP_AR_OWN_WORK,       /* the IP is in dataprof's agent code: [dataprof] */
+	DP_AR_SYSCALL,        /* the thread was in a system call: [syscall NAME] */
 	DP_AR_COUNT,
 } dp_annot_reason;
 
@@ -40,17 +40,17 @@ enum dp_construct_origin {
 };
 
 typedef struct dp_construct {
-	uint32_t type;	    /* strtab id: "struct node" */
-	uint32_t member;    /* "struct node.next"; 0: the whole object */
-	uint32_t var;	    /* the variable it went through */
-	uint8_t reason;	    /* dp_annot_reason when type is 0 */
-	uint8_t origin;	    /* enum dp_construct_origin */
-	bool indexed;	    /* an index register adds an unknown offset: the member
-			     * is found again from the data address when it is known */
+	uint32_t type;   /* strtab id: "struct node" */
+	uint32_t member; /* "struct node.next"; 0: the whole object */
+	uint32_t var;    /* the variable it went through */
+	uint8_t reason;  /* dp_annot_reason when type is 0 */
+	uint8_t origin;  /* enum dp_construct_origin */
+	bool indexed;    /* an index register adds an unknown offset: the member
+			  * is found again from the data address when it is known */
 	Dwarf_Die type_die; /* the type accessed through (valid when type != 0) */
-	int8_t base;	    /* the operand's base register (perf number), -1: none, or
+	int8_t base;        /* the operand's base register (perf number), -1: none, or
 			     * its value is not a known distance from the type's start */
-	int64_t adj;	    /* where the base register points, from the start of the type */
+	int64_t adj;        /* where the base register points, from the start of the type */
 } dp_construct;
 
 struct dp_construct_vec {

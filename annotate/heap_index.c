@@ -6,7 +6,7 @@
 #define PAGE_SHIFT  12
 #define LARGE_PAGES 16 /* blocks over 64 KiB go to the scanned list */
 #define WINDOW_NS   2000000000ull
-#define NIL	    UINT32_MAX
+#define NIL         UINT32_MAX
 
 static uint64_t key_of(uint32_t pid, uint64_t x)
 {

@@ -38,8 +38,8 @@ typedef struct dp_heap_index {
 		uint32_t is_free;
 	} * ev;
 	size_t nev, evcap, next_ev; /* replay position */
-	dp_hashmap live;	    /* (pid, addr) -> block, for FREE */
-	dp_hashmap pages;	    /* (pid, page) -> head of a list in links */
+	dp_hashmap live;  /* (pid, addr) -> block, for FREE */
+	dp_hashmap pages; /* (pid, page) -> head of a list in links */
 	DP_VEC(struct heap_link) links;
 	DP_VEC(uint32_t) large; /* blocks spanning many pages: scanned */
 	uint64_t now, window;

@@ -77,23 +77,16 @@ static int add_events(const char *list, spec_vec *ev, dp_error *err)
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"event", required_argument, 0, 'e'},
-	    {"count", required_argument, 0, 'c'},
-	    {"freq", required_argument, 0, 'F'},
-	    {"pid", required_argument, 0, 'p'},
-	    {"output", required_argument, 0, 'o'},
-	    {"call-graph", no_argument, 0, 'g'},
-	    {"mmap-pages", required_argument, 0, 'm'},
-	    {"no-regs", no_argument, 0, 'R'},
-	    {"quiet", no_argument, 0, 'q'},
-	    {"help", no_argument, 0, 'h'},
-	    {"heap", optional_argument, 0, 'H'},
-	    {"heap-depth", required_argument, 0, 'D'},
-	    {"alloc-fn", required_argument, 0, 'A'},
-	    {"counters", required_argument, 0, 'C'},
-	    {"interval", required_argument, 0, 'I'},
-	    {"markers", no_argument, 0, 'M'},
-	    {0, 0, 0, 0},
+		{"event", required_argument, 0, 'e'},  {"count", required_argument, 0, 'c'},
+		{"freq", required_argument, 0, 'F'},   {"pid", required_argument, 0, 'p'},
+		{"output", required_argument, 0, 'o'}, {"call-graph", no_argument, 0, 'g'},
+		{"mmap-pages", required_argument, 0, 'm'}, {"no-regs", no_argument, 0, 'R'},
+		{"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
+		{"heap", optional_argument, 0, 'H'},   {"heap-depth", required_argument, 0, 'D'},
+		{"alloc-fn", required_argument, 0, 'A'},
+		{"counters", required_argument, 0, 'C'}, {"interval", required_argument, 0, 'I'},
+		{"markers", no_argument, 0, 'M'},
+		{0, 0, 0, 0},
 	};
 	spec_vec ev = {0};
 	DP_VEC(char *) env = {0};
@@ -146,8 +139,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'm':
 			if (!dp_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > (1u << 20)) {
-				cli_error("-m needs a power of two number of pages, not '%s'",
-					  optarg);
+				cli_error("-m needs a power of two number of pages, not '%s'", optarg);
 				goto out;
 			}
 			o.mmap_pages = (size_t)v;
@@ -232,12 +224,12 @@ int cmd_record(int argc, char **argv)
 				  "../lib/dataprof; reinstall dataprof");
 			goto out;
 		}
-		dp_vec_push(&env,
-			    dp_asprintf("LD_PRELOAD=%s%s%s", lib, old ? ":" : "", old ? old : ""));
-		dp_vec_push(&env,
-			    dp_asprintf("DATAPROF_HEAP_MIN=%llu", (unsigned long long)heap_min));
-		dp_vec_push(
-		    &env, dp_asprintf("DATAPROF_HEAP_DEPTH=%llu", (unsigned long long)heap_depth));
+		dp_vec_push(&env, dp_asprintf("LD_PRELOAD=%s%s%s", lib, old ? ":" : "",
+					      old ? old : ""));
+		dp_vec_push(&env, dp_asprintf("DATAPROF_HEAP_MIN=%llu",
+					      (unsigned long long)heap_min));
+		dp_vec_push(&env, dp_asprintf("DATAPROF_HEAP_DEPTH=%llu",
+					      (unsigned long long)heap_depth));
 		free(lib);
 		o.agent = true;
 	}

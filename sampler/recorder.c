@@ -32,7 +32,7 @@
 
 #define DEFAULT_FREQ  4000 /* perf record's default */
 #define DEFAULT_PAGES 128  /* 512 KiB per CPU: within perf_event_mlock_kb for a normal user */
-#define POLL_MS	      100  /* drain at least this often, so a killed recorder loses little */
+#define POLL_MS       100  /* drain at least this often, so a killed recorder loses little */
 #define GRACE_NS      3000000000ull
 
 typedef struct rec_event {
@@ -57,8 +57,8 @@ typedef struct recorder {
 	dp_target target;
 	dp_agent_sink agent;
 	dp_collector coll; /* system counters */
-	pid_t child;	   /* what we wait for: the target, or -p's command */
-	pid_t attached;	   /* -p */
+	pid_t child;    /* what we wait for: the target, or -p's command */
+	pid_t attached; /* -p */
 	int child_status;
 	bool child_done, target_gone, interrupted, disk_full;
 	int interrupts;
@@ -84,8 +84,7 @@ static void build_attr(recorder *r, size_t i)
 	const dp_record_opts *o = r->o;
 	const dp_event_spec *s = &o->events[i];
 	struct perf_event_attr *a = &r->ev[i].attr;
-	size_t ring =
-	    (o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+	size_t ring = (o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
 
 	*a = s->attr;
 	a->size = sizeof(*a);
@@ -194,15 +193,12 @@ static int open_events(recorder *r, const dp_int_vec *tids, dp_error *err)
 							     "cannot map a %zu KiB ring buffer: %s "
 							     "(lower -m, or raise "
 							     "kernel.perf_event_mlock_kb)",
-							     pages * (size_t)sysconf(_SC_PAGESIZE) /
-								 1024,
+							     pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
 							     strerror(errno));
 						return -1;
 					}
-				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[c].fd) <
-					   0) {
-					dp_error_set(err,
-						     "cannot share the ring buffer of CPU %d: %s",
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[c].fd) < 0) {
+					dp_error_set(err, "cannot share the ring buffer of CPU %d: %s",
 						     r->cpus.v[c], strerror(errno));
 					return -1;
 				}
@@ -455,11 +451,10 @@ static void warn_silent_breakpoints(recorder *r)
 			dp_probe_run(DP_PROBE_BREAKPOINT, &probe);
 		probed = true;
 		if (!probe.ok)
-			msg = dp_asprintf(
-			    "event '%s' gave no sample: hardware breakpoints do not "
-			    "fire on this machine (a probe: %s); here use -e page-faults "
-			    "or sim: events ('dataprof doctor' says what works)",
-			    e->name, probe.detail);
+			msg = dp_asprintf("event '%s' gave no sample: hardware breakpoints do not "
+					  "fire on this machine (a probe: %s); here use -e page-faults "
+					  "or sim: events ('dataprof doctor' says what works)",
+					  e->name, probe.detail);
 		else
 			msg = dp_asprintf("event '%s' gave no sample: nothing touched 0x%llx while "
 					  "it ran (breakpoints do fire here); check the address: a "
@@ -611,8 +606,8 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 				o->argv[0], why);
 		if (o->agent && make_agent_env(&r, o, &env, err) < 0)
 			goto out_sig;
-		if (dp_target_fork(&r.target, o->argv, env.v ? env.v : o->env, r.agent.wfd, err) <
-		    0)
+		if (dp_target_fork(&r.target, o->argv, env.v ? env.v : o->env, r.agent.wfd,
+				   err) < 0)
 			goto out_sig;
 		dp_agent_sink_close_writer(&r.agent);
 		launched = true;
