@@ -131,7 +131,7 @@ void dp_alloc_fns_add(dp_alloc_fns *f, const char *list)
 
 /* The name without template arguments, parameters or return type:
  * "std::unique_ptr<T> std::make_unique<T>(int)" -> "std::make_unique". */
-static void plain_name(const char *name, char *out, size_t cap)
+void dp_alloc_fn_plain(const char *name, char *out, size_t cap)
 {
 	static const char anon[] = "(anonymous namespace)";
 	size_t n = 0, start = 0;
@@ -170,7 +170,7 @@ bool dp_alloc_fn_name_matches(const dp_alloc_fns *f, const char *name)
 
 	if (!name || !*name)
 		return false;
-	plain_name(name, plain, sizeof(plain));
+	dp_alloc_fn_plain(name, plain, sizeof(plain));
 	if (!strncmp(plain, "operator new", 12) || !strncmp(plain, "operator delete", 15) ||
 	    strstr(plain, "::operator new"))
 		return true;

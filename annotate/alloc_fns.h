@@ -25,6 +25,8 @@ void dp_alloc_fns_free(dp_alloc_fns *f);
 void dp_alloc_fns_add(dp_alloc_fns *f, const char *list);
 /* Whether the function named name (a string of strs) is allocator code. */
 bool dp_alloc_fns_match(dp_alloc_fns *f, const dp_strtab *strs, uint32_t name);
+/* name without template arguments, parameters or return type, into out */
+void dp_alloc_fn_plain(const char *name, char *out, size_t cap);
 /* The same for a name given as text (uncached). */
 bool dp_alloc_fn_name_matches(const dp_alloc_fns *f, const char *name);
 

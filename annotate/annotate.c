@@ -241,8 +241,7 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 	uint64_t key = chain_key(b), v;
 	struct site s = {0, 0, 0};
 	char buf[600];
-	dp_buf via = {0};
-	uint32_t last_via = 0;
+	char via[256] = "";
 	dp_map *m = NULL;
 	uint64_t ret = 0;
 
@@ -264,10 +263,8 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 		for (k = 0; k < nf; k++) {
 			if (!dp_alloc_fns_match(&a->alloc_fns, &a->strs, fr[k].function))
 				break;
-			if (fr[k].function != last_via)
-				dp_buf_printf(&via, "%s%s", via.len ? ", " : "",
-					      dp_strtab_get(&a->strs, fr[k].function));
-			last_via = fr[k].function;
+			/* the outermost one named: what the program called */
+			dp_alloc_fn_plain(dp_strtab_get(&a->strs, fr[k].function), via, sizeof(via));
 		}
 		if (k < nf || !nf) {
 			/* a frame of the program (or one nothing is known of) */
@@ -291,12 +288,10 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 			 m ? ret - m->start : ret);
 		s.site = dp_strtab_intern(&a->strs, buf);
 	}
-	if (via.len)
-		snprintf(buf, sizeof(buf), "heap@%s (via %s)", dp_strtab_get(&a->strs, s.site),
-			 via.p);
+	if (via[0])
+		snprintf(buf, sizeof(buf), "heap@%s (via %s)", dp_strtab_get(&a->strs, s.site), via);
 	else
 		snprintf(buf, sizeof(buf), "heap@%s", dp_strtab_get(&a->strs, s.site));
-	dp_buf_free(&via);
 	s.object = dp_strtab_intern(&a->strs, buf);
 	dp_vec_push(&a->site_v, s);
 	dp_hashmap_put(&a->sites, key, a->site_v.n - 1);
