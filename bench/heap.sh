@@ -53,3 +53,31 @@ if perf probe -q -x "$libc" malloc 2>/dev/null; then
 else
 	echo "perf probe on malloc unavailable here: no uprobe comparison"
 fi
+
+# A real program: Lua (Debian's lua5.4) on a table, string and closure heavy
+# script, fixed work; record --heap against the same record without it, and
+# heaptrack (a heap profiler) on the same run.
+lua_script=$(dirname "$0")/../tests/data/corpus/tables.lua
+lua_rounds=${LUA_ROUNDS:-60}
+if command -v lua5.4 >/dev/null; then
+	work=(lua5.4 "$lua_script" 0 "$lua_rounds")
+	echo
+	echo "workload: lua5.4 tables.lua, $lua_rounds rounds (tables, strings, closures)"
+	base=$(best "${work[@]}")
+	row "bare" "$base"
+	nohp=$(best "$build/dataprof" record -q -e cpu-clock -F 2000 -o "$tmp/l0.dprof" -- "${work[@]}")
+	row "dataprof record -e cpu-clock -F 2000 (no heap)" "$nohp"
+	heap=$(best "$build/dataprof" record -q --heap -e cpu-clock -F 2000 -o "$tmp/l1.dprof" -- \
+		"${work[@]}")
+	row "dataprof record --heap -e cpu-clock -F 2000" "$heap"
+	awk -v a="$heap" -v b="$nohp" 'BEGIN { printf "record --heap over record without it: %.2fx\n", a / b }'
+	echo "--heap profile: $(stat -c %s "$tmp/l1.dprof") bytes; without: $(stat -c %s "$tmp/l0.dprof") bytes"
+	if command -v heaptrack >/dev/null; then
+		row "heaptrack" "$(best heaptrack -o "$tmp/ht" "${work[@]}")"
+		echo "heaptrack file: $(stat -c %s "$tmp"/ht*.zst 2>/dev/null | head -1) bytes (zstd)"
+	else
+		echo "heaptrack not installed: no comparison"
+	fi
+else
+	echo "lua5.4 not installed: no Lua comparison (./build.sh test installs it)"
+fi

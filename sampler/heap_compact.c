@@ -11,6 +11,7 @@
 
 #include "dataprof/profile.h"
 #include "hashmap.h"
+#include <zstd.h>
 
 struct hev {
 	uint64_t time, offset, key;
@@ -58,55 +59,117 @@ static int sampled(const uint64_t *t, size_t n, uint64_t from, uint64_t to)
 	return lo < n && t[lo] < to;
 }
 
+#define CHUNK (128u << 10) /* raw bytes of records per PACKED record */
+
+typedef struct out_file {
+	int fd;
+	uint64_t written;
+	dp_buf chunk; /* heap records waiting to be packed */
+	void *z;      /* compressed */
+	size_t zcap;
+} out_file;
+
+static int put(out_file *o, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(o->fd, p, n);
+
+		if (k <= 0)
+			return -1;
+		p = (const char *)p + k;
+		n -= (size_t)k;
+		o->written += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* Writes the waiting heap records as one PACKED record (as they are, when
+ * they do not compress into one record's 64 KiB). */
+static int flush_chunk(out_file *o)
+{
+	struct dp_rec_packed k;
+	size_t z, total;
+	static const char zeros[8];
+	int rc = 0;
+
+	if (!o->chunk.len)
+		return 0;
+	z = ZSTD_compress(o->z, o->zcap, o->chunk.p, o->chunk.len, 3);
+	total = DP_ALIGN(sizeof(k) + z, 8);
+	if (ZSTD_isError(z) || total > 65528) {
+		rc = put(o, o->chunk.p, o->chunk.len);
+	} else {
+		memset(&k, 0, sizeof(k));
+		k.h.type = DP_REC_PACKED;
+		k.h.size = (uint16_t)total;
+		k.raw_size = (uint32_t)o->chunk.len;
+		k.packed_size = (uint32_t)z;
+		rc = put(o, &k, sizeof(k)) < 0 || put(o, o->z, z) < 0 ||
+			     put(o, zeros, total - sizeof(k) - z) < 0
+			 ? -1
+			 : 0;
+	}
+	o->chunk.len = 0;
+	return rc;
+}
+
+/* Copies the profile: its records as they are, but for the heap records:
+ * the dropped ones left out, the others packed. */
 static int copy_kept(const char *path, const struct hev *ev, size_t nev, uint64_t *after,
 		     dp_error *err)
 {
 	char *tmp = dp_asprintf("%s.compact", path);
-	int in = open(path, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+	int in = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
 	struct stat sb;
 	char *map = MAP_FAILED;
-	uint64_t pos = 0, w = 0;
+	uint64_t pos = 0;
+	out_file o = {-1, 0, {0}, NULL, 0};
 
 	if (in < 0 || fstat(in, &sb) < 0 ||
 	    (map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, in, 0)) == MAP_FAILED ||
-	    (out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+	    (o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
 		dp_error_set(err, "cannot compact '%s': %s", path, strerror(errno));
 		goto out;
 	}
-	/* the kept bytes between dropped records, in file order */
+	o.zcap = ZSTD_compressBound(CHUNK + 65536);
+	o.z = dp_malloc(o.zcap);
+	/* in file order: the bytes before each heap record, then the record */
 	for (size_t i = 0; i <= nev; i++) {
 		uint64_t end = i < nev ? ev[i].offset : (uint64_t)sb.st_size;
 
-		if (i < nev && !ev[i].drop)
+		if (put(&o, map + pos, (size_t)(end - pos)) < 0)
+			goto fail;
+		if (i == nev)
+			break;
+		pos = ev[i].offset + ev[i].size;
+		if (ev[i].drop)
 			continue;
-		for (uint64_t o = pos; o < end;) {
-			ssize_t k = write(out, map + o, (size_t)(end - o));
-
-			if (k <= 0) {
-				dp_error_set(err, "cannot write '%s': %s", tmp, strerror(errno));
-				goto out;
-			}
-			o += (uint64_t)k;
-			w += (uint64_t)k;
-		}
-		if (i < nev)
-			pos = ev[i].offset + ev[i].size;
+		dp_buf_add(&o.chunk, map + ev[i].offset, ev[i].size);
+		if (o.chunk.len >= CHUNK && flush_chunk(&o) < 0)
+			goto fail;
 	}
-	if (fsync(out) < 0 || rename(tmp, path) < 0) {
+	if (flush_chunk(&o) < 0)
+		goto fail;
+	if (fsync(o.fd) < 0 || rename(tmp, path) < 0) {
 		dp_error_set(err, "cannot replace '%s': %s", path, strerror(errno));
 		goto out;
 	}
-	*after = w;
+	*after = o.written;
 	rc = 0;
+	goto out;
+fail:
+	dp_error_set(err, "cannot write '%s': %s", tmp, strerror(errno));
 out:
-	if (rc < 0 && out >= 0)
+	if (rc < 0 && o.fd >= 0)
 		unlink(tmp);
-	if (out >= 0)
-		close(out);
+	if (o.fd >= 0)
+		close(o.fd);
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)sb.st_size);
 	if (in >= 0)
 		close(in);
+	dp_buf_free(&o.chunk);
+	free(o.z);
 	free(tmp);
 	return rc;
 }
@@ -176,7 +239,7 @@ int dp_heap_compact(const char *path, dp_heap_compact_stats *st, dp_error *err)
 	dp_hashmap_free(&live);
 	for (size_t i = 0; i < ev.n; i++)
 		st->kept += !ev.v[i].is_free && !ev.v[i].drop;
-	if (ndrop) {
+	if (ev.n) {
 		qsort(ev.v, ev.n, sizeof(ev.v[0]), cmp_offset);
 		rc = copy_kept(path, ev.v, ev.n, &st->bytes_after, err);
 	}

@@ -2,7 +2,8 @@
  * a block is only ever named to a sample taken while it was live, so a
  * block allocated and freed with no sample of the run in between (most of
  * them, in a program that allocates a lot) leaves the profile with its
- * ALLOC and FREE. The attribution of every sample stays what it was. */
+ * ALLOC and FREE. The attribution of every sample stays what it was. The
+ * others are compressed (zstd) into PACKED records. */
 #ifndef DP_HEAP_COMPACT_H
 #define DP_HEAP_COMPACT_H
 
@@ -16,7 +17,8 @@ typedef struct dp_heap_compact_stats {
 } dp_heap_compact_stats;
 
 /* Rewrites the profile at path without the heap records of blocks no
- * sample saw live. On any failure the file is left as it was. */
+ * sample saw live, the others packed. On any failure the file is left as
+ * it was. */
 int dp_heap_compact(const char *path, dp_heap_compact_stats *st, dp_error *err);
 
 #endif

@@ -687,7 +687,9 @@ out_writer:
 		dp_error_set(err, "cannot write '%s': %s", o->output, strerror(r.w.failed_errno));
 		rc = -1;
 	}
-	if (rc == 0 && o->agent && strcmp(o->output, "-") && !r.disk_full) {
+	/* DATAPROF_RECORD_NO_PACK: the records as they came (tests compare) */
+	if (rc == 0 && o->agent && strcmp(o->output, "-") && !r.disk_full &&
+	    !getenv("DATAPROF_RECORD_NO_PACK")) {
 		dp_error cerr = {0};
 
 		hc.bytes_before = r.w.written;
