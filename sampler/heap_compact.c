@@ -187,6 +187,12 @@ int dp_heap_compact(const char *path, dp_heap_compact_stats *st, dp_error *err)
 	memset(st, 0, sizeof(*st));
 	if (!p)
 		return -1;
+	{
+		struct stat sb;
+
+		st->bytes_before = st->bytes_after =
+		    stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+	}
 	while (dp_profile_next(p, &r) > 0) {
 		struct hev e = {0};
 

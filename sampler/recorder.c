@@ -692,7 +692,6 @@ out_writer:
 	    !getenv("DATAPROF_RECORD_NO_PACK")) {
 		dp_error cerr = {0};
 
-		hc.bytes_before = r.w.written;
 		if (dp_heap_compact(o->output, &hc, &cerr) < 0)
 			fprintf(stderr, "dataprof: warning: %s (the profile is kept whole)\n",
 				cerr.msg);

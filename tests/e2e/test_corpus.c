@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "annotate/annotate.h"
+#include "sampler/heap_compact.h"
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
@@ -208,11 +209,78 @@ static void test_cxx(void **state)
 	free(prof);
 }
 
+/* The objects of every sample, in file order, one string per line. */
+static char *objects_of(const char *prof)
+{
+	dp_error err = {{0}};
+	dp_profile *p = dp_profile_open(prof, &err);
+	dp_decoder *d = p ? dp_decoder_open(p, NULL, &err) : NULL;
+	dp_annotator *a = d ? dp_annotator_open(d, p, &err) : NULL;
+	dp_buf out = {0};
+	dp_record r;
+
+	assert_non_null(a);
+	while (dp_profile_next(p, &r) > 0) {
+		dp_decoded x;
+		dp_annotation an;
+
+		if (r.kind != DP_R_SAMPLE)
+			continue;
+		dp_decode_sample(d, r.sample, &x);
+		dp_annotate(a, r.sample, &x, &an);
+		dp_buf_printf(&out, "%s %s\n", dp_strtab_get(dp_annotator_strings(a), an.object),
+			      dp_strtab_get(dp_annotator_strings(a), an.member));
+	}
+	dp_annotator_free(a);
+	dp_decoder_free(d);
+	dp_profile_close(p);
+	return out.p;
+}
+
+/* The heap records packed at the end of record (unsampled blocks dropped,
+ * the rest compressed): every sample keeps its object and member, in a
+ * file at least 5 times smaller. */
+static void test_packed_same_attribution(void **state)
+{
+	char *raw = tu_path("raw.dprof"), *packed = tu_path("packed.dprof");
+	char *fx = tu_fixture("corpus_cxx_O2"), *cmd = dp_asprintf("'%s' 0.5", fx);
+	dp_heap_compact_stats st;
+	dp_error err = {{0}};
+	tu_result res;
+	char *a, *b;
+
+	(void)state;
+	setenv("DATAPROF_RECORD_NO_PACK", "1", 1);
+	assert_int_equal(rec_run(&res, raw, "--heap -e cpu-clock -F 2000", cmd), 0);
+	unsetenv("DATAPROF_RECORD_NO_PACK");
+	tu_result_free(&res);
+	assert_int_equal(tu_sh(&res, "cp '%s' '%s'", raw, packed), 0);
+	tu_result_free(&res);
+	assert_int_equal(dp_heap_compact(packed, &st, &err), 0);
+	printf("corpus_cxx_O2: %llu heap blocks, %llu kept; %llu bytes -> %llu (%.1fx)\n",
+	       (unsigned long long)st.blocks, (unsigned long long)st.kept,
+	       (unsigned long long)st.bytes_before, (unsigned long long)st.bytes_after,
+	       (double)st.bytes_before / (double)st.bytes_after);
+	assert_true(st.blocks > 0);
+	assert_true(st.bytes_after * 5 <= st.bytes_before);
+	a = objects_of(raw);
+	b = objects_of(packed);
+	assert_non_null(a);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	free(cmd);
+	free(fx);
+	free(raw);
+	free(packed);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lua),
 	    cmocka_unit_test(test_cxx),
+	    cmocka_unit_test(test_packed_same_attribution),
 	};
 
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
