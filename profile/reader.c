@@ -595,6 +595,16 @@ const char *dp_profile_meta(const dp_profile *p, const char *key)
 	return NULL;
 }
 
+const void *dp_profile_record_bytes(const dp_profile *p, const dp_record *r)
+{
+	const struct perf_event_header *h;
+
+	if (p->fmt != DP_FMT_DPROF || r->offset + r->size > p->size || r->size < sizeof(*h))
+		return NULL;
+	h = (const void *)(p->data + r->offset);
+	return h->type == r->type && h->size == r->size ? h : NULL;
+}
+
 const struct dp_file_header *dp_profile_header(const dp_profile *p)
 {
 	return &p->hdr;

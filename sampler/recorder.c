@@ -4,7 +4,6 @@
 #include "synth.h"
 #include "target.h"
 #include "agent_sink.h"
-#include "heap_compact.h"
 #include "privilege.h"
 #include "probe.h"
 #include "../profile/writer.h"
@@ -470,6 +469,8 @@ static void finish(recorder *r)
 {
 	struct dp_rec_finish f;
 
+	if (!r->disk_full)
+		dp_agent_sink_flush(&r->agent, &r->w);
 	memset(&f, 0, sizeof(f));
 	f.time = dp_now_ns();
 	f.wait_status = r->attached ? -1 : r->child_status;
@@ -491,9 +492,10 @@ static void finish(recorder *r)
 	dp_writer_flush(&r->w);
 }
 
-static void print_summary(const recorder *r, const dp_record_opts *o,
-			  const dp_heap_compact_stats *hc)
+static void print_summary(const recorder *r, const dp_record_opts *o)
 {
+	const dp_heap_pack *hp = &r->agent.pack;
+
 	if (o->quiet)
 		return;
 	fprintf(stderr, "[ dataprof record: %llu samples", (unsigned long long)r->samples);
@@ -506,9 +508,9 @@ static void print_summary(const recorder *r, const dp_record_opts *o,
 	}
 	if (r->coll.open)
 		fprintf(stderr, ", %llu counter readings", (unsigned long long)r->coll.readings);
-	if (hc->blocks)
-		fprintf(stderr, ", %llu heap blocks (%llu live at a sample kept)",
-			(unsigned long long)hc->blocks, (unsigned long long)hc->kept);
+	if (hp->raw)
+		fprintf(stderr, ", heap records %.1f KiB packed into %.1f KiB", (double)hp->raw / 1024.0,
+			(double)hp->packed / 1024.0);
 	fprintf(stderr, ", %llu lost, %.1f KiB written to '%s' ]\n", (unsigned long long)r->lost,
 		(double)r->w.written / 1024.0, o->output);
 	if (r->lost)
@@ -568,7 +570,6 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 	uint64_t t0 = dp_now_ns();
 	int rc = -1;
 	bool launched = false;
-	dp_heap_compact_stats hc = {0};
 
 	memset(&r, 0, sizeof(r));
 	memset(res, 0, sizeof(*res));
@@ -687,19 +688,8 @@ out_writer:
 		dp_error_set(err, "cannot write '%s': %s", o->output, strerror(r.w.failed_errno));
 		rc = -1;
 	}
-	/* DATAPROF_RECORD_NO_PACK: the records as they came (tests compare) */
-	if (rc == 0 && o->agent && strcmp(o->output, "-") && !r.disk_full &&
-	    !getenv("DATAPROF_RECORD_NO_PACK")) {
-		dp_error cerr = {0};
-
-		if (dp_heap_compact(o->output, &hc, &cerr) < 0)
-			fprintf(stderr, "dataprof: warning: %s (the profile is kept whole)\n",
-				cerr.msg);
-		else if (hc.bytes_after)
-			res->bytes = r.w.written = hc.bytes_after;
-	}
 	if (rc == 0)
-		print_summary(&r, o, &hc);
+		print_summary(&r, o);
 	if (rc < 0 && r.child && !r.child_done && !r.attached) {
 		kill(r.child, SIGKILL);
 		waitpid(r.child, NULL, 0);
