@@ -21,8 +21,16 @@ typedef struct batch {
 	uint64_t buf[DP_AGENT_BATCH / 8];
 } batch;
 
-static __thread batch tb;
-static __thread int tb_registered;
+/* In the preloaded heap tracker, the static TLS block (no __tls_get_addr
+ * per record); the collector is dlopen'ed, where that room is not sure. */
+#ifdef DP_CHAN_TLS_INITIAL_EXEC
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+#else
+#define TLS __thread
+#endif
+
+static TLS batch tb;
+static TLS int tb_registered;
 
 uint64_t dp_chan_now(void)
 {

@@ -26,8 +26,8 @@
 #include "channel.h"
 
 #define MAX_DEPTH  16
-#define SCAN_WORDS 48 /* stack words looked at above malloc's return address */
-#define SCAN_KEEP  6  /* return addresses kept from them */
+#define SCAN_WORDS 32 /* stack words looked at above malloc's return address */
+#define SCAN_KEEP  4  /* return addresses kept from them */
 #define MAX_RANGES 256
 
 extern void *__libc_malloc(size_t);
@@ -42,11 +42,15 @@ static int depth = 1;
 static int enabled; /* the channel is there */
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
-static __thread int busy;   /* inside a hook: allocations of our own are not recorded */
-static __thread int thread_seen;
+/* preloaded, never dlopen'ed: its thread variables can be in the static TLS
+ * block, reached without a call to __tls_get_addr on every allocation */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+static TLS int busy;   /* inside a hook: allocations of our own are not recorded */
+static TLS int thread_seen;
 /* the ids, asked of the kernel once per thread (and again after fork):
  * two system calls per allocation would cost more than the allocation */
-static __thread uint32_t my_pid, my_tid;
+static TLS uint32_t my_pid, my_tid;
 
 /* The executable segments of the loaded objects, sorted: a stack word is a
  * return address only if it points into one, just after a call. */
