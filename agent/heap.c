@@ -26,7 +26,7 @@
 #include "channel.h"
 
 #define MAX_DEPTH  16
-#define SCAN_WORDS 32 /* stack words looked at above malloc's return address */
+#define SCAN_WORDS 64 /* stack words looked at above malloc's return address */
 #define SCAN_KEEP  4  /* return addresses kept from them */
 #define MAX_RANGES 256
 
@@ -46,7 +46,7 @@ static int (*real_munmap)(void *, size_t);
  * block, reached without a call to __tls_get_addr on every allocation */
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
-static TLS int busy;   /* inside a hook: allocations of our own are not recorded */
+static TLS int busy; /* inside a hook: allocations of our own are not recorded */
 static TLS int thread_seen;
 /* the ids, asked of the kernel once per thread (and again after fork):
  * two system calls per allocation would cost more than the allocation */
@@ -63,8 +63,15 @@ static int scan = 1;
 
 static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
+	Dl_info self;
+
 	(void)size;
 	(void)arg;
+	/* the tracker's own code calls nobody's allocations: a word pointing
+	 * into it is a stale one (left by the hooks below the program's frames) */
+	if (dladdr((void *)add_object, &self) && self.dli_fbase &&
+	    (uintptr_t)self.dli_fbase == info->dlpi_addr)
+		return 0;
 	for (int i = 0; i < info->dlpi_phnum && nranges < MAX_RANGES; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
@@ -130,20 +137,52 @@ static int after_call(uintptr_t v)
 	return b[-7] == 0xff && b[-6] == 0x94; /* sib + disp32 */
 }
 
+/* Where the next return address lies above each one, learned: a return
+ * address is a call site, whose caller's frame has a fixed layout, so the
+ * word that held the next return address above it holds it next time too.
+ * One 64-bit word per entry (the address, the distance in its top 16 bits):
+ * threads race on it harmlessly. */
+#define NEXT_SLOTS 4096
+static uint64_t next_slot[NEXT_SLOTS];
+
+static uint64_t *next_entry(uintptr_t ra)
+{
+	return &next_slot[((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> 52];
+}
+
+/* The first return address above word w of slot (w < limit), or 0. */
+static int scan_from(const uintptr_t *slot, int w, int limit)
+{
+	for (; w < limit; w++)
+		if (in_code(slot[w]) && after_call(slot[w]))
+			return w;
+	return 0;
+}
+
 /* Return addresses on the stack above malloc's own (at slot): the callers
  * of the allocator's callers, as far as the stack shows them. Each is kept
  * with its distance from slot in words in bits 48-63, which lets annotate
- * check the chain against the call frame information offline. No unwinding
- * here: a few dozen compares per allocation. */
-static int stack_scan(const uintptr_t *slot, uint64_t *out)
+ * check the chain against the call frame information offline. No
+ * unwinding: from each return address, the word learned to hold the next
+ * one is checked, and the stack is scanned upward only when it does not. */
+static int stack_scan(const uintptr_t *slot, uintptr_t ra, uint64_t *out)
 {
-	int n = 0;
+	int n = 0, w = 0;
 
-	for (int w = 1; w <= SCAN_WORDS && n < SCAN_KEEP; w++) {
-		uintptr_t v = slot[w];
+	while (n < SCAN_KEEP) {
+		uint64_t *e = next_entry(ra), v = __atomic_load_n(e, __ATOMIC_RELAXED);
+		int d = (v & 0xffffffffffffull) == ra ? (int)(v >> 48) : 0, next = 0;
 
-		if (in_code(v) && after_call(v))
-			out[n++] = (uint64_t)v | ((uint64_t)w << 48);
+		if (d && w + d <= SCAN_WORDS && in_code(slot[w + d]) && after_call(slot[w + d]))
+			next = w + d;
+		else if ((next = scan_from(slot, w + 1, SCAN_WORDS + 1)))
+			__atomic_store_n(e, (uint64_t)ra | ((uint64_t)(next - w) << 48),
+					 __ATOMIC_RELAXED);
+		if (!next)
+			break;
+		w = next;
+		ra = slot[w];
+		out[n++] = (uint64_t)ra | ((uint64_t)w << 48);
 	}
 	return n;
 }
@@ -267,7 +306,7 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void
 		 * object, a JIT's, would reload on every call) */
 		if (!in_code((uintptr_t)caller) && !(misses++ & 1023))
 			load_ranges();
-		n += stack_scan(slot, frames + 1);
+		n += stack_scan(slot, (uintptr_t)caller, frames + 1);
 	}
 	memset(&a, 0, sizeof(a));
 	a.h.type = DP_REC_ALLOC;
