@@ -31,6 +31,7 @@ typedef struct site_count {
 
 typedef struct corpus_ctx {
 	size_t samples, memory, object, type, member, heap, own, syscall;
+	size_t leaks; /* samples in dataprof's code named as the program's */
 	site_count sites[MAX_SITES]; /* heap samples by (site, type) */
 	size_t nsites;
 } corpus_ctx;
@@ -75,6 +76,11 @@ static void measure(const char *prof, const char *name, corpus_ctx *c)
 		dp_annotate(a, r.sample, &x, &an);
 		c->samples++;
 		c->own += an.obj_reason == DP_AR_OWN_WORK;
+		/* dataprof's code is never the program's function or object */
+		if (x.map && strstr(x.map->name, "libdataprof_") &&
+		    (strcmp(dp_strtab_get(strs, an.function), "[dataprof]") ||
+		     strcmp(dp_strtab_get(strs, an.object), "[dataprof]")))
+			c->leaks++;
 		c->syscall += an.obj_reason == DP_AR_SYSCALL;
 		if (an.obj_reason == DP_AR_OWN_WORK || an.obj_reason == DP_AR_SYSCALL ||
 		    (x.verdict != DP_V_EXACT && x.verdict != DP_V_VERIFIED) || !x.data_addr)
@@ -98,6 +104,7 @@ static void measure(const char *prof, const char *name, corpus_ctx *c)
 		if (c->sites[i].n * 50 >= c->heap)
 			printf("  heap@%s  %s  %zu\n", c->sites[i].site, c->sites[i].type,
 			       c->sites[i].n);
+	assert_int_equal(c->leaks, 0);
 	dp_annotator_free(a);
 	dp_decoder_free(d);
 	dp_profile_close(p);
