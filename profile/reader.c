@@ -314,7 +314,8 @@ static int unpack(dp_profile *p, const uint8_t *rec, size_t size, size_t off)
 	const struct dp_rec_packed *k = (const void *)rec;
 	size_t n;
 
-	if (size < sizeof(*k) || k->raw_size > (64u << 20) || k->packed_size > size - sizeof(*k))
+	/* the recorder packs 128 KiB (plus one record): a bigger claim is damage */
+	if (size < sizeof(*k) || k->raw_size > (1u << 20) || k->packed_size > size - sizeof(*k))
 		return -1;
 	if (p->inner_cap < k->raw_size) {
 		p->inner = dp_realloc(p->inner, k->raw_size);

@@ -152,13 +152,50 @@ static void test_pack_round_trip(void **state)
 	free(path);
 }
 
+/* A damaged PACKED record is skipped, counted, and what follows is read. */
+static void test_pack_damaged(void **state)
+{
+	char *path = tu_path("damaged.dprof");
+	dp_error err = {{0}};
+	dp_writer w;
+	dp_profile *p;
+	dp_record r;
+	struct {
+		struct dp_rec_packed k;
+		unsigned char junk[24];
+	} bad;
+	size_t metas = 0;
+
+	(void)state;
+	memset(&bad, 0xa5, sizeof(bad));
+	bad.k.h.type = DP_REC_PACKED;
+	bad.k.h.misc = 0;
+	bad.k.h.size = sizeof(bad);
+	bad.k.raw_size = 4096;
+	bad.k.packed_size = sizeof(bad.junk);
+	assert_int_equal(dp_writer_open(&w, path, 1000, 2000, &err), 0);
+	dp_writer_add(&w, &bad, sizeof(bad));
+	bad.k.raw_size = 1u << 30; /* more than any chunk */
+	dp_writer_add(&w, &bad, sizeof(bad));
+	dp_writer_add_meta(&w, "after", "yes");
+	assert_int_equal(dp_writer_close(&w), 0);
+	p = dp_profile_open(path, &err);
+	assert_non_null(p);
+	while (dp_profile_next(p, &r) > 0)
+		metas += r.kind == DP_R_META;
+	assert_int_equal(metas, 1);
+	assert_string_equal(dp_profile_meta(p, "after"), "yes");
+	assert_int_equal(dp_profile_status(p)->unknown_records, 2);
+	dp_profile_close(p);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_plain_names),
-	    cmocka_unit_test(test_matching),
-	    cmocka_unit_test(test_own_code),
-	    cmocka_unit_test(test_pack_round_trip),
+	    cmocka_unit_test(test_plain_names),	 cmocka_unit_test(test_matching),
+	    cmocka_unit_test(test_own_code),	 cmocka_unit_test(test_pack_round_trip),
+	    cmocka_unit_test(test_pack_damaged),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 
