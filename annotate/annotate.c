@@ -597,6 +597,7 @@ static bool not_the_programs(dp_annotator *a, const dp_sample *s, const dp_decod
 	} else {
 		return false;
 	}
+	o->object = o->function; /* one row, in --by object too */
 	o->inline_chain = o->file = o->line = o->line_no = 0;
 	o->type = o->member = 0;
 	return true;

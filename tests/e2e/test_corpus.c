@@ -31,7 +31,7 @@ typedef struct site_count {
 
 typedef struct corpus_ctx {
 	size_t samples, memory, object, type, member, heap, own, syscall;
-	size_t leaks; /* samples in dataprof's code named as the program's */
+	size_t leaks;		     /* samples in dataprof's code named as the program's */
 	site_count sites[MAX_SITES]; /* heap samples by (site, type) */
 	size_t nsites;
 } corpus_ctx;
@@ -292,6 +292,10 @@ int main(void)
 	    cmocka_unit_test(test_packed_same_attribution),
 	};
 
+	int rc;
+
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tu_cleanup();
+	return rc;
 }
