@@ -65,8 +65,8 @@ best_cpu() { # command...: the least CPU time (user + system, children included)
 	local b=
 	for _ in $(seq "$runs"); do
 		local t
-		t=$( { /usr/bin/time -f "%U %S" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1 |
-			awk '{ print $1 + $2 }')
+		/usr/bin/time -o "$tmp/cpu" -f "%U %S" "$@" >/dev/null 2>&1
+		t=$(awk '{ print $1 + $2 }' "$tmp/cpu")
 		b=$(awk -v t="$t" -v b="$b" 'BEGIN { print (b == "" || t < b) ? t : b }')
 	done
 	echo "$b"
