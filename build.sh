@@ -20,7 +20,8 @@ TEST_DEPS=(libcmocka-dev
       linux-perf elfutils binutils dwz pahole time python3 python3-jsonschema
       clang libclang-rt-14-dev   # tests/fuzz/run.sh: libFuzzer
       chromium nodejs            # tests/browser: the view page in a real browser
-      postgresql postgresql-common)  # tests/pg: a throwaway PostgreSQL server
+      postgresql postgresql-common   # tests/pg: a throwaway PostgreSQL server
+      lua5.4 liblua5.4-0-dbg heaptrack)  # tests/e2e/test_corpus.c, bench/heap.sh
 
 # installs the packages named (DEPS by default) that are missing
 deps() {

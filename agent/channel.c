@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,8 +21,16 @@ typedef struct batch {
 	uint64_t buf[DP_AGENT_BATCH / 8];
 } batch;
 
-static __thread batch tb;
-static __thread int tb_registered;
+/* In the preloaded heap tracker, the static TLS block (no __tls_get_addr
+ * per record); the collector is dlopen'ed, where that room is not sure. */
+#ifdef DP_CHAN_TLS_INITIAL_EXEC
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+#else
+#define TLS __thread
+#endif
+
+static TLS batch tb;
+static TLS int tb_registered;
 
 uint64_t dp_chan_now(void)
 {
@@ -73,10 +82,32 @@ int dp_chan_fd(void)
 	return chan_fd;
 }
 
+/* write(2) made here, not in libc: a sample taken while the kernel copies
+ * our batch then has its user IP in this library, and is reported as
+ * dataprof's own work instead of the program's write(). */
+static ssize_t own_write(int fd, const void *p, size_t n)
+{
+#if defined(__x86_64__)
+	long r;
+
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "0"((long)SYS_write), "D"((long)fd), "S"(p), "d"(n)
+			 : "rcx", "r11", "memory");
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return (ssize_t)r;
+#else
+	return write(fd, p, n);
+#endif
+}
+
 static void send_all(const void *p, size_t n)
 {
 	while (n) {
-		ssize_t w = write(chan_fd, p, n);
+		ssize_t w = own_write(chan_fd, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;

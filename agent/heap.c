@@ -1,12 +1,16 @@
 /* The heap tracker: an LD_PRELOAD library that `dataprof record --heap`
  * puts into the target. It records every allocation at or above a size
- * threshold (DATAPROF_HEAP_MIN, bytes, default 0: all) with its call site
- * (DATAPROF_HEAP_DEPTH return addresses, default 1: the caller of malloc),
- * and every free, into the profile through the agent channel. glibc's
+ * threshold (DATAPROF_HEAP_MIN, bytes, default 0: all) with its call site,
+ * and every free, into the profile through the agent channel. The call
+ * site is the caller of malloc plus the return addresses found on the
+ * stack just above it (stack_scan below), so that annotate can step past
+ * allocator wrappers offline; DATAPROF_HEAP_DEPTH > 1 unwinds exactly
+ * instead (slow). glibc's
  * __libc_* entry points do the real work, so no dlsym bootstrap is needed.
  * Each thread also reports its thread pointer (fs base) once, which decode
  * uses for %fs-relative (TLS) addresses. */
 #include <dlfcn.h>
+#include <link.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <errno.h>
@@ -21,7 +25,10 @@
 
 #include "channel.h"
 
-#define MAX_DEPTH 16
+#define MAX_DEPTH  16
+#define SCAN_WORDS 64 /* stack words looked at above malloc's return address */
+#define SCAN_KEEP  4  /* return addresses kept from them */
+#define MAX_RANGES 256
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -35,11 +42,150 @@ static int depth = 1;
 static int enabled; /* the channel is there */
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
-static __thread int busy;   /* inside a hook: allocations of our own are not recorded */
-static __thread int thread_seen;
+/* preloaded, never dlopen'ed: its thread variables can be in the static TLS
+ * block, reached without a call to __tls_get_addr on every allocation */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+static TLS int busy; /* inside a hook: allocations of our own are not recorded */
+static TLS int thread_seen;
 /* the ids, asked of the kernel once per thread (and again after fork):
  * two system calls per allocation would cost more than the allocation */
-static __thread uint32_t my_pid, my_tid;
+static TLS uint32_t my_pid, my_tid;
+
+/* The executable segments of the loaded objects, sorted: a stack word is a
+ * return address only if it points into one, just after a call. */
+static struct range {
+	uintptr_t lo, hi;
+} ranges[MAX_RANGES];
+static int nranges;
+static uintptr_t ranges_lo, ranges_hi;
+static int scan = 1;
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	Dl_info self;
+
+	(void)size;
+	(void)arg;
+	/* the tracker's own code calls nobody's allocations: a word pointing
+	 * into it is a stale one (left by the hooks below the program's frames) */
+	if (dladdr((void *)add_object, &self) && self.dli_fbase &&
+	    (uintptr_t)self.dli_fbase == info->dlpi_addr)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && nranges < MAX_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			ranges[nranges].lo = info->dlpi_addr + ph->p_vaddr;
+			ranges[nranges].hi = ranges[nranges].lo + ph->p_memsz;
+			nranges++;
+		}
+	}
+	return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void load_ranges(void)
+{
+	nranges = 0;
+	dl_iterate_phdr(add_object, NULL);
+	qsort(ranges, (size_t)nranges, sizeof(ranges[0]), cmp_range);
+	ranges_lo = nranges ? ranges[0].lo : 0;
+	ranges_hi = nranges ? ranges[nranges - 1].hi : 0;
+}
+
+static int in_code(uintptr_t v)
+{
+	int lo = 0, hi = nranges;
+
+	if (v < ranges_lo || v >= ranges_hi)
+		return 0;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (v < ranges[mid].lo)
+			hi = mid;
+		else if (v >= ranges[mid].hi)
+			lo = mid + 1;
+		else
+			return v - ranges[mid].lo >= 8; /* room for the call before it */
+	}
+	return 0;
+}
+
+/* Whether the bytes before v end a call instruction: call rel32, or
+ * call through a register or memory (ff /2, the usual encodings). */
+static int after_call(uintptr_t v)
+{
+	const unsigned char *b = (const unsigned char *)v;
+
+	if (b[-5] == 0xe8)
+		return 1;
+	if (b[-2] == 0xff && (b[-1] & 0xf8) == 0xd0) /* call *%reg */
+		return 1;
+	if (b[-3] == 0xff && ((b[-2] & 0xf8) == 0x50 || b[-2] == 0x14)) /* disp8, sib */
+		return 1;
+	if (b[-4] == 0xff && b[-3] == 0x54) /* sib + disp8 */
+		return 1;
+	if (b[-6] == 0xff && (b[-5] == 0x15 || (b[-5] & 0xf8) == 0x90)) /* rip, disp32 */
+		return 1;
+	return b[-7] == 0xff && b[-6] == 0x94; /* sib + disp32 */
+}
+
+/* Where the next return address lies above each one, learned: a return
+ * address is a call site, whose caller's frame has a fixed layout, so the
+ * word that held the next return address above it holds it next time too.
+ * One 64-bit word per entry (the address, the distance in its top 16 bits):
+ * threads race on it harmlessly. */
+#define NEXT_SLOTS 4096
+static uint64_t next_slot[NEXT_SLOTS];
+
+static uint64_t *next_entry(uintptr_t ra)
+{
+	return &next_slot[((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> 52];
+}
+
+/* The first return address above word w of slot (w < limit), or 0. */
+static int scan_from(const uintptr_t *slot, int w, int limit)
+{
+	for (; w < limit; w++)
+		if (in_code(slot[w]) && after_call(slot[w]))
+			return w;
+	return 0;
+}
+
+/* Return addresses on the stack above malloc's own (at slot): the callers
+ * of the allocator's callers, as far as the stack shows them. Each is kept
+ * with its distance from slot in words in bits 48-63, which lets annotate
+ * check the chain against the call frame information offline. No
+ * unwinding: from each return address, the word learned to hold the next
+ * one is checked, and the stack is scanned upward only when it does not. */
+static int stack_scan(const uintptr_t *slot, uintptr_t ra, uint64_t *out)
+{
+	int n = 0, w = 0;
+
+	while (n < SCAN_KEEP) {
+		uint64_t *e = next_entry(ra), v = __atomic_load_n(e, __ATOMIC_RELAXED);
+		int d = (v & 0xffffffffffffull) == ra ? (int)(v >> 48) : 0, next = 0;
+
+		if (d && w + d <= SCAN_WORDS && in_code(slot[w + d]) && after_call(slot[w + d]))
+			next = w + d;
+		else if ((next = scan_from(slot, w + 1, SCAN_WORDS + 1)))
+			__atomic_store_n(e, (uint64_t)ra | ((uint64_t)(next - w) << 48),
+					 __ATOMIC_RELAXED);
+		if (!next)
+			break;
+		w = next;
+		ra = slot[w];
+		out[n++] = (uint64_t)ra | ((uint64_t)w << 48);
+	}
+	return n;
+}
 
 /* The child of fork: one thread, with new ids, to be reported again. */
 static void forked_child(void)
@@ -61,6 +207,10 @@ __attribute__((constructor)) static void heap_init(void)
 		depth = atoi(v);
 		depth = depth < 1 ? 1 : depth > MAX_DEPTH ? MAX_DEPTH : depth;
 	}
+	v = secure_getenv("DATAPROF_HEAP_SCAN");
+	if (v)
+		scan = atoi(v) != 0;
+	load_ranges();
 	real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
 	real_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
 	enabled = dp_chan_fd() >= 0;
@@ -127,8 +277,9 @@ static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *uc, void *arg)
 	return c->n < c->max ? _URC_NO_REASON : _URC_END_OF_STACK;
 }
 
-/* caller: the return address into the code that called the allocator */
-static void record_alloc(void *p, size_t size, uint32_t kind, void *caller)
+/* caller: the return address into the code that called the allocator;
+ * slot: where it is on the stack (the hook's frame address + 8), or NULL */
+static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void *slot)
 {
 	struct dp_rec_alloc a;
 	uint64_t frames[MAX_DEPTH];
@@ -148,6 +299,14 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller)
 		n = c.n ? c.n : 1;
 		if (!c.n)
 			frames[0] = (uint64_t)(uintptr_t)caller;
+	} else if (scan && slot) {
+		static unsigned misses;
+
+		/* a library loaded since (now and then: code outside every
+		 * object, a JIT's, would reload on every call) */
+		if (!in_code((uintptr_t)caller) && !(misses++ & 1023))
+			load_ranges();
+		n += stack_scan(slot, (uintptr_t)caller, frames + 1);
 	}
 	memset(&a, 0, sizeof(a));
 	a.h.type = DP_REC_ALLOC;
@@ -194,18 +353,20 @@ static void record_free(void *p, uint32_t kind, size_t size)
 }
 
 #define CALLER __builtin_return_address(0)
+/* the return address's place: the hooks keep a frame pointer */
+#define SLOT ((char *)__builtin_frame_address(0) + sizeof(void *))
 
 void *malloc(size_t n)
 {
 	void *p = __libc_malloc(n);
-	record_alloc(p, n, DP_ALLOC_MALLOC, CALLER);
+	record_alloc(p, n, DP_ALLOC_MALLOC, CALLER, SLOT);
 	return p;
 }
 
 void *calloc(size_t n, size_t size)
 {
 	void *p = __libc_calloc(n, size);
-	record_alloc(p, n * size, DP_ALLOC_CALLOC, CALLER);
+	record_alloc(p, n * size, DP_ALLOC_CALLOC, CALLER, SLOT);
 	return p;
 }
 
@@ -216,7 +377,7 @@ void *realloc(void *old, size_t n)
 
 	if (was && (p || !n))
 		record_free(old, 0, 0);
-	record_alloc(p, n, DP_ALLOC_REALLOC, CALLER);
+	record_alloc(p, n, DP_ALLOC_REALLOC, CALLER, SLOT);
 	return p;
 }
 
@@ -230,14 +391,14 @@ void free(void *p)
 void *aligned_alloc(size_t align, size_t n)
 {
 	void *p = __libc_memalign(align, n);
-	record_alloc(p, n, DP_ALLOC_ALIGNED, CALLER);
+	record_alloc(p, n, DP_ALLOC_ALIGNED, CALLER, SLOT);
 	return p;
 }
 
 void *memalign(size_t align, size_t n)
 {
 	void *p = __libc_memalign(align, n);
-	record_alloc(p, n, DP_ALLOC_ALIGNED, CALLER);
+	record_alloc(p, n, DP_ALLOC_ALIGNED, CALLER, SLOT);
 	return p;
 }
 
@@ -251,14 +412,14 @@ int posix_memalign(void **out, size_t align, size_t n)
 	if (!p)
 		return ENOMEM;
 	*out = p;
-	record_alloc(p, n, DP_ALLOC_ALIGNED, CALLER);
+	record_alloc(p, n, DP_ALLOC_ALIGNED, CALLER, SLOT);
 	return 0;
 }
 
 void *valloc(size_t n)
 {
 	void *p = __libc_valloc(n);
-	record_alloc(p, n, DP_ALLOC_ALIGNED, CALLER);
+	record_alloc(p, n, DP_ALLOC_ALIGNED, CALLER, SLOT);
 	return p;
 }
 
@@ -268,7 +429,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 			    : (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 
 	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && !(prot & PROT_EXEC))
-		record_alloc(p, len, DP_ALLOC_MMAP, CALLER);
+		record_alloc(p, len, DP_ALLOC_MMAP, CALLER, SLOT);
 	return p;
 }
 
@@ -277,7 +438,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 typedef void *(*new_fn)(size_t);
 typedef void (*delete_fn)(void *);
 
-static void *cxx_new(const char *sym, new_fn *real, size_t n, void *caller)
+static void *cxx_new(const char *sym, new_fn *real, size_t n, void *caller, void *slot)
 {
 	void *p;
 
@@ -291,7 +452,7 @@ static void *cxx_new(const char *sym, new_fn *real, size_t n, void *caller)
 	busy++;
 	p = (*real)(n); /* may throw: busy is reset below only on return */
 	busy--;
-	record_alloc(p, n, DP_ALLOC_MALLOC, caller);
+	record_alloc(p, n, DP_ALLOC_MALLOC, caller, slot);
 	return p;
 }
 
@@ -299,12 +460,12 @@ static new_fn real_new, real_new_array;
 
 void *_Znwm(size_t n)
 {
-	return cxx_new("_Znwm", &real_new, n, CALLER);
+	return cxx_new("_Znwm", &real_new, n, CALLER, SLOT);
 }
 
 void *_Znam(size_t n)
 {
-	return cxx_new("_Znam", &real_new_array, n, CALLER);
+	return cxx_new("_Znam", &real_new_array, n, CALLER, SLOT);
 }
 
 int munmap(void *addr, size_t len)

@@ -1,6 +1,8 @@
 #include "annotate.h"
 #include "path_cache.h"
 #include "heap_index.h"
+#include "alloc_fns.h"
+#include "special.h"
 
 #include <asm/perf_regs.h>
 #include <inttypes.h>
@@ -30,6 +32,7 @@ struct map_note {
 	uint32_t base;	   /* its name without the directory: "libc.so.6", "[heap]" */
 	uint32_t data_name; /* "libc.so.6 (data)": an address in it outside every variable */
 	bool named_file;   /* a file's mapping, not "//anon" nor "[heap]" */
+	bool own;          /* dataprof's agent library */
 	dp_map *prev;	   /* the mapping just below it when last asked (for .bss) */
 	uint64_t prev_end; /* until when prev is valid (its end time) */
 };
@@ -39,9 +42,10 @@ struct dp_annotator {
 	dp_profile *p;
 	dp_strtab strs;
 	dp_heap_index heap;
-	dp_hashmap sites; /* (pid, return address) -> site record index */
+	dp_hashmap sites; /* (pid, call chain) hash -> site record index */
+	dp_alloc_fns alloc_fns;
 	DP_VEC(struct site) site_v;
-	uint32_t s_stack, s_heap, s_anon;
+	uint32_t s_stack, s_heap, s_anon, s_dataprof;
 	dp_annotate_stats st;
 	DP_VEC(dp_image_dwarf *) images; /* those this annotator created */
 	dp_path_cache paths;
@@ -104,12 +108,16 @@ dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err)
 	dp_strtab_init(&a->strs);
 	dp_heap_init(&a->heap);
 	dp_hashmap_init(&a->sites, 256);
+	dp_alloc_fns_init(&a->alloc_fns);
+	if (p && dp_profile_meta(p, "alloc_fn"))
+		dp_alloc_fns_add(&a->alloc_fns, dp_profile_meta(p, "alloc_fn"));
 	dp_path_cache_init(&a->paths);
 	dp_hashmap_init(&a->map_index, 64);
 	dp_decoder_set_annot_free(d, free_image_state);
 	a->s_stack = dp_strtab_intern(&a->strs, "[stack]");
 	a->s_heap = dp_strtab_intern(&a->strs, "[heap]");
 	a->s_anon = dp_strtab_intern(&a->strs, "[anon]");
+	a->s_dataprof = dp_strtab_intern(&a->strs, "[dataprof]");
 	return a;
 }
 
@@ -146,6 +154,7 @@ void dp_annotator_free(dp_annotator *a)
 		return;
 	dp_heap_free(&a->heap);
 	dp_hashmap_free(&a->sites);
+	dp_alloc_fns_free(&a->alloc_fns);
 	dp_vec_free(&a->site_v);
 	dp_vec_free(&a->images);
 	dp_path_cache_free(&a->paths);
@@ -182,34 +191,107 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* The allocation site of a heap block: the line of the call that made it. */
+#define FRAME_ADDR(f) ((f)&0xffffffffffffull)
+#define FRAME_SLOT(f) ((f) >> 48)
+
+/* The frame that called the one at frames[i]: the next return address in
+ * the chain. The tracker's stack scan may have picked up stale words; the
+ * call frame information says which stack word holds the caller's return
+ * address (CFA - 8, the CFA an offset from the stack pointer at the call),
+ * and only that one is taken. Without a rule (a frame pointer), the next
+ * word found. Returns its index, or -1. */
+static int next_frame(dp_annotator *a, const dp_heap_block *b, int i, dp_image_dwarf *id,
+		      uint64_t vaddr)
+{
+	int reg;
+	int64_t off;
+
+	if (i + 1 >= (int)b->nframes)
+		return -1;
+	if (!FRAME_SLOT(b->frames[i + 1]))
+		return i + 1; /* unwound exactly */
+	(void)a;
+	if (id && dp_cfa_rule(id->cfi, vaddr - id->cfi_bias, &reg, &off) &&
+	    reg == PERF_REG_X86_SP) {
+		uint64_t want = FRAME_SLOT(b->frames[i]) + (uint64_t)off / 8;
+
+		for (int j = i + 1; j < (int)b->nframes; j++)
+			if (FRAME_SLOT(b->frames[j]) == want)
+				return j;
+		return -1;
+	}
+	return i + 1;
+}
+
+static uint64_t chain_key(const dp_heap_block *b)
+{
+	uint64_t h = 1469598103934665603ull ^ b->pid;
+
+	for (uint32_t i = 0; i < b->nframes; i++)
+		h = (h ^ b->frames[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The allocation site of a heap block: the line of the first call on its
+ * chain outside allocator code (malloc, operator new, the standard
+ * library's allocators, luaM_*, ...: alloc_fns.c), inlined frames
+ * included; the allocator functions stepped over are named after it. */
 static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 {
-	uint64_t ret = b->nframes ? b->frames[0] : 0, key = ((uint64_t)b->pid << 48) ^ ret, v;
+	uint64_t key = chain_key(b), v;
 	struct site s = {0, 0, 0};
 	char buf[600];
+	char via[256] = "";
+	dp_map *m = NULL;
+	uint64_t ret = 0;
 
 	if (dp_hashmap_get(&a->sites, key, &v))
 		return &a->site_v.v[v];
-	dp_map *m = ret ? dp_maps_find(dp_decoder_maps(a->dec), b->pid, ret, b->t_alloc) : NULL;
-	dp_image *im = m ? dp_decoder_map_image(a->dec, m) : NULL;
-	if (im) {
-		dp_image_dwarf *id = image_state(a, im);
-		/* the call is the instruction before the return address */
-		const dp_code_loc *c = dp_code_at(id, &a->strs, ret - m->bias - 1);
+	for (int i = b->nframes ? 0 : -1; i >= 0;) {
+		dp_code_frame fr[16];
+		int nf = 0, k;
 
-		if (c->file) {
-			snprintf(buf, sizeof(buf), "%s:%u", dp_strtab_get(&a->strs, c->file), c->line);
-			s.site = dp_strtab_intern(&a->strs, buf);
+		ret = FRAME_ADDR(b->frames[i]);
+		m = ret ? dp_maps_find(dp_decoder_maps(a->dec), b->pid, ret, b->t_alloc) : NULL;
+		dp_image *im = m ? dp_decoder_map_image(a->dec, m) : NULL;
+		dp_image_dwarf *id = im ? image_state(a, im) : NULL;
+		/* the call is the instruction before the return address */
+		uint64_t vaddr = m ? ret - m->bias - 1 : 0;
+
+		if (id)
+			nf = dp_code_frames(id, &a->strs, vaddr, fr, 16);
+		for (k = 0; k < nf; k++) {
+			if (!dp_alloc_fns_match(&a->alloc_fns, &a->strs, fr[k].function))
+				break;
+			/* the outermost one named: what the program called */
+			dp_alloc_fn_plain(dp_strtab_get(&a->strs, fr[k].function), via, sizeof(via));
 		}
-		s.func = c->function;
+		if (k < nf || !nf) {
+			/* a frame of the program (or one nothing is known of) */
+			if (k < nf) {
+				s.site = fr[k].line_id;
+				s.func = fr[k].function;
+			}
+			break;
+		}
+		int j = next_frame(a, b, i, id, vaddr);
+		if (j < 0) {
+			/* the chain ends in allocator code: its innermost line */
+			s.site = fr[0].line_id;
+			s.func = fr[0].function;
+			break;
+		}
+		i = j;
 	}
 	if (!s.site) {
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, m ? base_name(m->name) : "?",
 			 m ? ret - m->start : ret);
 		s.site = dp_strtab_intern(&a->strs, buf);
 	}
-	snprintf(buf, sizeof(buf), "heap@%s", dp_strtab_get(&a->strs, s.site));
+	if (via[0])
+		snprintf(buf, sizeof(buf), "heap@%s (via %s)", dp_strtab_get(&a->strs, s.site), via);
+	else
+		snprintf(buf, sizeof(buf), "heap@%s", dp_strtab_get(&a->strs, s.site));
 	s.object = dp_strtab_intern(&a->strs, buf);
 	dp_vec_push(&a->site_v, s);
 	dp_hashmap_put(&a->sites, key, a->site_v.n - 1);
@@ -322,6 +404,7 @@ static struct map_note *map_note_of(dp_annotator *a, const dp_map *m)
 	snprintf(buf, sizeof(buf), "%s (data)", base_name(m->name));
 	n.data_name = dp_strtab_intern(&a->strs, buf);
 	n.named_file = m->name[0] == '/' && strncmp(m->name, "//anon", 6);
+	n.own = dp_is_own_code(m->name, NULL);
 	dp_vec_push(&a->map_v, n);
 	dp_hashmap_put(&a->map_index, key, a->map_v.n - 1);
 	return &a->map_v.v[a->map_v.n - 1];
@@ -491,6 +574,37 @@ static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, cons
 	return &a->notes.v[a->notes.n - 1];
 }
 
+/* dataprof's own work and time in system calls are no data access of the
+ * program's: they get a function of their own ([dataprof], [syscall
+ * write]) and no data object. */
+static bool not_the_programs(dp_annotator *a, const dp_sample *s, const dp_decoded *x,
+			     dp_annotation *o)
+{
+	const char *fn = o->function ? dp_strtab_get(&a->strs, o->function) : x->function;
+	char name[64], buf[96];
+	size_t nev;
+	const dp_event_info *ev = a->p ? dp_profile_events(a->p, &nev) : NULL;
+	enum dp_ip_semantics sem = ev && s->event < nev ? ev[s->event].ip_sem : DP_IP_AFTER;
+
+	if ((x->map && map_note_of(a, x->map)->own) || dp_is_own_code(NULL, fn)) {
+		o->function = a->s_dataprof;
+		o->obj_reason = o->type_reason = DP_AR_OWN_WORK;
+	} else if ((sem == DP_IP_AFTER || sem == DP_IP_NONE) &&
+		   dp_syscall_at(x->image, x->ip_vaddr, x->function, name, sizeof(name))) {
+		snprintf(buf, sizeof(buf), "[syscall %s]", name);
+		o->function = dp_strtab_intern(&a->strs, buf);
+		o->obj_reason = o->type_reason = DP_AR_SYSCALL;
+	} else {
+		return false;
+	}
+	o->object = o->function; /* one row, in --by object too */
+	o->inline_chain = o->file = o->line = o->line_no = 0;
+	o->type = o->member = 0;
+	return true;
+}
+
+static void count(dp_annotator *a, const dp_annotation *o);
+
 void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_annotation *o)
 {
 	dp_image_dwarf *id = x->image ? image_state(a, x->image) : NULL;
@@ -517,6 +631,10 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 		o->type_reason = DP_AR_NO_INSN;
 	}
 
+	if (not_the_programs(a, s, x, o)) {
+		count(a, o);
+		return;
+	}
 	/* the data object, from a trusted address */
 	if ((x->verdict == DP_V_EXACT || x->verdict == DP_V_VERIFIED) && x->data_addr) {
 		uint32_t ktype = o->type, kmember = o->member;
@@ -557,7 +675,11 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 	}
 	if (o->type)
 		o->type_reason = DP_AR_NONE;
+	count(a, o);
+}
 
+static void count(dp_annotator *a, const dp_annotation *o)
+{
 	a->st.by_kind[o->obj_kind]++;
 	a->st.with_object += o->obj_kind != DP_OBJ_NONE && !o->obj_reason;
 	a->st.with_type += o->type != 0;

@@ -23,6 +23,8 @@ const char *dp_annot_reason_name(dp_annot_reason r)
 		[DP_AR_NO_OBJECT] = "address in no known object",
 		[DP_AR_HEAP_UNTRACKED] = "heap not tracked (record --heap)",
 		[DP_AR_NO_TYPE] = "object type unknown",
+	    [DP_AR_OWN_WORK] = "dataprof's own work",
+	    [DP_AR_SYSCALL] = "inside a system call",
 	};
 	return (unsigned)r < DP_AR_COUNT && n[r] ? n[r] : "?";
 }

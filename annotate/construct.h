@@ -23,6 +23,8 @@ typedef enum dp_annot_reason {
 	DP_AR_NO_OBJECT,      /* the address is in no known object */
 	DP_AR_HEAP_UNTRACKED, /* a heap address, recorded without --heap */
 	DP_AR_NO_TYPE,        /* the object's type is unknown (no DWARF for it) */
+	DP_AR_OWN_WORK,       /* the IP is in dataprof's agent code: [dataprof] */
+	DP_AR_SYSCALL,        /* the thread was in a system call: [syscall NAME] */
 	DP_AR_COUNT,
 } dp_annot_reason;
 

@@ -59,7 +59,7 @@ void dp_heap_observe(dp_heap_index *h, const dp_record *r)
 		b.pid = a->pid;
 		b.tid = a->tid;
 		b.kind = a->kind;
-		b.nframes = DP_MIN(a->nframes, 4u);
+		b.nframes = DP_MIN(a->nframes, (uint32_t)DP_HEAP_FRAMES);
 		memcpy(b.frames, a->frames, b.nframes * 8);
 		dp_vec_push(&h->blocks, b);
 		push_event(h, a->time, (uint32_t)(h->blocks.n - 1), 0);

@@ -13,13 +13,17 @@
 #include "hashmap.h"
 #include "util.h"
 
+#define DP_HEAP_FRAMES 8
+
 typedef struct dp_heap_block {
 	uint64_t addr, size;
 	uint64_t t_alloc, t_free; /* t_free UINT64_MAX: never freed */
 	uint32_t pid, tid;
 	uint32_t kind;
 	uint32_t nframes;
-	uint64_t frames[4]; /* the allocation call site, innermost first */
+	/* the allocation's return addresses, innermost first; bits 48-63: the
+	 * stack word where the tracker found it (0: an exact unwind) */
+	uint64_t frames[DP_HEAP_FRAMES];
 } dp_heap_block;
 
 struct heap_link {

@@ -184,6 +184,62 @@ const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vadd
 	return &id->code_v.v[id->code_v.n - 1];
 }
 
+/* "file:line" of an inlined subroutine's call, in its unit's file table. */
+static uint32_t call_line_id(Dwarf_Die *inl, Dwarf_Die *cu, dp_strtab *strs)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word file = 0, line = 0;
+	Dwarf_Files *files;
+	size_t nfiles;
+	const char *f;
+	char buf[512];
+
+	if (!dwarf_attr(inl, DW_AT_call_file, &at) || dwarf_formudata(&at, &file) != 0 ||
+	    !dwarf_attr(inl, DW_AT_call_line, &at) || dwarf_formudata(&at, &line) != 0 ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || file >= nfiles ||
+	    !(f = dwarf_filesrc(files, file, NULL, NULL)))
+		return 0;
+	snprintf(buf, sizeof(buf), "%s:%u", base_name(f), (unsigned)line);
+	return dp_strtab_intern(strs, buf);
+}
+
+int dp_code_frames(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr, dp_code_frame *out, int max)
+{
+	const dp_code_loc *c = dp_code_at(id, strs, vaddr);
+	Dwarf_Die scopes[32], *cu;
+	Dwarf_Addr cb;
+	int n = 0, nfn = 0, fn[32];
+
+	cu = id->dw ? dwfl_module_addrdie(id->im->mod, vaddr, &cb) : NULL;
+	if (cu) {
+		int ns = dp_scope_index_scopes(&id->scopes, cu, vaddr - cb, scopes, 32);
+
+		for (int i = 0; i < ns; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+
+			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+				fn[nfn++] = i;
+		}
+	}
+	if (!nfn) {
+		if (max > 0 && c->function) {
+			out[0].function = c->function;
+			out[0].line_id = c->line_id;
+			n = 1;
+		}
+		return n;
+	}
+	/* innermost first: its line is the line table's; each outer one's is
+	 * where the function inside it was inlined */
+	for (int k = nfn - 1; k >= 0 && n < max; k--) {
+		out[n].function = function_name(&scopes[fn[k]], strs);
+		out[n].line_id =
+		    k == nfn - 1 ? c->line_id : call_line_id(&scopes[fn[k + 1]], cu, strs);
+		n++;
+	}
+	return n;
+}
+
 uint32_t dp_code_line_id(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr)
 {
 	return dp_code_at(id, strs, vaddr)->line_id;

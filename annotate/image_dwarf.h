@@ -101,6 +101,16 @@ const dp_static_var *dp_tls_in_unit(dp_image_dwarf *id, dp_strtab *strs, uint64_
 /* The frame of the function at vaddr: CFA rule and stack variables (cached). */
 const dp_frame_info *dp_frame_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
 
+/* One function of the inline chain at an address: its name and the line in
+ * it (for an outer function, the line where the inner one was inlined). */
+typedef struct dp_code_frame {
+	uint32_t function, line_id;
+} dp_code_frame;
+/* The inline chain at vaddr, innermost first; returns how many were stored
+ * (1 with the symbol alone when there is no DWARF, 0 when nothing is known). */
+int dp_code_frames(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr, dp_code_frame *out,
+		   int max);
+
 /* "file.c:123" for vaddr, or 0 */
 uint32_t dp_code_line_id(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
 

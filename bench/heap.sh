@@ -53,3 +53,46 @@ if perf probe -q -x "$libc" malloc 2>/dev/null; then
 else
 	echo "perf probe on malloc unavailable here: no uprobe comparison"
 fi
+
+# A real program: Lua (Debian's lua5.4) on a table, string and closure heavy
+# script, fixed work; record --heap against the same record without it, and
+# heaptrack (a heap profiler) on the same run. Times are CPU seconds (user +
+# system of the program and the profiler together, the best of RUNS): on a
+# shared machine the wall clock mostly measures the neighbours.
+lua_script=$(dirname "$0")/../tests/data/corpus/tables.lua
+lua_rounds=${LUA_ROUNDS:-60}
+best_cpu() { # command...: the least CPU time (user + system, children included) of RUNS runs
+	local b=
+	for _ in $(seq "$runs"); do
+		local t
+		/usr/bin/time -o "$tmp/cpu" -f "%U %S" "$@" >/dev/null 2>&1
+		t=$(awk '{ print $1 + $2 }' "$tmp/cpu")
+		b=$(awk -v t="$t" -v b="$b" 'BEGIN { print (b == "" || t < b) ? t : b }')
+	done
+	echo "$b"
+}
+if command -v lua5.4 >/dev/null && [ -x /usr/bin/time ]; then
+	work=(lua5.4 "$lua_script" 0 "$lua_rounds")
+	echo
+	echo "workload: lua5.4 tables.lua, $lua_rounds rounds (tables, strings, closures); CPU seconds"
+	base=$(best_cpu "${work[@]}")
+	row "bare" "$base"
+	nohp=$(best_cpu "$build/dataprof" record -q -e cpu-clock -F 2000 -o "$tmp/l0.dprof" -- \
+		"${work[@]}")
+	row "dataprof record -e cpu-clock -F 2000 (no heap)" "$nohp"
+	heap=$(best_cpu "$build/dataprof" record -q --heap -e cpu-clock -F 2000 -o "$tmp/l1.dprof" -- \
+		"${work[@]}")
+	row "dataprof record --heap -e cpu-clock -F 2000" "$heap"
+	awk -v a="$heap" -v b="$nohp" 'BEGIN { printf "record --heap over record without it: %.2fx (target 1.3x)\n", a / b }'
+	echo "--heap profile: $(stat -c %s "$tmp/l1.dprof") bytes; without: $(stat -c %s "$tmp/l0.dprof") bytes"
+	if command -v heaptrack >/dev/null; then
+		ht=$(best_cpu heaptrack -o "$tmp/ht" "${work[@]}")
+		row "heaptrack" "$ht"
+		awk -v a="$heap" -v b="$ht" 'BEGIN { printf "record --heap over heaptrack: %.2fx\n", a / b }'
+		echo "heaptrack file: $(stat -c %s "$(ls "$tmp"/ht* | head -1)") bytes"
+	else
+		echo "heaptrack not installed: no comparison (./build.sh test installs it)"
+	fi
+else
+	echo "lua5.4 not installed: no Lua comparison (./build.sh test installs it)"
+fi

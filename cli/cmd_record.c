@@ -38,7 +38,13 @@ static void usage(FILE *f)
 		"      --no-regs         do not capture registers (no data addresses later)\n"
 		"      --heap[=MIN]      track heap blocks of at least MIN (bytes, 4K, 1M; 0:\n"
 		"                        all) with their allocation sites, for data objects\n"
-		"      --heap-depth N    call-site frames kept per allocation (default 1)\n"
+		"      --heap-depth N    unwind N frames exactly per allocation (slow; by\n"
+		"                        default the stack above malloc is scanned)\n"
+		"      --alloc-fn GLOB   a function of the program's that allocates for\n"
+		"                        its callers (a wrapper, a pool): heap blocks are\n"
+		"                        named by its caller; repeat or separate with\n"
+		"                        commas (malloc, operator new, std::, luaM_*,\n"
+		"                        PyMem_*, sqlite3Malloc*, g_malloc*... are known)\n"
 		"      --counters LIST   also collect system counters: comma-separated globs\n"
 		"                        (proc/meminfo/*,proc/stat/cpu_*), or 'default';\n"
 		"                        'dataprof list --counters' shows them\n"
@@ -136,6 +142,7 @@ int cmd_record(int argc, char **argv)
 		{"mmap-pages", required_argument, 0, 'm'}, {"no-regs", no_argument, 0, 'R'},
 		{"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
 		{"heap", optional_argument, 0, 'H'},   {"heap-depth", required_argument, 0, 'D'},
+		{"alloc-fn", required_argument, 0, 'A'},
 		{"counters", required_argument, 0, 'C'}, {"interval", required_argument, 0, 'I'},
 		{"markers", no_argument, 0, 'M'},
 		{"sim-cache", required_argument, 0, 'S'}, {"sim-skid", required_argument, 0, 'K'},
@@ -144,6 +151,7 @@ int cmd_record(int argc, char **argv)
 	spec_vec ev = {0};
 	DP_VEC(char *) env = {0};
 	bool heap = false;
+	dp_buf alloc_fns = {0};
 	uint64_t heap_min = 0, heap_depth = 1;
 	char why[160];
 	dp_record_opts o;
@@ -213,6 +221,14 @@ int cmd_record(int argc, char **argv)
 				cli_error("--heap-depth needs 1 to 16 frames, not '%s'", optarg);
 				goto out;
 			}
+			break;
+		case 'A':
+			if (!*optarg || strchr(optarg, '\n')) {
+				cli_error("--alloc-fn needs a function name or glob, not '%s'",
+					  optarg);
+				goto out;
+			}
+			dp_buf_printf(&alloc_fns, "%s%s", alloc_fns.len ? "," : "", optarg);
 			break;
 		case 'q':
 			o.quiet = true;
@@ -312,6 +328,7 @@ int cmd_record(int argc, char **argv)
 	o.events = ev.v;
 	o.nevents = ev.n;
 	o.cmdline = cli_cmdline;
+	o.alloc_fn = alloc_fns.p;
 	if (dp_record_run(&o, &res, &err) < 0) {
 		cli_error("%s", err.msg);
 		rc = res.exit_code ? res.exit_code : EXIT_OWN_FAILURE;
@@ -325,5 +342,6 @@ out:
 	for (size_t i = 0; i < env.n; i++)
 		free(env.v[i]);
 	dp_vec_free(&env);
+	dp_buf_free(&alloc_fns);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #define MAX_EVENTS 4096
 
@@ -311,10 +312,60 @@ void dp_profile_release_consumed(dp_profile *p, size_t upto)
 	p->dropped = end;
 }
 
+/* Decompresses a PACKED record: its records are read next. */
+static int unpack(dp_profile *p, const uint8_t *rec, size_t size, size_t off)
+{
+	const struct dp_rec_packed *k = (const void *)rec;
+	size_t n;
+
+	/* the recorder packs 128 KiB (plus one record): a bigger claim is damage */
+	if (size < sizeof(*k) || k->raw_size > (1u << 20) || k->packed_size > size - sizeof(*k))
+		return -1;
+	if (p->inner_cap < k->raw_size) {
+		p->inner = dp_realloc(p->inner, k->raw_size);
+		p->inner_cap = k->raw_size;
+	}
+	n = ZSTD_decompress(p->inner, k->raw_size, rec + sizeof(*k), k->packed_size);
+	if (ZSTD_isError(n) || n != k->raw_size)
+		return -1;
+	p->inner_len = n;
+	p->inner_pos = 0;
+	p->inner_off = off;
+	return 0;
+}
+
+/* The next record of the PACKED record being read: 1, or 0 when none is left. */
+static int inner_next(dp_profile *p, dp_record *r, bool first_pass)
+{
+	while (p->inner_pos + sizeof(struct perf_event_header) <= p->inner_len) {
+		const struct perf_event_header *h = (const void *)(p->inner + p->inner_pos);
+
+		if (h->size < sizeof(*h) || (h->size & 7) || h->size > p->inner_len - p->inner_pos ||
+		    h->type < DP_REC_BASE || h->type == DP_REC_PACKED)
+			break; /* damaged inside: the rest of this one is skipped */
+		memset(r, 0, sizeof(*r));
+		r->type = h->type;
+		r->misc = h->misc;
+		r->size = h->size;
+		r->offset = p->inner_off;
+		p->inner_pos += h->size;
+		p->st.records++;
+		if (decode_dp_record(p, (const uint8_t *)h, h->size, r, first_pass) < 0) {
+			p->st.unknown_records++;
+			continue;
+		}
+		return 1;
+	}
+	p->inner_len = p->inner_pos = 0;
+	return 0;
+}
+
 /* Reads the next raw-profile record. */
 static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 {
 	for (;;) {
+		if (p->inner_len && inner_next(p, r, first_pass))
+			return 1;
 		const struct perf_event_header *h;
 		size_t left = p->size - p->pos;
 
@@ -343,6 +394,12 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 			continue;
 		}
 		dp_profile_release_consumed(p, p->pos);
+		if (h->type == DP_REC_PACKED) {
+			p->pos += h->size;
+			if (unpack(p, (const uint8_t *)h, h->size, p->pos - h->size) < 0)
+				p->st.unknown_records++;
+			continue;
+		}
 		memset(r, 0, sizeof(*r));
 		r->type = h->type;
 		r->misc = h->misc;
@@ -497,6 +554,7 @@ void dp_profile_rewind(dp_profile *p)
 		dp_perf_rewind(p); /* after the reset: it may count what its header skipped */
 	else
 		p->pos = p->first;
+	p->inner_len = p->inner_pos = 0;
 }
 
 void dp_profile_close(dp_profile *p)
@@ -508,6 +566,7 @@ void dp_profile_close(dp_profile *p)
 	if (p->map)
 		munmap(p->map, p->size);
 	free(p->owned);
+	free(p->inner);
 	for (size_t i = 0; i < p->events.n; i++)
 		free((char *)p->events.v[i].name);
 	dp_vec_free(&p->events);
@@ -539,6 +598,16 @@ const char *dp_profile_meta(const dp_profile *p, const char *key)
 		if (!strcmp(p->meta.v[i].key, key))
 			return p->meta.v[i].value;
 	return NULL;
+}
+
+const void *dp_profile_record_bytes(const dp_profile *p, const dp_record *r)
+{
+	const struct perf_event_header *h;
+
+	if (p->fmt != DP_FMT_DPROF || r->offset + r->size > p->size || r->size < sizeof(*h))
+		return NULL;
+	h = (const void *)(p->data + r->offset);
+	return h->type == r->type && h->size == r->size ? h : NULL;
 }
 
 const struct dp_file_header *dp_profile_header(const dp_profile *p)

@@ -31,6 +31,9 @@ struct dp_profile {
 	struct dp_perf_state *perf;
 	bool skip_samples; /* side-band passes: samples are not even parsed */
 	size_t dropped;    /* pages of the mapping before this were given back */
+	/* the records of the PACKED record being read (decompressed) */
+	uint8_t *inner;
+	size_t inner_len, inner_cap, inner_pos, inner_off;
 };
 
 /* Registers an event; index may arrive out of order. */

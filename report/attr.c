@@ -196,6 +196,9 @@ uint64_t dp_attr_key(dp_attr_ctx *c, dp_row *r, const dp_attr *a)
 		return v;
 	}
 	case DP_A_OBJECT:
+		/* dataprof's own work, a system call: one row each, whatever the address */
+		if (an->obj_reason == DP_AR_OWN_WORK || an->obj_reason == DP_AR_SYSCALL)
+			return an->function;
 		/* no trusted address: a row of its own per verdict, never merged */
 		if (!trusted)
 			return c->none_by_verdict[x->verdict];

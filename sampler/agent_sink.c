@@ -28,6 +28,7 @@ int dp_agent_sink_open(dp_agent_sink *s, dp_error *err)
 	fcntl(p[1], F_SETPIPE_SZ, PIPE_BYTES);
 	s->rfd = p[0];
 	s->wfd = p[1];
+	s->no_pack = getenv("DATAPROF_RECORD_NO_PACK") != NULL;
 	return 0;
 }
 
@@ -94,7 +95,10 @@ static void take(dp_agent_sink *s, dp_writer *w)
 		if (s->pending.len - off < h->size)
 			break; /* the rest comes with the next read */
 		if (dp_agent_record_ok(h, h->size)) {
-			dp_writer_add(w, h, h->size);
+			if (!s->no_pack && (h->type == DP_REC_ALLOC || h->type == DP_REC_FREE))
+				dp_heap_pack_add(&s->pack, h, h->size, w);
+			else
+				dp_writer_add(w, h, h->size);
 			s->records++;
 		} else {
 			s->rejected++;
@@ -132,8 +136,14 @@ void dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
 	}
 }
 
+void dp_agent_sink_flush(dp_agent_sink *s, dp_writer *w)
+{
+	dp_heap_pack_flush(&s->pack, w);
+}
+
 void dp_agent_sink_close(dp_agent_sink *s)
 {
+	dp_heap_pack_free(&s->pack);
 	if (s->rfd >= 0)
 		close(s->rfd);
 	dp_agent_sink_close_writer(s);

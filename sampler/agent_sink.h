@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../profile/writer.h"
+#include "heap_pack.h"
 #include "util.h"
 
 typedef struct dp_agent_sink {
@@ -16,6 +17,8 @@ typedef struct dp_agent_sink {
 	dp_buf pending; /* a record split between two reads */
 	uint64_t records, rejected;
 	bool broken; /* malformed data seen: the channel is ignored from then on */
+	bool no_pack; /* heap records as they came (DATAPROF_RECORD_NO_PACK) */
+	dp_heap_pack pack; /* heap records, packed as they come */
 } dp_agent_sink;
 
 int dp_agent_sink_open(dp_agent_sink *s, dp_error *err);
@@ -23,6 +26,8 @@ int dp_agent_sink_open(dp_agent_sink *s, dp_error *err);
 void dp_agent_sink_close_writer(dp_agent_sink *s);
 /* Moves whatever the channel holds now into the profile. */
 void dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w);
+/* Writes the heap records still gathered for packing: before the end. */
+void dp_agent_sink_flush(dp_agent_sink *s, dp_writer *w);
 void dp_agent_sink_close(dp_agent_sink *s);
 
 /* Is this a record type, of a sane size, that an agent may send? Exposed for tests. */

@@ -319,6 +319,8 @@ static void write_header_meta(recorder *r)
 	dp_writer_add_meta(&r->w, "page_size", buf);
 	dp_writer_add_meta(&r->w, "clock", "CLOCK_MONOTONIC");
 	dp_writer_add_meta(&r->w, "hw_pmu", dp_have_hw_pmu() ? "yes" : "no");
+	if (o->alloc_fn)
+		dp_writer_add_meta(&r->w, "alloc_fn", o->alloc_fn);
 }
 
 static void write_events(recorder *r)
@@ -467,6 +469,8 @@ static void finish(recorder *r)
 {
 	struct dp_rec_finish f;
 
+	if (!r->disk_full)
+		dp_agent_sink_flush(&r->agent, &r->w);
 	memset(&f, 0, sizeof(f));
 	f.time = dp_now_ns();
 	f.wait_status = r->attached ? -1 : r->child_status;
@@ -490,6 +494,8 @@ static void finish(recorder *r)
 
 static void print_summary(const recorder *r, const dp_record_opts *o)
 {
+	const dp_heap_pack *hp = &r->agent.pack;
+
 	if (o->quiet)
 		return;
 	fprintf(stderr, "[ dataprof record: %llu samples", (unsigned long long)r->samples);
@@ -502,6 +508,9 @@ static void print_summary(const recorder *r, const dp_record_opts *o)
 	}
 	if (r->coll.open)
 		fprintf(stderr, ", %llu counter readings", (unsigned long long)r->coll.readings);
+	if (hp->raw)
+		fprintf(stderr, ", heap records %.1f KiB packed into %.1f KiB", (double)hp->raw / 1024.0,
+			(double)hp->packed / 1024.0);
 	fprintf(stderr, ", %llu lost, %.1f KiB written to '%s' ]\n", (unsigned long long)r->lost,
 		(double)r->w.written / 1024.0, o->output);
 	if (r->lost)

@@ -31,6 +31,7 @@ typedef struct dp_record_opts {
 	void *on_reading_ctx;
 	bool quiet;
 	const char *cmdline; /* dataprof's own command line, for the header */
+	const char *alloc_fn; /* --alloc-fn globs, comma-separated, for annotate; NULL: none */
 } dp_record_opts;
 
 typedef struct dp_record_result {

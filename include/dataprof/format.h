@@ -49,6 +49,7 @@ enum dp_rec_type {
 	DP_REC_MARKER_NAME = DP_REC_BASE + 11, /* struct dp_rec_marker_name + name */
 	DP_REC_WARNING = DP_REC_BASE + 12,  /* u64 time, then text\0 */
 	DP_REC_SIM_TRUTH = DP_REC_BASE + 13, /* struct dp_rec_sim_truth */
+	DP_REC_PACKED = DP_REC_BASE + 14,   /* struct dp_rec_packed + a zstd frame of records */
 };
 
 /* Where the sampled IP and registers stand relative to the instruction that
@@ -147,6 +148,15 @@ enum dp_alloc_kind {
 	DP_ALLOC_REALLOC = 3, /* a new block; the old one gets its FREE */
 	DP_ALLOC_ALIGNED = 4, /* aligned_alloc, posix_memalign, memalign, valloc */
 	DP_ALLOC_MMAP = 5,    /* anonymous mmap the program made itself */
+};
+
+/* Records compressed together (heap ALLOC and FREE records, which record
+ * packs at the end of a run): a zstd frame that decompresses to raw_size
+ * bytes of complete records, read as if they stood here. */
+struct dp_rec_packed {
+	struct dp_rec_header h;
+	uint32_t raw_size;
+	uint32_t packed_size; /* of the frame; zero bytes pad the record to 8 */
 };
 
 struct dp_rec_free {

@@ -243,6 +243,9 @@ const dp_sensor_info *dp_profile_sensors(const dp_profile *p, size_t *n);
  * "clock", "version" (dataprof's)... perf.data files give "perf_version" and
  * "cpuid" instead of "version" (docs/perf-data.md). NULL when absent. */
 const char *dp_profile_meta(const dp_profile *p, const char *key);
+/* The bytes of record r as they stand in a raw profile (r->size of them),
+ * or NULL (a perf.data file, a record unpacked from a PACKED one). */
+const void *dp_profile_record_bytes(const dp_profile *p, const dp_record *r);
 /* The build-ids of a perf.data file, in file order; 0 for a raw profile. */
 size_t dp_profile_build_ids(const dp_profile *p, const dp_build_id **ids);
 const struct dp_file_header *dp_profile_header(const dp_profile *p);

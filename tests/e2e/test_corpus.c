@@ -1,0 +1,301 @@
+/* Real programs nobody here wrote (and one of ours written as people do),
+ * recorded with --heap on cpu-clock: heap blocks are named by the code
+ * that creates the data, past allocator wrappers; their types are the
+ * programs' structures. Prints, per program, the share of memory samples
+ * (a trusted data address, not dataprof's own work nor a system call) with
+ * a named object, a type and a member, and the share of heap samples on
+ * a wrapper's site. A program whose Debian package is missing is skipped,
+ * saying which (./build.sh test installs them). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "annotate/annotate.h"
+#include "sampler/heap_repack.h"
+#include "record_util.h"
+#include "tu_feature.h"
+#include "util.h"
+
+#define MAX_SITES 64
+
+typedef struct site_count {
+	char site[128], type[128];
+	size_t n;
+} site_count;
+
+typedef struct corpus_ctx {
+	size_t samples, memory, object, type, member, heap, own, syscall;
+	size_t leaks;		     /* samples in dataprof's code named as the program's */
+	site_count sites[MAX_SITES]; /* heap samples by (site, type) */
+	size_t nsites;
+} corpus_ctx;
+
+static void count_site(corpus_ctx *c, const char *site, const char *type)
+{
+	for (size_t i = 0; i < c->nsites; i++)
+		if (!strcmp(c->sites[i].site, site) && !strcmp(c->sites[i].type, type)) {
+			c->sites[i].n++;
+			return;
+		}
+	if (c->nsites == MAX_SITES)
+		return;
+	snprintf(c->sites[c->nsites].site, sizeof(c->sites[0].site), "%s", site);
+	snprintf(c->sites[c->nsites].type, sizeof(c->sites[0].type), "%s", type);
+	c->sites[c->nsites++].n = 1;
+}
+
+/* Decodes and annotates every sample of the profile into c. */
+static void measure(const char *prof, const char *name, corpus_ctx *c)
+{
+	dp_error err = {{0}};
+	dp_profile *p = dp_profile_open(prof, &err);
+	dp_decoder *d;
+	dp_annotator *a;
+	const dp_strtab *strs;
+	dp_record r;
+
+	assert_non_null(p);
+	d = dp_decoder_open(p, NULL, &err);
+	assert_non_null(d);
+	a = dp_annotator_open(d, p, &err);
+	strs = dp_annotator_strings(a);
+	memset(c, 0, sizeof(*c));
+	while (dp_profile_next(p, &r) > 0) {
+		dp_decoded x;
+		dp_annotation an;
+
+		if (r.kind != DP_R_SAMPLE)
+			continue;
+		dp_decode_sample(d, r.sample, &x);
+		dp_annotate(a, r.sample, &x, &an);
+		c->samples++;
+		c->own += an.obj_reason == DP_AR_OWN_WORK;
+		/* dataprof's code is never the program's function or object */
+		if (x.map && strstr(x.map->name, "libdataprof_") &&
+		    (strcmp(dp_strtab_get(strs, an.function), "[dataprof]") ||
+		     strcmp(dp_strtab_get(strs, an.object), "[dataprof]")))
+			c->leaks++;
+		c->syscall += an.obj_reason == DP_AR_SYSCALL;
+		if (an.obj_reason == DP_AR_OWN_WORK || an.obj_reason == DP_AR_SYSCALL ||
+		    (x.verdict != DP_V_EXACT && x.verdict != DP_V_VERIFIED) || !x.data_addr)
+			continue;
+		c->memory++;
+		c->object += an.obj_kind != DP_OBJ_NONE && an.obj_kind != DP_OBJ_MAPPING;
+		c->type += an.type != 0;
+		c->member += an.member != 0;
+		if (an.obj_kind == DP_OBJ_HEAP) {
+			c->heap++;
+			count_site(c, dp_strtab_get(strs, an.site),
+				   an.type ? dp_strtab_get(strs, an.type) : "-");
+		}
+	}
+	printf("%s: %zu samples, %zu memory samples: object %.1f%%, type %.1f%%, member "
+	       "%.1f%%; %zu heap samples; [dataprof] %zu, [syscall] %zu\n",
+	       name, c->samples, c->memory, 100.0 * (double)c->object / (double)c->memory,
+	       100.0 * (double)c->type / (double)c->memory,
+	       100.0 * (double)c->member / (double)c->memory, c->heap, c->own, c->syscall);
+	for (size_t i = 0; i < c->nsites; i++)
+		if (c->sites[i].n * 50 >= c->heap)
+			printf("  heap@%s  %s  %zu\n", c->sites[i].site, c->sites[i].type,
+			       c->sites[i].n);
+	assert_int_equal(c->leaks, 0);
+	dp_annotator_free(a);
+	dp_decoder_free(d);
+	dp_profile_close(p);
+}
+
+/* Heap samples whose site is in one of these files. */
+static size_t in_files(const corpus_ctx *c, const char *const *files, const char *type)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nsites; i++)
+		for (const char *const *f = files; *f; f++)
+			if (!strncmp(c->sites[i].site, *f, strlen(*f)) &&
+			    c->sites[i].site[strlen(*f)] == ':' &&
+			    (!type || !strcmp(c->sites[i].type, type)))
+				n += c->sites[i].n;
+	return n;
+}
+
+/* Skips the test, saying what to install, when the shell test fails. */
+static bool have(const char *test, const char *what)
+{
+	tu_result res;
+	int st = tu_sh(&res, "%s", test);
+
+	tu_result_free(&res);
+	if (st == 0)
+		return true;
+	printf("SKIP %s: not installed (./build.sh test installs it)\n", what);
+	return false;
+}
+
+static void test_lua(void **state)
+{
+	static const char *const creators[] = {"ltable.c", "lstring.c", "lfunc.c", NULL};
+	static const char *const wrappers[] = {"lmem.c", "lauxlib.c", NULL};
+	char *prof = tu_path("lua.dprof"), *script = tu_data_path("corpus/tables.lua");
+	char *cmd = dp_asprintf("lua5.4 '%s' 1.5", script);
+	corpus_ctx *c = calloc(1, sizeof(*c));
+	tu_result res;
+
+	(void)state;
+	if (!have("command -v lua5.4 && dpkg -s liblua5.4-0-dbg", "lua5.4 with liblua5.4-0-dbg")) {
+		free(c), free(cmd), free(script), free(prof);
+		skip();
+	}
+	assert_int_equal(rec_run(&res, prof, "--heap -e cpu-clock -F 2000", cmd), 0);
+	tu_result_free(&res);
+	measure(prof, "lua5.4 tables.lua", c);
+	assert_true(c->heap >= 50);
+	/* blocks named where tables, strings and closures are made, with
+	 * Lua's own types */
+	for (const char *const *f = creators; *f; f++) {
+		const char *one[] = {*f, NULL};
+
+		printf("  %s: %.1f%% of heap samples\n", *f,
+		       100.0 * (double)in_files(c, one, NULL) / (double)c->heap);
+		assert_true(in_files(c, one, NULL) > 0);
+	}
+	assert_true(in_files(c, creators, "struct Table") + in_files(c, creators, "union Node") +
+			in_files(c, creators, "struct TString") >
+		    0);
+	assert_true(in_files(c, creators, "struct TString") > 0);
+	assert_true(in_files(c, creators, NULL) * 2 >= c->heap);
+	/* Lua's allocator wrappers hold at most 5% */
+	printf("  lmem.c + lauxlib.c: %.1f%% of heap samples\n",
+	       100.0 * (double)in_files(c, wrappers, NULL) / (double)c->heap);
+	assert_true(in_files(c, wrappers, NULL) * 20 <= c->heap);
+	free(c);
+	free(cmd);
+	free(script);
+	free(prof);
+}
+
+static void test_cxx(void **state)
+{
+	char *prof = tu_path("cxx.dprof"), *fx = tu_fixture("corpus_cxx_O2");
+	char *cmd = dp_asprintf("'%s' 1.5", fx);
+	corpus_ctx *c = calloc(1, sizeof(*c));
+	tu_result res;
+	tu_truth *t;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(
+	    rec_run(&res, prof, "--heap --alloc-fn make_widget -e cpu-clock -F 2000", cmd), 0);
+	n = tu_truth_parse(res.out, &t);
+	measure(prof, "corpus_cxx_O2", c);
+	/* each kind of object by the line that wrote new, make_unique or called
+	 * the factory, typed by its class, its members named */
+	for (size_t i = 0; i < n; i++) {
+		const char *site = tu_truth_get(&t[i], "site"), *cls = tu_truth_get(&t[i], "class");
+		size_t got = 0;
+
+		if (strcmp(t[i].kind, "site"))
+			continue;
+		for (size_t k = 0; k < c->nsites; k++)
+			if (!strcmp(c->sites[k].site, site) && !strcmp(c->sites[k].type, cls))
+				got += c->sites[k].n;
+		printf("  %s (%s): %zu heap samples at %s\n", cls, tu_truth_get(&t[i], "how"), got,
+		       site);
+		assert_true(got > 0);
+	}
+	assert_true(c->member * 10 >= c->memory * 5);
+	free(t);
+	tu_result_free(&res);
+	free(c);
+	free(cmd);
+	free(fx);
+	free(prof);
+}
+
+/* The objects of every sample, in file order, one string per line. */
+static char *objects_of(const char *prof)
+{
+	dp_error err = {{0}};
+	dp_profile *p = dp_profile_open(prof, &err);
+	dp_decoder *d = p ? dp_decoder_open(p, NULL, &err) : NULL;
+	dp_annotator *a = d ? dp_annotator_open(d, p, &err) : NULL;
+	dp_buf out = {0};
+	dp_record r;
+
+	assert_non_null(a);
+	while (dp_profile_next(p, &r) > 0) {
+		dp_decoded x;
+		dp_annotation an;
+
+		if (r.kind != DP_R_SAMPLE)
+			continue;
+		dp_decode_sample(d, r.sample, &x);
+		dp_annotate(a, r.sample, &x, &an);
+		dp_buf_printf(&out, "%s %s\n", dp_strtab_get(dp_annotator_strings(a), an.object),
+			      dp_strtab_get(dp_annotator_strings(a), an.member));
+	}
+	dp_annotator_free(a);
+	dp_decoder_free(d);
+	dp_profile_close(p);
+	return out.p;
+}
+
+/* Heap records packed as record packs them: every sample keeps its object
+ * and member, in a file at least 5 times smaller. */
+static void test_packed_same_attribution(void **state)
+{
+	char *raw = tu_path("raw.dprof"), *packed = tu_path("packed.dprof");
+	char *fx = tu_fixture("corpus_cxx_O2"), *cmd = dp_asprintf("'%s' 0.5", fx);
+	uint64_t hraw = 0, hpacked = 0;
+	dp_error err = {{0}};
+	tu_result res;
+	struct stat a_st, b_st;
+	char *a, *b;
+
+	(void)state;
+	setenv("DATAPROF_RECORD_NO_PACK", "1", 1);
+	assert_int_equal(rec_run(&res, raw, "--heap -e cpu-clock -F 2000", cmd), 0);
+	unsetenv("DATAPROF_RECORD_NO_PACK");
+	tu_result_free(&res);
+	assert_int_equal(dp_heap_repack(raw, packed, &hraw, &hpacked, &err), 0);
+	assert_int_equal(stat(raw, &a_st), 0);
+	assert_int_equal(stat(packed, &b_st), 0);
+	printf("corpus_cxx_O2: heap records %llu -> %llu bytes (%.1fx); file %lld -> %lld bytes "
+	       "(%.1fx)\n",
+	       (unsigned long long)hraw, (unsigned long long)hpacked,
+	       (double)hraw / (double)hpacked, (long long)a_st.st_size, (long long)b_st.st_size,
+	       (double)a_st.st_size / (double)b_st.st_size);
+	assert_true(hraw > 0);
+	assert_true(b_st.st_size * 5 <= a_st.st_size);
+	a = objects_of(raw);
+	b = objects_of(packed);
+	assert_non_null(a);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	free(cmd);
+	free(fx);
+	free(raw);
+	free(packed);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_lua),
+	    cmocka_unit_test(test_cxx),
+	    cmocka_unit_test(test_packed_same_attribution),
+	};
+
+	int rc;
+
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tu_cleanup();
+	return rc;
+}

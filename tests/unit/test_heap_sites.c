@@ -1,0 +1,204 @@
+/* Allocation sites past wrappers (annotate/alloc_fns.c), dataprof's own
+ * code (annotate/special.c), and heap records packed by the recorder
+ * (sampler/heap_pack.c) read back by the reader. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "annotate/alloc_fns.h"
+#include "annotate/special.h"
+#include "dataprof/profile.h"
+#include "sampler/heap_pack.h"
+#include "tu.h"
+
+static void check_plain(const char *name, const char *want)
+{
+	char out[256];
+
+	dp_alloc_fn_plain(name, out, sizeof(out));
+	assert_string_equal(out, want);
+}
+
+static void test_plain_names(void **state)
+{
+	(void)state;
+	check_plain("std::unique_ptr<Foo, std::default_delete<Foo> > std::make_unique<Foo, int>",
+		    "std::make_unique");
+	check_plain("operator new(unsigned long)", "operator new");
+	check_plain("std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>",
+		    "std::vector::_M_realloc_insert");
+	check_plain("(anonymous namespace)::pool_get(int)", "(anonymous namespace)::pool_get");
+	check_plain("luaM_malloc_", "luaM_malloc_");
+}
+
+static void test_matching(void **state)
+{
+	dp_alloc_fns f;
+
+	(void)state;
+	dp_alloc_fns_init(&f);
+	assert_true(dp_alloc_fn_name_matches(&f, "luaM_malloc_"));
+	assert_true(dp_alloc_fn_name_matches(&f, "luaC_newobj"));
+	assert_false(dp_alloc_fn_name_matches(&f, "luaH_new"));
+	assert_true(dp_alloc_fn_name_matches(&f, "operator new"));
+	assert_true(dp_alloc_fn_name_matches(
+	    &f,
+	    "std::unique_ptr<Account, std::default_delete<Account> > std::make_unique<Account>"));
+	assert_true(dp_alloc_fn_name_matches(&f, "sqlite3DbMallocRawNN"));
+	assert_true(dp_alloc_fn_name_matches(&f, "PyObject_Malloc"));
+	assert_true(dp_alloc_fn_name_matches(&f, "xmalloc"));
+	assert_false(dp_alloc_fn_name_matches(&f, "main"));
+	assert_false(dp_alloc_fn_name_matches(&f, "make_widget"));
+	/* record --alloc-fn: the program's own */
+	dp_alloc_fns_add(&f, "make_*,pool_get");
+	assert_true(dp_alloc_fn_name_matches(&f, "make_widget"));
+	assert_true(dp_alloc_fn_name_matches(&f, "pool_get"));
+	assert_false(dp_alloc_fn_name_matches(&f, "pool_put"));
+	assert_false(dp_alloc_fn_name_matches(&f, NULL));
+	dp_alloc_fns_free(&f);
+}
+
+static void test_own_code(void **state)
+{
+	(void)state;
+	assert_true(dp_is_own_code("/usr/lib/dataprof/libdataprof_heap.so", NULL));
+	assert_true(dp_is_own_code("/opt/x/libdataprof_collector.so", "mark_mono"));
+	assert_true(dp_is_own_code("/usr/bin/app", "dp_markers_init"));
+	assert_true(dp_is_own_code(NULL, "dp_marker_define"));
+	assert_false(dp_is_own_code("/lib/x86_64-linux-gnu/libc.so.6", "__libc_write"));
+	assert_false(dp_is_own_code("/usr/bin/app", "dp_table_find")); /* a program's dp_ */
+	assert_false(dp_is_own_code(NULL, NULL));
+}
+
+/* ALLOC records through the packer into a profile, read back one by one. */
+static void test_pack_round_trip(void **state)
+{
+	char *path = tu_path("packed.dprof");
+	dp_error err = {{0}};
+	dp_heap_pack k;
+	dp_writer w;
+	dp_profile *p;
+	dp_record r;
+	size_t n = 0, frees = 0;
+	struct stat sb;
+	enum { N = 20000 };
+
+	(void)state;
+	assert_int_equal(dp_writer_open(&w, path, 1000, 2000, &err), 0);
+	dp_writer_add_meta(&w, "version", "test");
+	dp_heap_pack_init(&k);
+	for (uint64_t i = 0; i < N; i++) {
+		unsigned char rec[sizeof(struct dp_rec_alloc) + 16];
+		struct dp_rec_alloc a;
+		struct dp_rec_free f;
+		uint64_t frames[2] = {0x401000 + (i & 7), 0x402000 | (6ull << 48)};
+
+		memset(&a, 0, sizeof(a));
+		a.h.type = DP_REC_ALLOC;
+		a.h.size = sizeof(rec);
+		a.time = 5000 + i * 10;
+		a.pid = a.tid = 42;
+		a.addr = 0x10000 + i * 64;
+		a.size = 48;
+		a.kind = DP_ALLOC_MALLOC;
+		a.nframes = 2;
+		memcpy(rec, &a, sizeof(a));
+		memcpy(rec + sizeof(a), frames, sizeof(frames));
+		dp_heap_pack_add(&k, rec, sizeof(rec), &w);
+		if (i & 1) {
+			memset(&f, 0, sizeof(f));
+			f.h.type = DP_REC_FREE;
+			f.h.size = sizeof(f);
+			f.time = a.time + 5;
+			f.pid = f.tid = 42;
+			f.addr = a.addr;
+			dp_heap_pack_add(&k, &f, sizeof(f), &w);
+		}
+		if (!(i & 1023))
+			dp_writer_flush(&w);
+	}
+	dp_heap_pack_flush(&k, &w);
+	assert_int_equal(dp_writer_close(&w), 0);
+	assert_true(k.packed * 5 < k.raw);
+	dp_heap_pack_free(&k);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_true((uint64_t)sb.st_size * 5 < (uint64_t)N * 80);
+
+	p = dp_profile_open(path, &err);
+	assert_non_null(p);
+	for (int pass = 0; pass < 2; pass++, n = frees = 0) {
+		while (dp_profile_next(p, &r) > 0) {
+			if (r.kind == DP_R_ALLOC) {
+				assert_int_equal(r.alloc->addr, 0x10000 + n * 64);
+				assert_int_equal(r.alloc->time, 5000 + n * 10);
+				assert_int_equal(r.alloc->nframes, 2);
+				assert_int_equal(r.alloc->frames[1], 0x402000 | (6ull << 48));
+				n++;
+			}
+			frees += r.kind == DP_R_FREE;
+		}
+		assert_int_equal(n, N);
+		assert_int_equal(frees, N / 2);
+		assert_int_equal(dp_profile_status(p)->unknown_records, 0);
+		dp_profile_rewind(p); /* read twice: the annotator's side-band pass, then samples */
+	}
+	dp_profile_close(p);
+	free(path);
+}
+
+/* A damaged PACKED record is skipped, counted, and what follows is read. */
+static void test_pack_damaged(void **state)
+{
+	char *path = tu_path("damaged.dprof");
+	dp_error err = {{0}};
+	dp_writer w;
+	dp_profile *p;
+	dp_record r;
+	struct {
+		struct dp_rec_packed k;
+		unsigned char junk[24];
+	} bad;
+	size_t metas = 0;
+
+	(void)state;
+	memset(&bad, 0xa5, sizeof(bad));
+	bad.k.h.type = DP_REC_PACKED;
+	bad.k.h.misc = 0;
+	bad.k.h.size = sizeof(bad);
+	bad.k.raw_size = 4096;
+	bad.k.packed_size = sizeof(bad.junk);
+	assert_int_equal(dp_writer_open(&w, path, 1000, 2000, &err), 0);
+	dp_writer_add(&w, &bad, sizeof(bad));
+	bad.k.raw_size = 1u << 30; /* more than any chunk */
+	dp_writer_add(&w, &bad, sizeof(bad));
+	dp_writer_add_meta(&w, "after", "yes");
+	assert_int_equal(dp_writer_close(&w), 0);
+	p = dp_profile_open(path, &err);
+	assert_non_null(p);
+	while (dp_profile_next(p, &r) > 0)
+		metas += r.kind == DP_R_META;
+	assert_int_equal(metas, 1);
+	assert_string_equal(dp_profile_meta(p, "after"), "yes");
+	assert_int_equal(dp_profile_status(p)->unknown_records, 2);
+	dp_profile_close(p);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_plain_names),	 cmocka_unit_test(test_matching),
+	    cmocka_unit_test(test_own_code),	 cmocka_unit_test(test_pack_round_trip),
+	    cmocka_unit_test(test_pack_damaged),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	tu_cleanup();
+	return rc;
+}
