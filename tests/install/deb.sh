@@ -18,7 +18,7 @@ fi
 cleanup() {
 	apt-get remove -y -q dataprof >/dev/null 2>&1 || true
 	rm -rf "$work"
-	[ -n "${1:-}" ] || [ "$build" != "$src/build-deb" ] || rm -rf "$build"
+	[ "$build" != "$src/build-deb" ] || rm -rf "$build"
 }
 trap cleanup EXIT
 
