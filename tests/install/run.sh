@@ -36,7 +36,7 @@ for f in bin/dataprof include/dataprof/markers.h share/man/man1/dataprof.1 \
 	[ -e "$prefix/$f" ] || fail "cmake --install put no $f"
 done
 # one page per subcommand that 'dataprof --help' lists
-for c in $("$prefix/bin/dataprof" --help | awk '/^Commands:/ { on = 1; next } on && NF { print $1 }'); do
+for c in $("$prefix/bin/dataprof" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
 	[ -e "$prefix/share/man/man1/dataprof-$c.1" ] || fail "no man page for dataprof $c"
 done
 "$prefix/bin/dataprof" --version | grep -Eq '^dataprof [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-z.-]+\)$' ||
@@ -85,7 +85,7 @@ record() {
 	[[ $truth == "TRUTH marks=$marks "* ]] || fail "$name: the profile holds $marks marks; $truth"
 	# five 1 MiB blocks, each freed: the heap tracker ran in the program
 	local allocs
-	allocs=$("$dataprof" dump "$work/$name.dprof" | awk '$3 == "ALLOC" && /size=1048576/' | wc -l)
+	allocs=$("$dataprof" dump "$work/$name.dprof" | awk '$3 == "ALLOC" && / size 1048576 /' | wc -l)
 	[ "$allocs" -ge 5 ] || fail "$name: $allocs ALLOC records of 1 MiB, 5 made"
 }
 for p in "$work/app/marked_pc" "$work/app/marked_pc_static" "$work/consumer/marked" \
