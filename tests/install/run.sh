@@ -51,6 +51,23 @@ grep -q -- '--heap' "$work/man.txt" || fail "the page has no --heap option"
 MANPATH=$prefix/share/man MANWIDTH=80 man dataprof-record 2>&1 | grep -q 'SYNOPSIS' ||
 	fail "man dataprof-record does not find the page under MANPATH"
 
+# bash completion: commands, and a command's options from its --help (where
+# the bash-completion package is there to drive it)
+if [ -r /usr/share/bash-completion/bash_completion ]; then
+	comp=$(PATH=$prefix/bin:$PATH bash -c '
+		source /usr/share/bash-completion/bash_completion
+		source "$1/share/bash-completion/completions/dataprof"
+		t() {
+			COMP_WORDS=("$@") COMP_CWORD=$(($# - 1)) COMP_LINE="$*" COMP_POINT=${#COMP_LINE}
+			COMPREPLY=()
+			_dataprof dataprof "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"
+			echo "${COMPREPLY[*]}"
+		}
+		t dataprof rec
+		t dataprof record --he' _ "$prefix" 2>/dev/null)
+	[ "$comp" = $'record\n--heap --heap-depth --help' ] || fail "bash completion gives: $comp"
+fi
+
 # a user's program: pkg-config (shared, then static) ...
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 mkdir -p "$work/app"
