@@ -85,13 +85,16 @@ def esc(text):
 
 def inline(text):
     """Markdown inline markup to roff fonts; links keep their text."""
-    out, pos = [], 0
-    for m in re.finditer(r"`([^`]+)`", text):
-        out.append(prose(text[pos : m.start()]))
-        out.append("\\fB" + esc(m.group(1)) + "\\fR")
-        pos = m.end()
-    out.append(prose(text[pos:]))
-    return "".join(out)
+    # code spans stand aside (as \x00N\x00) while emphasis, which may
+    # enclose them, is made
+    codes = []
+
+    def aside(m):
+        codes.append("\\fB" + esc(m.group(1)) + "\\fR")
+        return "\x00%d\x00" % (len(codes) - 1)
+
+    text = prose(re.sub(r"`([^`]+)`", aside, text))
+    return re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m.group(1))], text)
 
 
 def prose(text):
@@ -130,9 +133,10 @@ def body(lines, level, synopsis_taken, roff):
     under_heading = False
 
     def flush():
+        # a paragraph at once: markup may span its lines
         if para:
             roff.append(".PP")
-            roff.extend(line_out(inline(p)) for p in para)
+            roff.append(line_out(inline(" ".join(p.strip() for p in para))))
             para.clear()
 
     while i < n:
@@ -173,16 +177,17 @@ def body(lines, level, synopsis_taken, roff):
                 rows.append(cells(lines[i]))
                 i += 1
             head, rest = rows[0], [r for r in rows[1:] if not re.match(r"^:?-+:?$", r[0] or "-")]
-            if head and head[0].lower() == "option" and not under_heading:
-                roff.append(".SH OPTIONS")
-                under_heading = True
+            if head and head[0].lower() == "option":
+                if not under_heading:
+                    roff.append(".SH OPTIONS")
+                    under_heading = True
             else:
                 roff.append(".PP")
-                roff.append(line_out("\\fI" + prose(" \\(em ".join(head)) + "\\fR"))
+                roff.append(line_out("\\fI" + " \\(em ".join(prose(c) for c in head) + "\\fR"))
             for r in rest:
                 roff.append(".TP")
                 roff.append(line_out(inline(r[0])))
-                roff.append(line_out(inline(" \\(em ".join(c for c in r[1:] if c))))
+                roff.append(line_out(" \\(em ".join(inline(c) for c in r[1:] if c)))
             continue
         lm = re.match(r"^(\s*)([-*]|\d+\.)\s+(.*)$", line)
         if lm:
@@ -196,7 +201,7 @@ def body(lines, level, synopsis_taken, roff):
                 item.append(lines[i].strip())
                 i += 1
             roff.append(".IP %s 4" % bullet)
-            roff.extend(line_out(inline(t)) for t in item)
+            roff.append(line_out(inline(" ".join(item))))
             continue
         if not line.strip():
             flush()
