@@ -35,6 +35,13 @@ for f in bin/dataprof include/dataprof/markers.h share/man/man1/dataprof.1 \
 	"${libdir#"$prefix"/}"/cmake/dataprof/dataprofConfig.cmake; do
 	[ -e "$prefix/$f" ] || fail "cmake --install put no $f"
 done
+# nothing installed points back into the build tree
+for f in "$prefix/bin/dataprof" "$libdir"/libdataprof_markers.so "$libdir"/dataprof/*.so; do
+	! readelf -d "$f" | grep -E 'RPATH|RUNPATH' | grep -qF "$build" ||
+		fail "$f has a run path into the build tree: $(readelf -d "$f" | grep -E 'RPATH|RUNPATH')"
+done
+grep -rqF "$build" "$libdir/pkgconfig" "$libdir/cmake" && fail "pkg-config or CMake files name the build tree"
+
 # one page per subcommand that 'dataprof --help' lists
 for c in $("$prefix/bin/dataprof" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
 	[ -e "$prefix/share/man/man1/dataprof-$c.1" ] || fail "no man page for dataprof $c"
