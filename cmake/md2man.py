@@ -124,13 +124,15 @@ def cells(row):
     return [p.strip().replace("\\|", "|") for p in parts]
 
 
-def body(lines, level, synopsis_taken, roff):
+def body(lines, level, taken, roff):
     """The section's lines as roff; level is the section's own heading level.
-    Returns the synopsis (a leading code block) if one is taken here."""
+    Returns the synopsis (a leading code block) if one is taken here; taken:
+    the synopsis already taken (from an earlier section), not repeated."""
     synopsis = None
     i, n = 0, len(lines)
     para = []
     under_heading = False
+    synopsis_taken = taken is not None
 
     def flush():
         # a paragraph at once: markup may span its lines
@@ -149,11 +151,25 @@ def body(lines, level, synopsis_taken, roff):
                 block.append(lines[i])
                 i += 1
             i += 1
-            if synopsis is None and not synopsis_taken and not under_heading and not any(
-                x.strip() and not x.startswith("#") for x in roff_text(roff)
-            ):
+            leading = not under_heading and not roff_text(roff)
+            if leading and synopsis is None and not synopsis_taken:
                 synopsis = block
                 continue
+            if leading and taken is not None and block == taken:
+                continue
+            roff.extend([".PP", ".RS 4", ".nf"])
+            roff.extend("\\&" + esc(b) for b in block)
+            roff.extend([".fi", ".RE"])
+            continue
+        if not para and (line.startswith("    ") or line.startswith("\t")) and line.strip():
+            # an indented code block (after a blank line, as Markdown has it)
+            flush()
+            block = []
+            while i < n and (lines[i].startswith(("    ", "\t")) or not lines[i].strip()):
+                block.append(lines[i][4:] if lines[i].startswith("    ") else lines[i][1:])
+                i += 1
+            while block and not block[-1].strip():
+                block.pop()
             roff.extend([".PP", ".RS 4", ".nf"])
             roff.extend("\\&" + esc(b) for b in block)
             roff.extend([".fi", ".RE"])
@@ -232,7 +248,7 @@ def command_page(src, cmd, summary, version, date):
     for doc, heading in PAGES[cmd]:
         lines, level = section(os.path.join(src, "docs", doc), heading)
         part = []
-        s = body(lines, level, synopsis is not None, part)
+        s = body(lines, level, synopsis, part)
         if s is not None:
             synopsis = s
         desc.extend(part)
