@@ -11,6 +11,7 @@ cd "$(dirname "$0")"
 
 # to build and run dataprof
 DEPS=(build-essential cmake pkg-config git
+      python3                                 # man pages (cmake/md2man.py)
       libpfm4-dev libelf-dev libdw-dev libcapstone-dev libzstd-dev
       libsqlite3-dev zlib1g-dev
       libpq-dev libssl-dev                    # history: PostgreSQL, run identity (SHA-256)
@@ -21,7 +22,8 @@ TEST_DEPS=(libcmocka-dev
       clang libclang-rt-14-dev   # tests/fuzz/run.sh: libFuzzer
       chromium nodejs            # tests/browser: the view page in a real browser
       postgresql postgresql-common   # tests/pg: a throwaway PostgreSQL server
-      lua5.4 liblua5.4-0-dbg heaptrack)  # tests/e2e/test_corpus.c, bench/heap.sh
+      lua5.4 liblua5.4-0-dbg heaptrack  # tests/e2e/test_corpus.c, bench/heap.sh
+      man-db)                    # tests/install: man opens the installed pages
 
 # installs the packages named (DEPS by default) that are missing
 deps() {

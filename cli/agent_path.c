@@ -1,5 +1,7 @@
 /* Where the libraries dataprof puts into a target live: next to the
- * dataprof binary in a build tree, or in ../lib/dataprof once installed. */
+ * dataprof binary in a build tree, or once installed in lib/dataprof (or
+ * lib/<triplet>/dataprof), at DATAPROF_AGENT_RELDIR from the binary: the
+ * path is relative, so the tree works under any prefix. */
 #include "cli.h"
 #include "util.h"
 
@@ -12,7 +14,7 @@ char *cli_agent_library(const char *name)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *dirs[] = {"", "/../lib/dataprof"};
+	const char *dirs[] = {"", "/" DATAPROF_AGENT_RELDIR};
 
 	if (n <= 0)
 		return NULL;

@@ -43,6 +43,13 @@ bool cli_parse_fraction(const char *s, double *out);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The whole command line, for the profile header. */
 extern const char *cli_cmdline;
+/* The git revision this dataprof was built from (gen/version.c) */
+extern const char dp_git_rev[];
+/* From the dataprof binary to its agent libraries once installed (CMake
+ * computes it from the install dirs) */
+#ifndef DATAPROF_AGENT_RELDIR
+#define DATAPROF_AGENT_RELDIR "../lib/dataprof"
+#endif
 /* The full path of an agent library (libdataprof_heap.so...), or NULL. */
 char *cli_agent_library(const char *name);
 /* The profile named after the options, if any, into *input; -1 (after

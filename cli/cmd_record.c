@@ -303,7 +303,7 @@ int cmd_record(int argc, char **argv)
 		}
 		if (!lib) {
 			cli_error("--heap: libdataprof_heap.so is not next to dataprof nor in "
-				  "../lib/dataprof; reinstall dataprof");
+				  "%s from it; reinstall dataprof", DATAPROF_AGENT_RELDIR);
 			goto out;
 		}
 		dp_vec_push(&env, dp_asprintf("LD_PRELOAD=%s%s%s", lib, old ? ":" : "",

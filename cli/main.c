@@ -87,11 +87,12 @@ int cli_parse_interval(const char *arg, uint64_t *ns)
 }
 
 /* The marker collector: $DATAPROF_COLLECTOR, else next to this binary (a
- * build tree), else ../lib/dataprof/ from it (an installed tree). */
+ * build tree), else in the installed tree's lib/dataprof/, found from this
+ * binary's place (DATAPROF_AGENT_RELDIR, relative: any prefix). */
 char *cli_collector_path(void)
 {
 	static const char *const rel[] = {"libdataprof_collector.so",
-					  "../lib/dataprof/libdataprof_collector.so"};
+					  DATAPROF_AGENT_RELDIR "/libdataprof_collector.so"};
 	const char *env = getenv("DATAPROF_COLLECTOR");
 	char exe[PATH_MAX];
 	ssize_t n;
@@ -126,7 +127,8 @@ int cli_markers_env(dp_record_opts *o, char **entry)
 	path = cli_collector_path();
 	if (!path) {
 		fprintf(stderr, "dataprof: warning: no marker collector (libdataprof_collector.so "
-				"next to dataprof, in ../lib/dataprof, or DATAPROF_COLLECTOR): "
+				"next to dataprof, in " DATAPROF_AGENT_RELDIR " from it, or "
+				"DATAPROF_COLLECTOR): "
 				"markers are off\n");
 		/* the command would try the same path and say it again */
 		unsetenv("DATAPROF_COLLECTOR");
@@ -160,7 +162,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("dataprof %s\n", DATAPROF_VERSION);
+		printf("dataprof %s (git %s)\n", DATAPROF_VERSION, dp_git_rev);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

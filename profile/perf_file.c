@@ -197,15 +197,17 @@ static void enter_compressed(dp_profile *p, const uint8_t *rec, uint16_t size, u
 
 /* ---- the record stream ---- */
 
-static int corrupt(dp_profile *p, const char *fmt, ...) DP_PRINTF(2, 3);
-static int corrupt(dp_profile *p, const char *fmt, ...)
+/* The caller returns -1 itself: a variadic function is never inlined, so a
+ * -1 returned from here would hide from the optimizer that *out of walk is
+ * set whenever walk returns 1 (gcc -O3: maybe-uninitialized). */
+static void corrupt(dp_profile *p, const char *fmt, ...) DP_PRINTF(2, 3);
+static void corrupt(dp_profile *p, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(p->st.error, sizeof(p->st.error), fmt, ap);
 	va_end(ap);
-	return -1;
 }
 
 /* The next record of the stream, compressed records' contents included.
@@ -228,8 +230,10 @@ static int walk(dp_profile *p, raw_rec *out)
 				s->cpos += h.size;
 				break;
 			}
-			if (c->error)
-				return corrupt(p, "%s", c->error);
+			if (c->error) {
+				corrupt(p, "%s", c->error);
+				return -1;
+			}
 			s->chunk = NO_CHUNK;
 			continue;
 		}
@@ -249,11 +253,13 @@ static int walk(dp_profile *p, raw_rec *out)
 			return 0;
 		}
 		memcpy(&h, p->data + p->pos, sizeof(h));
-		if (h.size < sizeof(h))
-			return corrupt(p,
-				       "bad record size %u (type %u) at offset %zu: the file is "
-				       "corrupt from there on",
-				       h.size, h.type, p->pos);
+		if (h.size < sizeof(h)) {
+			corrupt(p,
+				"bad record size %u (type %u) at offset %zu: the file is corrupt "
+				"from there on",
+				h.size, h.type, p->pos);
+			return -1;
+		}
 		if (h.size > left) {
 			p->st.truncated_at = p->pos;
 			return 0;

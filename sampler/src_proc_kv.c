@@ -71,7 +71,11 @@ static void add_source(dp_source_vec *v, const dp_source_ctx *ctx, const kv_kind
 			const char *e = "";
 			dp_text_line none = {k->fixed[i], e, e, strlen(k->fixed[i])};
 
-			k->classify(k->fixed[i], strlen(k->fixed[i]), &none, &kind, &unit, &width);
+			/* a fixed key its classifier refuses is no sensor (and its
+			 * kind, unit and width would be unset) */
+			if (!k->classify(k->fixed[i], strlen(k->fixed[i]), &none, &kind, &unit,
+					 &width))
+				continue;
 			dp_source_add(s, k->fixed[i], NULL, kind, unit, width);
 		}
 		return;

@@ -76,15 +76,19 @@ static void write_profile_ids(const char *prof, const char *path, bool stray_id)
 	dp_writer_add(&w, b.p, b.len);
 	dp_writer_add(&w, &s, sizeof(s));
 	if (stray_id) {
-		uint64_t id2 = ID + 1;
-		struct {
-			struct dp_rec_event_ids h;
-			uint64_t id;
-		} ids = {{{DP_REC_EVENT_IDS, 0, sizeof(ids)}, 9, 1}, ID + 2};
+		uint64_t id2 = ID + 1, stray = ID + 2;
+		/* the record in a byte buffer: a struct with a flexible array
+		 * member inside another is a GNU extension (clang warns) */
+		struct dp_rec_event_ids eh = {
+			{DP_REC_EVENT_IDS, 0, sizeof(eh) + sizeof(stray)}, 9, 1};
+		uint8_t ids[sizeof(eh) + sizeof(stray)];
+
+		memcpy(ids, &eh, sizeof(eh));
+		memcpy(ids + sizeof(eh), &stray, sizeof(stray));
 
 		dp_writer_add_event(&w, 1, "page-faults:u", &a, DP_IP_EXACT, DP_EVC_MEMORY, &id2,
 				    1);
-		dp_writer_add(&w, &ids, sizeof(ids));
+		dp_writer_add(&w, ids, sizeof(ids));
 		s.id = ID + 2;
 		dp_writer_add(&w, &s, sizeof(s));
 	}

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "dataprof/profile.h"
@@ -143,13 +144,15 @@ static void test_split_header(void **state)
 	dp_error err;
 	char *path = tu_path("split.dprof");
 	uint64_t rec[4] = {0};
+	/* copied in, not written through a cast: rec is an array of uint64_t
+	 * (strict aliasing; gcc -O2 warns) */
+	struct perf_event_header h = {.type = PERF_RECORD_LOST, .size = sizeof(rec)};
 
 	(void)state;
 	fake_init(&f);
 	f.head = DATA_SIZE - 4; /* the next header starts 4 bytes before the end */
 	f.pc->data_tail = f.head;
-	((struct perf_event_header *)rec)->type = PERF_RECORD_LOST;
-	((struct perf_event_header *)rec)->size = sizeof(rec);
+	memcpy(rec, &h, sizeof(h));
 	rec[1] = 1;
 	rec[2] = 77;
 	fake_put(&f, rec, sizeof(rec));
