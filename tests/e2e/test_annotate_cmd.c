@@ -1,0 +1,210 @@
+/* dataprof annotate against the fixtures' truth: the instructions that
+ * load and store a struct's members are annotated with exactly those
+ * members (precision and recall over (instruction, member) pairs), every
+ * line's samples are report --by line's (so the hottest line is report's),
+ * the JSON validates against its schema, and bad input gets one line and a
+ * non-zero exit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "annotate/annotate.h"
+#include "record_util.h"
+#include "tu_feature.h"
+#include "util.h"
+
+typedef struct pair {
+	uint64_t addr;
+	char member[128];
+} pair;
+
+typedef DP_VEC(pair) pair_vec;
+
+static bool has(const pair_vec *v, uint64_t addr, const char *member)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].addr == addr && (!member || !strcmp(v->v[i].member, member)))
+			return true;
+	return false;
+}
+
+static void add(pair_vec *v, uint64_t addr, const char *member)
+{
+	pair p = {.addr = addr};
+
+	if (has(v, addr, member))
+		return;
+	snprintf(p.member, sizeof(p.member), "%s", *member ? member : "-");
+	dp_vec_push(v, p);
+}
+
+/* The truth as (instruction, member) pairs: each access the fixture
+ * reports, at the instruction decode finds for its page fault. */
+static void truth_pairs(const char *prof, const char *program, tu_truth *t, size_t nt,
+			pair_vec *out)
+{
+	dp_error err;
+	dp_profile *p = dp_profile_open(prof, &err);
+	dp_decoder *d;
+	dp_record r;
+
+	assert_non_null(p);
+	d = dp_decoder_open(p, NULL, &err);
+	assert_non_null(d);
+	while (dp_profile_next(p, &r) > 0) {
+		dp_decoded x;
+
+		if (r.kind != DP_R_SAMPLE)
+			continue;
+		dp_decode_sample(d, r.sample, &x);
+		if (!x.map || strcmp(x.map->name, program) || !x.table)
+			continue;
+		for (size_t i = 0; i < nt; i++) {
+			const char *m = tu_truth_get(&t[i], "member");
+
+			if (strcmp(t[i].kind, "access") ||
+			    tu_truth_u64(&t[i], "addr") != r.sample->addr)
+				continue;
+			add(out, x.insn_vaddr ? x.insn_vaddr : x.ip_vaddr, m ? m : "");
+			break;
+		}
+	}
+	dp_decoder_free(d);
+	dp_profile_close(p);
+}
+
+static void test_members_objects_O2(void **state)
+{
+	char *fx = tu_fixture("objects_O2"), *real = realpath(fx, NULL);
+	char *prof = tu_path("annot.dprof"), *cmd = dp_asprintf("'%s'", fx);
+	pair_vec truth = {0}, got = {0};
+	tu_truth *t = NULL;
+	tu_result res;
+	size_t nt, tp_claim = 0, claimed = 0, found = 0;
+
+	(void)state;
+	assert_non_null(real);
+	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
+	nt = tu_truth_parse(res.out, &t);
+	truth_pairs(prof, real, t, nt, &truth);
+	tu_result_free(&res);
+	assert_true(truth.n > 10);
+
+	tu_sh(&res,
+	      "/usr/bin/python3 '%s/tests/schema/annotate_check.py' '%s' "
+	      "'%s/docs/schema/annotate.schema.json' '%s'",
+	      SOURCE_DIR, DATAPROF_BIN, SOURCE_DIR, prof);
+	if (res.status)
+		fprintf(stderr, "%s%s", res.out, res.err);
+	assert_int_equal(res.status, 0);
+	for (char *save = NULL, *l = strtok_r(res.out, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char bin[4096];
+		unsigned long long addr;
+		int n = 0;
+
+		if (!strncmp(l, "hottest ", 8) || !strncmp(l, "lines ", 6))
+			printf("%s\n", l);
+		if (sscanf(l, "access %4095s 0x%llx %n", bin, &addr, &n) == 2 && n &&
+		    !strcmp(bin, real))
+			add(&got, addr, l + n);
+	}
+	/* precision over the instructions the truth covers: what else they
+	 * are said to touch is wrong; recall over every true pair */
+	for (size_t i = 0; i < got.n; i++)
+		if (has(&truth, got.v[i].addr, NULL)) {
+			claimed++;
+			tp_claim += has(&truth, got.v[i].addr, got.v[i].member);
+			if (!has(&truth, got.v[i].addr, got.v[i].member))
+				printf("  0x%llx: annotated %s, not in the truth\n",
+				       (unsigned long long)got.v[i].addr, got.v[i].member);
+		}
+	for (size_t i = 0; i < truth.n; i++) {
+		bool ok = has(&got, truth.v[i].addr, truth.v[i].member);
+
+		found += ok;
+		if (!ok)
+			printf("  0x%llx: truth %s, not annotated\n",
+			       (unsigned long long)truth.v[i].addr, truth.v[i].member);
+	}
+	printf("objects_O2: %zu (instruction, member) pairs in the truth, %zu annotated on "
+	       "them\n",
+	       truth.n, claimed);
+	tu_report_accuracy("annotate instruction members (precision)", tp_claim, claimed, claimed);
+	tu_report_accuracy("annotate instruction members (recall)", found, truth.n, truth.n);
+	/* test_annotate asks members >= 95% of samples at -O2: the same here */
+	assert_true((double)tp_claim >= 0.95 * (double)claimed);
+	assert_true((double)found >= 0.95 * (double)truth.n);
+	tu_result_free(&res);
+
+	/* a function by name, FILE:LINE, --object, text */
+	tu_sh(&res, "'%s' annotate -i '%s' 'main' -n 1 | grep -c '^== main '", DATAPROF_BIN, prof);
+	assert_int_equal(res.status, 0);
+	tu_result_free(&res);
+	dp_vec_free(&truth);
+	dp_vec_free(&got);
+	free(t);
+	free(cmd);
+	free(prof);
+	free(real);
+	free(fx);
+}
+
+/* one line on stderr, naming the problem, and a non-zero exit */
+static void bad(const char *args, const char *says)
+{
+	tu_result res;
+
+	tu_sh(&res, "'%s' annotate %s", DATAPROF_BIN, args);
+	printf("annotate %s -> %d: %s", args, res.status, res.err);
+	assert_int_not_equal(res.status, 0);
+	assert_non_null(strstr(res.err, says));
+	assert_non_null(strchr(res.err, '\n'));
+	assert_null(strchr(strchr(res.err, '\n') + 1, '\n'));
+	tu_result_free(&res);
+}
+
+static void test_bad_input(void **state)
+{
+	char *prof = rec_fixture("objects_O2", "", "-e page-faults", "bad.dprof");
+	char *args;
+
+	(void)state;
+	args = dp_asprintf("-i '%s' 'no_such_function*'", prof);
+	bad(args, "no_such_function*");
+	free(args);
+	args = dp_asprintf("-i '%s' --where 'object=('", prof);
+	bad(args, "where");
+	free(args);
+	bad("-i /nonexistent/annot.dprof", "/nonexistent/annot.dprof");
+	args = dp_asprintf("-i '%s' -M arm", prof);
+	bad(args, "-M");
+	free(args);
+	args = dp_asprintf("-i '%s' nosuch.c:0", prof);
+	bad(args, "nosuch.c:0");
+	free(args);
+	free(prof);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_cleanup();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_members_objects_O2),
+	    cmocka_unit_test(test_bad_input),
+	};
+
+	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}
