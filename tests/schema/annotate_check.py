@@ -47,7 +47,8 @@ for f in doc["functions"]:
 
 rep = json.loads(run("report", "-i", profile, "--json", "--by", "line", "--metric",
                      "samples", "--top", "100000"))
-want = {r["key"][0]: r["samples"] for r in rep["rows"] if r["key"][0] not in ("", "-")}
+want = {r["key"]["line"]: r["samples"] for r in rep["rows"]
+        if r["key"]["line"] not in ("", "-", "[unknown]")}
 for k, n in want.items():
     check(lines.get(k) == n, f"line {k}: report {n}, annotate {lines.get(k)}")
 for k, n in lines.items():
