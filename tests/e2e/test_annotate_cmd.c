@@ -191,6 +191,40 @@ static void test_bad_input(void **state)
 	free(prof);
 }
 
+/* A moved tree: --source-dir with --prefix-strip finds the source; a
+ * wrong one gives the assembly with one line saying which path failed. */
+static void test_source_dir(void **state)
+{
+	char *prof = rec_fixture("objects_O2", "", "-e page-faults", "moved.dprof");
+	const char *dir = tu_tmpdir();
+	unsigned strip = 1; /* the "tests" component below the source tree */
+	tu_result res;
+
+	(void)state;
+	for (const char *p = SOURCE_DIR; *p; p++)
+		strip += *p == '/' && p[1] && p[1] != '/';
+	tu_sh(
+	    &res,
+	    "mkdir -p '%s/moved/fixtures' && cp '%s/tests/fixtures/objects.c' '%s/moved/fixtures/'",
+	    dir, SOURCE_DIR, dir);
+	assert_int_equal(res.status, 0);
+	tu_result_free(&res);
+	tu_sh(&res, "'%s' annotate -i '%s' count_slots --source-dir '%s/moved' --prefix-strip %u",
+	      DATAPROF_BIN, prof, dir, strip);
+	assert_int_equal(res.status, 0);
+	assert_non_null(strstr(res.out, "static long count_slots(uintptr_t base"));
+	assert_null(strstr(res.out, "assembly only"));
+	tu_result_free(&res);
+	tu_sh(&res, "'%s' annotate -i '%s' count_slots --source-dir '%s/nowhere' --prefix-strip %u",
+	      DATAPROF_BIN, prof, dir, strip);
+	assert_int_equal(res.status, 0);
+	assert_null(strstr(res.out, "static long count_slots(uintptr_t base"));
+	assert_non_null(strstr(res.out, "nowhere/fixtures/objects.c: No such file"));
+	assert_non_null(strstr(res.out, "movq")); /* the assembly is there */
+	tu_result_free(&res);
+	free(prof);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -203,6 +237,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_members_objects_O2),
 	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_source_dir),
 	};
 
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
