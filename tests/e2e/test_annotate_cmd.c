@@ -78,21 +78,19 @@ static void truth_pairs(const char *prof, const char *program, tu_truth *t, size
 	dp_profile_close(p);
 }
 
-static void test_members_objects_O2(void **state)
+/* annotate's (instruction, member) pairs on the program's instructions
+ * against the truth the run printed (truth_text), and the JSON checks. */
+static void check_members(const char *label, const char *prof, const char *truth_text,
+			  const char *real)
 {
-	char *fx = tu_fixture("objects_O2"), *real = realpath(fx, NULL);
-	char *prof = tu_path("annot.dprof"), *cmd = dp_asprintf("'%s'", fx);
 	pair_vec truth = {0}, got = {0};
 	tu_truth *t = NULL;
 	tu_result res;
 	size_t nt, tp_claim = 0, claimed = 0, found = 0;
+	char what[128];
 
-	(void)state;
-	assert_non_null(real);
-	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
-	nt = tu_truth_parse(res.out, &t);
+	nt = tu_truth_parse(truth_text, &t);
 	truth_pairs(prof, real, t, nt, &truth);
-	tu_result_free(&res);
 	assert_true(truth.n > 10);
 
 	tu_sh(&res,
@@ -109,7 +107,7 @@ static void test_members_objects_O2(void **state)
 		int n = 0;
 
 		if (!strncmp(l, "hottest ", 8) || !strncmp(l, "lines ", 6))
-			printf("%s\n", l);
+			printf("%s: %s\n", label, l);
 		if (sscanf(l, "access %4095s 0x%llx %n", bin, &addr, &n) == 2 && n &&
 		    !strcmp(bin, real))
 			add(&got, addr, l + n);
@@ -132,24 +130,68 @@ static void test_members_objects_O2(void **state)
 			printf("  0x%llx: truth %s, not annotated\n",
 			       (unsigned long long)truth.v[i].addr, truth.v[i].member);
 	}
-	printf("objects_O2: %zu (instruction, member) pairs in the truth, %zu annotated on "
-	       "them\n",
+	printf("%s: %zu (instruction, member) pairs in the truth, %zu annotated on them\n", label,
 	       truth.n, claimed);
 	/* pairs are sets: a right claim is a true pair found (tp_claim == found) */
-	tu_report_accuracy("annotate (instruction, member) pairs", tp_claim, claimed, truth.n);
+	snprintf(what, sizeof(what), "%s annotate (instruction, member) pairs", label);
+	tu_report_accuracy(what, tp_claim, claimed, truth.n);
 	/* test_annotate asks members >= 95% of samples at -O2: the same here */
 	assert_true((double)tp_claim >= 0.95 * (double)claimed);
 	assert_true((double)found >= 0.95 * (double)truth.n);
 	tu_result_free(&res);
-
-	/* a function by name, FILE:LINE, --object, text */
-	tu_sh(&res, "'%s' annotate -i '%s' 'main' -n 1 | grep -c '^== main '", DATAPROF_BIN, prof);
-	assert_int_equal(res.status, 0);
-	tu_result_free(&res);
 	dp_vec_free(&truth);
 	dp_vec_free(&got);
 	free(t);
+}
+
+static void test_members_objects_O2(void **state)
+{
+	char *fx = tu_fixture("objects_O2"), *real = realpath(fx, NULL);
+	char *prof = tu_path("annot.dprof"), *cmd = dp_asprintf("'%s'", fx);
+	tu_result res;
+
+	(void)state;
+	assert_non_null(real);
+	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
+	check_members("objects_O2", prof, res.out, real);
+	tu_result_free(&res);
+
+	/* a function by name */
+	tu_sh(&res, "'%s' annotate -i '%s' 'main' -n 1 | grep -c '^== main '", DATAPROF_BIN, prof);
+	assert_int_equal(res.status, 0);
+	tu_result_free(&res);
 	free(cmd);
+	free(prof);
+	free(real);
+	free(fx);
+}
+
+/* The same from perf record's perf.data (no heap tracking there: heap
+ * blocks are [heap]/[anon], members still from the construct table). */
+static void test_members_perf_data(void **state)
+{
+	char *fx = tu_fixture("objects_O2"), *real = realpath(fx, NULL);
+	char *prof = tu_path("annot.perf");
+	tu_result res;
+
+	(void)state;
+	assert_non_null(real);
+	if (tu_sh(&res, "perf record -q -N -e page-faults -o /dev/null -- true") != 0) {
+		printf("perf cannot record here: %s", res.err);
+		tu_result_free(&res);
+		free(prof);
+		free(real);
+		free(fx);
+		skip();
+	}
+	tu_result_free(&res);
+	tu_sh(&res,
+	      "perf record -q -N -e page-faults -d --user-regs=ax,bx,cx,dx,si,di,bp,sp,ip,flags,"
+	      "r8,r9,r10,r11,r12,r13,r14,r15 -o '%s' -- '%s'",
+	      prof, fx);
+	assert_int_equal(res.status, 0);
+	check_members("objects_O2 (perf.data)", prof, res.out, real);
+	tu_result_free(&res);
 	free(prof);
 	free(real);
 	free(fx);
@@ -236,6 +278,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_members_objects_O2),
+	    cmocka_unit_test(test_members_perf_data),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_source_dir),
 	};
