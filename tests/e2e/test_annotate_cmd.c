@@ -246,6 +246,40 @@ static void test_bad_input(void **state)
 	free(prof);
 }
 
+/* A time event (no data address from the hardware; the IP counts when no
+ * instruction is found): the lines are report's, and split's two members
+ * come out on the loads that touch them, .hot above .warm. */
+static void test_cpu_clock_split(void **state)
+{
+	char *prof;
+	tu_result res;
+	double hot = 0, warm = 0;
+
+	(void)state;
+	tu_require(DP_PROBE_CPU_CLOCK);
+	prof = rec_fixture("split_O2", "800", "-e cpu-clock -F 4000", "split.dprof");
+	tu_sh(&res,
+	      "/usr/bin/python3 '%s/tests/schema/annotate_check.py' '%s' "
+	      "'%s/docs/schema/annotate.schema.json' '%s' | grep -v '^access'",
+	      SOURCE_DIR, DATAPROF_BIN, SOURCE_DIR, prof);
+	printf("%s%s", res.out, res.err);
+	assert_int_equal(res.status, 0);
+	tu_result_free(&res);
+	tu_sh(&res,
+	      "'%s' annotate -i '%s' --json -n 1000 | /usr/bin/python3 -c \"import json,sys\n"
+	      "m={}\nfor f in json.load(sys.stdin)['functions']:\n"
+	      " for i in f['instructions']:\n  for a in i['accesses']:\n"
+	      "   m[a['member']]=m.get(a['member'],0)+a['samples']\n"
+	      "print(m.get('struct rec.hot',0), m.get('struct rec.warm',0))\"",
+	      DATAPROF_BIN, prof);
+	assert_int_equal(res.status, 0);
+	assert_int_equal(sscanf(res.out, "%lf %lf", &hot, &warm), 2);
+	printf("split_O2, cpu-clock: struct rec.hot %.0f samples, .warm %.0f\n", hot, warm);
+	assert_true(warm > 0 && hot > warm);
+	tu_result_free(&res);
+	free(prof);
+}
+
 /* A moved tree: --source-dir with --prefix-strip finds the source; a
  * wrong one gives the assembly with one line saying which path failed. */
 static void test_source_dir(void **state)
@@ -290,10 +324,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_members_objects_O2),
-	    cmocka_unit_test(test_members_perf_data),
-	    cmocka_unit_test(test_bad_input),
-	    cmocka_unit_test(test_source_dir),
+	    cmocka_unit_test(test_members_objects_O2), cmocka_unit_test(test_members_perf_data),
+	    cmocka_unit_test(test_bad_input),	       cmocka_unit_test(test_source_dir),
+	    cmocka_unit_test(test_cpu_clock_split),
 	};
 
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
