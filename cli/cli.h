@@ -10,6 +10,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_markers(int argc, char **argv);
 int cmd_view(int argc, char **argv);

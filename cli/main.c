@@ -25,6 +25,7 @@ static const struct command {
 } commands[] = {
 	{"record", cmd_record, "sample events of a command or process into a raw profile"},
 	{"report", cmd_report, "which data objects, members and lines the samples fall on"},
+	{"annotate", cmd_annotate, "source and instructions, with what data each one touched"},
 	{"diff", cmd_diff, "compare runs of two builds: which keys changed beyond noise"},
 	{"history", cmd_history, "keep runs' aggregates per commit in SQLite; show trends"},
 	{"layout", cmd_layout, "a type's layout from DWARF with the samples on each member"},

@@ -27,6 +27,7 @@ PAGES = {
     "list": [("record.md", "dataprof list")],
     "doctor": [("record.md", "dataprof doctor")],
     "accuracy": [("record.md", "dataprof accuracy")],
+    "annotate": [("annotate-cmd.md", None)],
     "stat": [("record.md", "dataprof stat"), ("counters.md", "dataprof stat")],
     "markers": [("record.md", "dataprof markers"), ("markers.md", "dataprof markers")],
     "view": [("view.md", None)],

@@ -1,0 +1,131 @@
+/* dataprof annotate: a function's source lines interleaved with its
+ * disassembly, each instruction with its samples, verdict mix, the data
+ * objects and member paths it touched, the memory levels and mean weight.
+ *
+ * The samples stream through report (so --where and perf.data work as
+ * everywhere); they are summed per distinct instruction, so memory grows
+ * with instructions, not samples. Source and disassembly are read only for
+ * the functions shown. */
+#ifndef DP_SRCVIEW_H
+#define DP_SRCVIEW_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../report/report.h"
+
+#define DP_SV_MAX_ACCESS 8 /* data (object, member) pairs kept per instruction */
+#define DP_SV_MAX_LEVELS 6 /* memory levels kept per instruction */
+
+typedef struct dp_sv_access {
+	uint32_t object, member; /* string ids; member 0: the whole object */
+	uint64_t samples;
+} dp_sv_access;
+
+typedef struct dp_sv_level {
+	uint32_t level; /* "L1 hit", "RAM hit" */
+	uint64_t samples;
+} dp_sv_level;
+
+typedef struct dp_sv_insn {
+	uint64_t vaddr;
+	uint32_t func; /* index in dp_srcview.funcs */
+	uint64_t samples, period, weight, nweight;
+	uint64_t verdicts[DP_V_COUNT];
+	dp_sv_access access[DP_SV_MAX_ACCESS];
+	uint64_t access_other; /* samples on pairs beyond the kept ones */
+	uint8_t naccess, nlevels;
+	dp_sv_level levels[DP_SV_MAX_LEVELS];
+} dp_sv_insn;
+
+typedef struct dp_sv_func {
+	dp_image *im;
+	const dp_func_table *t;
+	uint32_t name;
+	uint64_t samples, period;
+} dp_sv_func;
+
+typedef enum dp_sv_select {
+	DP_SV_HOTTEST,	/* no selection: the hottest functions */
+	DP_SV_FUNCTION, /* a glob on function names */
+	DP_SV_LINE,	/* FILE:LINE: the functions holding that line */
+} dp_sv_select;
+
+typedef struct dp_srcview_opts {
+	const char *input, *symfs, *where, *time_range;
+	const char *object; /* --object SPEC: a glob on the data object */
+	dp_sv_select select;
+	const char *pattern; /* the function glob or FILE:LINE */
+	size_t top;	     /* functions shown (default 5) */
+	const char *source_dir;
+	unsigned prefix_strip;
+	bool intel;
+	bool json;
+	FILE *out;
+} dp_srcview_opts;
+
+typedef struct dp_srcview {
+	const dp_srcview_opts *o;
+	dp_report_result res;
+	dp_strtab *strs; /* the annotator's */
+	DP_VEC(dp_sv_insn) insns;
+	DP_VEC(dp_sv_func) funcs;
+	dp_hashmap insn_of, func_of;
+	uint64_t samples, period;      /* all kept samples */
+	uint64_t outside, outside_per; /* kept samples in no function with code */
+	DP_VEC(uint32_t) shown;	       /* functions to show, hottest first */
+} dp_srcview;
+
+/* One function's listing: every instruction in address order, with its
+ * source line (the innermost, inline chain apart) and its sums. */
+typedef struct dp_sv_row {
+	uint64_t vaddr;
+	const dp_sv_insn *st; /* NULL: no samples */
+	char text[128];
+	uint32_t inline_chain;
+	int line;	  /* index in lines; -1: no source location */
+	bool starts_line; /* the source line differs from the previous row's */
+} dp_sv_row;
+
+typedef struct dp_sv_line {
+	uint32_t line_id; /* "file.c:123", as report's line attribute */
+	uint32_t path;	  /* as DWARF names the file */
+	unsigned line;
+	uint64_t samples, period;
+	const char *text; /* NULL: source not found (why in the listing) */
+	size_t len;
+} dp_sv_line;
+
+typedef struct dp_sv_listing {
+	const dp_sv_func *f;
+	DP_VEC(dp_sv_row) rows;
+	DP_VEC(dp_sv_line) lines;
+	char *why; /* why some or all source is missing; NULL when all was found */
+} dp_sv_listing;
+
+struct dp_sv_sources;
+/* The listing of function fi (an index in funcs). */
+void dp_sv_listing_build(dp_srcview *v, uint32_t fi, struct dp_sv_sources *src, void *cs,
+			 dp_sv_listing *l);
+void dp_sv_listing_free(dp_sv_listing *l);
+/* Verdict letters and shares ("v90 u10") and the data column ("nodes struct
+ * node.next 80%, ...; L1 hit 60%; weight 34") of an instruction. */
+void dp_sv_verdict_mix(const dp_sv_insn *in, char *buf, size_t len);
+void dp_sv_data_text(dp_srcview *v, const dp_sv_insn *in, dp_buf *b);
+void dp_sv_print_text(dp_srcview *v, dp_sv_listing *ls, size_t n);
+void dp_sv_print_json(dp_srcview *v, dp_sv_listing *ls, size_t n);
+
+static inline uint64_t dp_sv_key(const dp_image *im, uint64_t vaddr)
+{
+	/* image ids are small; ELF virtual addresses stay below 2^48 */
+	return ((uint64_t)(uint32_t)im->id << 48) ^ vaddr;
+}
+
+/* Streams the profile and sums per instruction; picks the functions to
+ * show. -1 with err set (an unknown function is an error). */
+int dp_srcview_build(const dp_srcview_opts *o, dp_srcview *v, dp_error *err);
+void dp_srcview_free(dp_srcview *v);
+/* Prints the shown functions as text or JSON (dataprof-annotate/1). */
+int dp_srcview_print(dp_srcview *v, dp_error *err);
+
+#endif
