@@ -80,10 +80,36 @@ static bool moved_by(const lkey *b, const lkey *n, int nattrs, long d)
 	return moved;
 }
 
+/* The first line number a key holds. */
+static long first_line(const lkey *k, int nattrs)
+{
+	for (int i = 0; i < nattrs; i++)
+		if (k->lines[i] >= 0)
+			return k->lines[i];
+	return -1;
+}
+
+/* Lines of the old build that a shift already taken spans: code between
+ * lines that moved together moved with them. */
+typedef struct span {
+	long lo, hi;
+} span;
+
+static bool spanned(const span *sp, size_t nsp, long line)
+{
+	for (size_t i = 0; i < nsp; i++)
+		if (line > sp[i].lo && line < sp[i].hi)
+			return true;
+	return false;
+}
+
 /* Pairs the free keys of b and n moved by d, the heaviest first, into
- * pair[] (index in n, -1); returns how many, and their samples in common. */
+ * pair[] (index in n, -1); returns how many, and their samples in common.
+ * A key within the span of a shift taken before is not paired by another:
+ * a line between two lines that moved by 3 moved by 3, and when its
+ * counterpart has no sample it is gone, not the line now at its number. */
 static size_t pair_by(const lkey *b, size_t nb, const lkey *n, size_t nn, int nattrs, long d,
-		      int32_t *pair, bool *taken, double *common)
+		      const span *sp, size_t nsp, int32_t *pair, bool *taken, double *common)
 {
 	size_t cnt = 0;
 
@@ -91,7 +117,7 @@ static size_t pair_by(const lkey *b, size_t nb, const lkey *n, size_t nn, int na
 	memset(taken, 0, nn * sizeof(bool));
 	for (size_t i = 0; i < nb; i++) {
 		pair[i] = -1;
-		if (b[i].match >= 0)
+		if (b[i].match >= 0 || spanned(sp, nsp, first_line(&b[i], nattrs)))
 			continue;
 		for (size_t j = 0; j < nn; j++) {
 			if (taken[j] || n[j].match >= 0 || !moved_by(&b[i], &n[j], nattrs, d))
@@ -114,6 +140,7 @@ static void match_group(lkey *b, size_t nb, lkey *n, size_t nn, int nattrs, long
 	int32_t *pair = dp_malloc(nb * sizeof(int32_t)),
 		*best_pair = dp_malloc(nb * sizeof(int32_t));
 	bool *taken = dp_malloc(nn * sizeof(bool));
+	DP_VEC(span) sp = {0};
 
 	for (;;) {
 		long best_d = 0;
@@ -123,7 +150,7 @@ static void match_group(lkey *b, size_t nb, lkey *n, size_t nn, int nattrs, long
 		for (long step = 0; step <= 2 * tol; step++) {
 			long d = step % 2 ? (step + 1) / 2 : -(step / 2);
 			double common;
-			size_t cnt = pair_by(b, nb, n, nn, nattrs, d, pair, taken, &common);
+			size_t cnt = pair_by(b, nb, n, nn, nattrs, d, sp.v, sp.n, pair, taken, &common);
 
 			if (cnt > best || (cnt == best && cnt && common > best_common)) {
 				best = cnt;
@@ -134,16 +161,24 @@ static void match_group(lkey *b, size_t nb, lkey *n, size_t nn, int nattrs, long
 		}
 		if (!best)
 			break;
+		span cur = {-1, -1};
 		for (size_t i = 0; i < nb; i++) {
 			int32_t j = best_pair[i];
+			long line = first_line(&b[i], nattrs);
 
 			if (j < 0)
 				continue;
 			b[i].match = j;
 			n[j].match = (int32_t)i;
 			b[i].shift = n[j].shift = best_d;
+			if (cur.lo < 0 || line < cur.lo)
+				cur.lo = line;
+			if (line > cur.hi)
+				cur.hi = line;
 		}
+		dp_vec_push(&sp, cur);
 	}
+	dp_vec_free(&sp);
 	free(pair);
 	free(best_pair);
 	free(taken);
