@@ -55,8 +55,8 @@ install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   set(DP_MAN_DIR ${CMAKE_BINARY_DIR}/man)
-  set(DP_MAN_PAGES dataprof record report diff history layout dump list doctor stat markers
-    view export)
+  set(DP_MAN_PAGES dataprof record report diff history layout dump list doctor accuracy
+    annotate stat markers view export)
   set(DP_MAN_FILES "")
   foreach(page ${DP_MAN_PAGES})
     if(page STREQUAL dataprof)

@@ -74,7 +74,9 @@ static void on_row(void *ctx, dp_attr_ctx *ac, dp_row *row)
 	(void)ac;
 	v->samples++;
 	v->period += period;
-	if (!x->image || !x->table) {
+	/* dataprof's own code in the program ([dataprof] in report) is not the
+	 * program's: counted, not listed */
+	if (!x->image || !x->table || a->obj_reason == DP_AR_OWN_WORK) {
 		v->outside++;
 		v->outside_per += period;
 		return;

@@ -72,7 +72,7 @@ typedef struct dp_srcview {
 	DP_VEC(dp_sv_func) funcs;
 	dp_hashmap insn_of, func_of;
 	uint64_t samples, period;      /* all kept samples */
-	uint64_t outside, outside_per; /* kept samples in no function with code */
+	uint64_t outside, outside_per; /* kept samples in no function with code, or in dataprof's */
 	DP_VEC(uint32_t) shown;	       /* functions to show, hottest first */
 } dp_srcview;
 

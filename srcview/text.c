@@ -66,8 +66,8 @@ void dp_sv_print_text(dp_srcview *v, dp_sv_listing *ls, size_t n)
 
 	fprintf(f, "# %" PRIu64 " samples kept", v->samples);
 	if (v->outside)
-		fprintf(f, ", %" PRIu64 " (%.1f%%) in no function with code", v->outside,
-			share(v, v->outside_per));
+		fprintf(f, ", %" PRIu64 " (%.1f%%) in no function with code or in dataprof's",
+			v->outside, share(v, v->outside_per));
 	fprintf(f, "; %zu of %zu sampled functions shown, hottest first\n", n, v->funcs.n);
 	fprintf(f, "# verdicts: e exact, v verified, u unverifiable, r unresolvable, "
 		   "n no-memory (%% of the instruction's samples)\n\n");
