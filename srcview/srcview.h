@@ -81,7 +81,7 @@ typedef struct dp_srcview {
 typedef struct dp_sv_row {
 	uint64_t vaddr;
 	const dp_sv_insn *st; /* NULL: no samples */
-	char text[128];
+	char text[200]; /* capstone: mnemonic[32] + " " + op_str[160] */
 	uint32_t inline_chain;
 	int line;	  /* index in lines; -1: no source location */
 	bool starts_line; /* the source line differs from the previous row's */
