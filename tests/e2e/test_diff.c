@@ -358,7 +358,7 @@ static void test_moved_lines(void **state)
 {
 	char *s;
 	diff_out d;
-	int moved = 0;
+	int moved = 0, heavy = 0, unmoved = 0;
 
 	(void)state;
 	record_all();
@@ -371,12 +371,20 @@ static void test_moved_lines(void **state)
 		if (!strstr(r->key, "layout.c:"))
 			continue;
 		moved += r->shift == 3;
-		/* every line with samples enough to tell moved by 3 */
-		if (r->base >= 20 && r->shift != 3)
-			fail_msg("%s (%.0f samples): shift %ld, not 3", r->key, r->base, r->shift);
+		/* lines with samples enough to tell moved by 3; one whose new
+		 * counterpart got no sample (the layout moves stalls between
+		 * lines) cannot be matched: at most one such per run */
+		if (r->base >= 20) {
+			heavy++;
+			if (r->shift != 3)
+				printf("%s (%.0f samples): shift %ld, not 3\n", r->key, r->base,
+				       r->shift), unmoved++;
+		}
 	}
-	printf("%d lines of layout.c matched 3 lines further down\n", moved);
+	printf("%d lines of layout.c matched 3 lines further down; %d of %d heavy lines not\n",
+	       moved, unmoved, heavy);
 	assert_true(moved >= 3);
+	assert_true(unmoved <= 1);
 	free(d.text);
 	/* exact keys only: the same lines are new and gone */
 	diff(&d, "--per run --by line --line-tolerance 0 %s", s);
