@@ -16,19 +16,8 @@ work=("$build/examples/hashtable" 1048576 30000000)
 # the wall and CPU (user + system) seconds of one command, best of 3 by
 # wall time: the machine is shared, and on a loaded one the CPU time is
 # what the command itself cost
-best() {
-	local b="" c=""
-	for _ in 1 2 3; do
-		/usr/bin/time -f "%e %U %S" -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" ||
-			{ cat "$tmp/err" >&2; exit 1; }
-		read -r w u s <"$tmp/time"
-		if [ -z "$b" ] || awk -v a="$w" -v b="$b" 'BEGIN { exit !(a < b) }'; then
-			b=$w
-			c=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
-		fi
-	done
-	echo "$b $c"
-}
+. "$(dirname "$0")/lib.sh"
+best() { bench_best 3 "$tmp/out" "$@"; }
 
 "$dataprof" record -q -e cpu-clock -F 20000 -o "$tmp/d.dprof" -- "${work[@]}" >/dev/null
 "$build/bench/inflate" "$tmp/d.dprof" "$tmp/big.dprof" -s "$samples" 2>/dev/null

@@ -18,16 +18,9 @@ cleanup() {
 trap cleanup EXIT
 work=("$build/bench/mallocs" "$rounds")
 
+. "$(dirname "$0")/lib.sh"
 best() { # command...: the best wall time of RUNS runs
-	local b=
-	for _ in $(seq "$runs"); do
-		local t0 t1
-		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>&1
-		t1=$(date +%s.%N)
-		b=$(awk -v a="$t0" -v z="$t1" -v b="$b" 'BEGIN { t = z - a; print (b == "" || t < b) ? t : b }')
-	done
-	echo "$b"
+	bench_best "$runs" /dev/null "$@" | cut -d' ' -f1
 }
 
 base=$(best "${work[@]}")

@@ -20,16 +20,9 @@ trap 'rm -rf "$tmp"' EXIT
 work=("$build/bench/memwalk" "$mib" "$millions")
 geom="l1d=32K:8:64,l2=none,llc=2M:16:64"
 
+. "$(dirname "$0")/lib.sh"
 best() { # command...: the best wall time of RUNS runs
-	local b=
-	for _ in $(seq "$runs"); do
-		local t0 t1
-		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>&1
-		t1=$(date +%s.%N)
-		b=$(awk -v a="$t0" -v z="$t1" -v b="$b" 'BEGIN { t = z - a; print (b == "" || t < b) ? t : b }')
-	done
-	echo "$b"
+	bench_best "$runs" /dev/null "$@" | cut -d' ' -f1
 }
 
 cg=$(best valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL=2097152,16,64 \

@@ -13,34 +13,10 @@
 #include <string.h>
 
 #include "decode/decode.h"
+#include "decode_util.h"
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
-
-typedef void (*dec_fn)(void *ctx, const dp_sample *s, const dp_decoded *x);
-
-static void decode_each(const char *profile, dec_fn fn, void *ctx)
-{
-	dp_error err = {{0}};
-	dp_profile *p = dp_profile_open(profile, &err);
-	dp_decoder *d;
-	dp_record r;
-	dp_decoded x;
-
-	if (!p)
-		fail_msg("%s", err.msg);
-	d = dp_decoder_open(p, NULL, &err);
-	if (!d)
-		fail_msg("%s", err.msg);
-	while (dp_profile_next(p, &r) > 0) {
-		if (r.kind != DP_R_SAMPLE)
-			continue;
-		dp_decode_sample(d, r.sample, &x);
-		fn(ctx, r.sample, &x);
-	}
-	dp_decoder_free(d);
-	dp_profile_close(p);
-}
 
 /* ---- addrmodes ---- */
 
@@ -83,7 +59,7 @@ static void check_addrmodes(const char *fixture)
 	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
 	c.n = tu_truth_parse(res.out, &c.t);
 	c.ok = calloc(c.n, 1);
-	decode_each(prof, am_visit, &c);
+	rec_decode_each(prof, am_visit, &c);
 	for (size_t i = 0; i < c.n; i++) {
 		if (strcmp(c.t[i].kind, "access"))
 			continue;
@@ -168,7 +144,7 @@ static void check_pattern(const char *fixture, const tu_truth *t, totals *tot)
 			   (unsigned long long)(c.hi - c.lo));
 	cmd = dp_asprintf("'%s' %s", fx, name);
 	assert_int_equal(rec_run(&res, prof, opts, cmd), 0);
-	decode_each(prof, bp_visit, &c);
+	rec_decode_each(prof, bp_visit, &c);
 	printf("%s %-18s expect %-12s: %2zu samples, verified %zu (right %zu), unverifiable %zu, "
 	       "unresolvable %zu%s\n",
 	       fixture, name, expect, c.samples, c.verified, c.verified_right, c.unverifiable,

@@ -17,6 +17,7 @@
 #include "dataprof/format.h"
 #include "annotate/sim_accuracy.h"
 #include "decode/decode.h"
+#include "decode_util.h"
 #include "record_util.h"
 #include "util.h"
 
@@ -208,30 +209,6 @@ static void chase_visit(void *ctx, const dp_sample *s, const dp_decoded *x)
 		c->good++;
 }
 
-static void decode_each(const char *profile,
-			void (*fn)(void *, const dp_sample *, const dp_decoded *), void *ctx)
-{
-	dp_error err = {{0}};
-	dp_profile *p = dp_profile_open(profile, &err);
-	dp_decoder *d;
-	dp_record r;
-	dp_decoded x;
-
-	if (!p)
-		fail_msg("%s", err.msg);
-	d = dp_decoder_open(p, NULL, &err);
-	if (!d)
-		fail_msg("%s", err.msg);
-	while (dp_profile_next(p, &r) > 0) {
-		if (r.kind != DP_R_SAMPLE)
-			continue;
-		dp_decode_sample(d, r.sample, &x);
-		fn(ctx, r.sample, &x);
-	}
-	dp_decoder_free(d);
-	dp_profile_close(p);
-}
-
 static char *record_sim(const char *fixture, const char *args, const char *opts, const char *name,
 			tu_result *res)
 {
@@ -258,7 +235,7 @@ static void chase_attribution(const char *fixture)
 	c.load = tu_truth_u64(&t[0], "load");
 	c.lo = tu_truth_u64(&t[0], "nodes");
 	c.hi = c.lo + tu_truth_u64(&t[0], "size");
-	decode_each(prof, chase_visit, &c);
+	rec_decode_each(prof, chase_visit, &c);
 	tu_report_accuracy(fixture, c.good, c.at_load, c.at_load);
 	assert_true(c.at_load >= 4000); /* 262144 misses, one sample in 50 */
 	assert_true(c.good * 100 >= c.at_load * 99);
@@ -599,12 +576,14 @@ static void test_list(void **state)
 	tu_result_free(&r);
 }
 
-static void bad(const char *cmd, const char *want)
+/* dataprof ARGS (after the environment ENV, "" for none) fails with one
+ * line holding want. */
+static void bad(const char *env, const char *args, const char *want)
 {
 	tu_result r;
-	int rc = tu_sh(&r, "%s", cmd);
+	int rc = tu_sh(&r, "%s '%s' %s", env, DATAPROF_BIN, args);
 
-	printf("  %s\n  -> %d: %s", cmd, rc, r.err);
+	printf("  %s %s\n  -> %d: %s", env, args, rc, r.err);
 	assert_int_not_equal(rc, 0);
 	assert_non_null(strstr(r.err, want));
 	/* one line */
@@ -614,30 +593,14 @@ static void bad(const char *cmd, const char *want)
 
 static void test_bad_input(void **state)
 {
-	char *cmd;
-
 	(void)state;
-	cmd = dp_asprintf("'%s' record -e sim:l1-miss -o /dev/null -- true", DATAPROF_BIN);
-	bad(cmd, "unknown simulated event 'sim:l1-miss'");
-	free(cmd);
-	cmd =
-	    dp_asprintf("'%s' stat -e sim:l1d-miss --sim-cache l1d=32K:3:64 -- true", DATAPROF_BIN);
-	bad(cmd, "impossible");
-	free(cmd);
-	cmd =
-	    dp_asprintf("'%s' stat -e sim:l1d-miss --sim-cache l1d=32K:8:48 -- true", DATAPROF_BIN);
-	bad(cmd, "impossible");
-	free(cmd);
-	cmd = dp_asprintf("'%s' stat -e sim:l1d-miss --sim-cache l3=1M:8:64 -- true", DATAPROF_BIN);
-	bad(cmd, "unknown level 'l3'");
-	free(cmd);
-	cmd =
-	    dp_asprintf("'%s' record -e sim:l1d-miss,cpu-clock -o /dev/null -- true", DATAPROF_BIN);
-	bad(cmd, "cannot be mixed");
-	free(cmd);
-	cmd = dp_asprintf("PATH=/nonexistent '%s' stat -e sim:l1d-miss -- /bin/true", DATAPROF_BIN);
-	bad(cmd, "Debian package 'valgrind'");
-	free(cmd);
+	bad("", "record -e sim:l1-miss -o /dev/null -- true",
+	    "unknown simulated event 'sim:l1-miss'");
+	bad("", "stat -e sim:l1d-miss --sim-cache l1d=32K:3:64 -- true", "impossible");
+	bad("", "stat -e sim:l1d-miss --sim-cache l1d=32K:8:48 -- true", "impossible");
+	bad("", "stat -e sim:l1d-miss --sim-cache l3=1M:8:64 -- true", "unknown level 'l3'");
+	bad("", "record -e sim:l1d-miss,cpu-clock -o /dev/null -- true", "cannot be mixed");
+	bad("PATH=/nonexistent", "stat -e sim:l1d-miss -- /bin/true", "Debian package 'valgrind'");
 }
 
 int main(void)

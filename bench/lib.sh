@@ -1,0 +1,26 @@
+# Shared by the benchmark scripts (sourced, not run).
+
+# bench_best RUNS OUT COMMAND...: prints "WALL CPU", the seconds of the run
+# with the best wall time of RUNS runs and its CPU time (user + system).
+# The command's stdout goes to OUT (the last run's stays there). A run that
+# fails prints its stderr and makes bench_best fail: a failing command's
+# time is no figure.
+bench_best() {
+	local runs=$1 out=$2 best="" cpu="" t w u s
+	shift 2
+	t=$(mktemp)
+	for _ in $(seq "$runs"); do
+		if ! /usr/bin/time -f "%e %U %S" -o "$t" "$@" >"$out" 2>"$t.err"; then
+			cat "$t.err" >&2
+			rm -f "$t" "$t.err"
+			return 1
+		fi
+		read -r w u s <"$t"
+		if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$w
+			cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+		fi
+	done
+	rm -f "$t" "$t.err"
+	echo "$best $cpu"
+}
