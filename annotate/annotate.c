@@ -25,6 +25,8 @@ struct insn_note {
 	bool indexed;          /* see dp_construct.indexed */
 	bool weak;             /* from a load's destination: the object's own type wins */
 	uint64_t type_size;    /* of the construct's type, when indexed */
+	uint32_t special;      /* [dataprof] or [syscall NAME]: not the program's; 0 */
+	uint8_t special_reason;
 };
 
 /* What annotate needs of a mapping, worked out on its first sample. */
@@ -539,7 +541,35 @@ static bool base_value(const dp_sample *s, const dp_decoded *x, const dp_constru
 
 /* The note of the sample's instruction: computed once per decoded
  * instruction, then found through the decoder's slot. */
-static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, const dp_decoded *x)
+/* dataprof's own work and time in system calls are no data access of the
+ * program's: the function they get instead ([dataprof], [syscall write]),
+ * or 0. Per distinct instruction (the note caches it): what decides is the
+ * mapping, the function, the code before the IP and the event's IP
+ * semantics, which the decoder's cache key holds. */
+static uint32_t special_of(dp_annotator *a, const dp_sample *s, const dp_decoded *x,
+			   uint32_t function, uint8_t *reason)
+{
+	const char *fn = function ? dp_strtab_get(&a->strs, function) : x->function;
+	char name[64], buf[96];
+	size_t nev;
+	const dp_event_info *ev = a->p ? dp_profile_events(a->p, &nev) : NULL;
+	enum dp_ip_semantics sem = ev && s->event < nev ? ev[s->event].ip_sem : DP_IP_AFTER;
+
+	if ((x->map && map_note_of(a, x->map)->own) || dp_is_own_code(NULL, fn)) {
+		*reason = DP_AR_OWN_WORK;
+		return a->s_dataprof;
+	}
+	if ((sem == DP_IP_AFTER || sem == DP_IP_NONE) &&
+	    dp_syscall_at(x->image, x->ip_vaddr, x->function, name, sizeof(name))) {
+		snprintf(buf, sizeof(buf), "[syscall %s]", name);
+		*reason = DP_AR_SYSCALL;
+		return dp_strtab_intern(&a->strs, buf);
+	}
+	return 0;
+}
+
+static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, const dp_sample *s,
+				       const dp_decoded *x)
 {
 	uint64_t *slot = x->stage_slot;
 	struct insn_note n;
@@ -565,6 +595,7 @@ static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, cons
 	} else {
 		n.reason = !dp_image_has_dwarf(id) ? DP_AR_NO_DEBUG_INFO : DP_AR_NO_INSN;
 	}
+	n.special = special_of(a, s, x, n.loc.function, &n.special_reason);
 	if (!slot) {
 		a->scratch_note = n; /* kept for this sample only */
 		return &a->scratch_note;
@@ -572,35 +603,6 @@ static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, cons
 	dp_vec_push(&a->notes, n);
 	*slot = a->notes.n;
 	return &a->notes.v[a->notes.n - 1];
-}
-
-/* dataprof's own work and time in system calls are no data access of the
- * program's: they get a function of their own ([dataprof], [syscall
- * write]) and no data object. */
-static bool not_the_programs(dp_annotator *a, const dp_sample *s, const dp_decoded *x,
-			     dp_annotation *o)
-{
-	const char *fn = o->function ? dp_strtab_get(&a->strs, o->function) : x->function;
-	char name[64], buf[96];
-	size_t nev;
-	const dp_event_info *ev = a->p ? dp_profile_events(a->p, &nev) : NULL;
-	enum dp_ip_semantics sem = ev && s->event < nev ? ev[s->event].ip_sem : DP_IP_AFTER;
-
-	if ((x->map && map_note_of(a, x->map)->own) || dp_is_own_code(NULL, fn)) {
-		o->function = a->s_dataprof;
-		o->obj_reason = o->type_reason = DP_AR_OWN_WORK;
-	} else if ((sem == DP_IP_AFTER || sem == DP_IP_NONE) &&
-		   dp_syscall_at(x->image, x->ip_vaddr, x->function, name, sizeof(name))) {
-		snprintf(buf, sizeof(buf), "[syscall %s]", name);
-		o->function = dp_strtab_intern(&a->strs, buf);
-		o->obj_reason = o->type_reason = DP_AR_SYSCALL;
-	} else {
-		return false;
-	}
-	o->object = o->function; /* one row, in --by object too */
-	o->inline_chain = o->file = o->line = o->line_no = 0;
-	o->type = o->member = 0;
-	return true;
 }
 
 static void count(dp_annotator *a, const dp_annotation *o);
@@ -615,8 +617,10 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 	/* code: the instruction's source location, and the type and member its
 	 * construct gives whatever the address */
 	const struct insn_note *n = NULL;
+	uint32_t special;
+	uint8_t special_reason = 0;
 	if (id) {
-		n = note_of(a, id, x);
+		n = note_of(a, id, s, x);
 		o->function = n->loc.function;
 		o->inline_chain = n->loc.inline_chain;
 		o->file = n->loc.file;
@@ -625,13 +629,20 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 		o->type = n->type;
 		o->member = n->member;
 		o->type_reason = (dp_annot_reason)n->reason;
+		special = n->special;
+		special_reason = n->special_reason;
 	} else {
 		if (x->map)
 			o->function = map_note_of(a, x->map)->base;
 		o->type_reason = DP_AR_NO_INSN;
+		special = special_of(a, s, x, o->function, &special_reason);
 	}
-
-	if (not_the_programs(a, s, x, o)) {
+	if (special) {
+		/* one row, in --by object too, and no data object */
+		o->function = o->object = special;
+		o->obj_reason = o->type_reason = (dp_annot_reason)special_reason;
+		o->inline_chain = o->file = o->line = o->line_no = 0;
+		o->type = o->member = 0;
 		count(a, o);
 		return;
 	}
