@@ -115,20 +115,7 @@ static void test_sigkill(void **state)
 	wait_profile(prof);
 	/* half a second of the target's CPU time: ~1,000 samples at 2 kHz,
 	 * however loaded the machine */
-	for (;;) {
-		tu_truth *tp = NULL;
-		size_t nt;
-
-		tu_sh(&res, "cat '%s'", out);
-		nt = tu_truth_parse(res.out, &tp);
-		if (nt >= 1)
-			tu_wait_cpu((int)tu_truth_u64(&tp[0], "pid"), 50);
-		free(tp);
-		tu_result_free(&res);
-		if (nt >= 1)
-			break;
-		usleep(20 * 1000);
-	}
+	tu_wait_cpu(tu_wait_truth_pid(out), 50);
 	kill(pid, SIGKILL);
 	assert_int_equal(wait_exit(pid), 128 + SIGKILL);
 	n = rec_each(prof, NULL, NULL);

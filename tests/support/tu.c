@@ -164,6 +164,25 @@ long tu_wait_cpu(int pid, long ticks)
 	return t < 0 ? -1 : t - t0;
 }
 
+int tu_wait_truth_pid(const char *out)
+{
+	for (;;) {
+		tu_result res;
+		tu_truth *t = NULL;
+		int pid = -1;
+
+		tu_sh(&res, "cat '%s'", out);
+		for (size_t i = 0, n = tu_truth_parse(res.out, &t); i < n && pid < 0; i++)
+			if (!strcmp(t[i].kind, "pid"))
+				pid = (int)tu_truth_u64(&t[i], "pid");
+		free(t);
+		tu_result_free(&res);
+		if (pid >= 0)
+			return pid;
+		usleep(20 * 1000);
+	}
+}
+
 const char *tu_wait_cpu_script(void)
 {
 	static char *path;

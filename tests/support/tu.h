@@ -36,6 +36,9 @@ char *tu_path(const char *name); /* tu_tmpdir()/name, malloc'd */
  * running target wait for its CPU time, not for the wall clock, so that a
  * loaded machine gives as many. Returns the ticks seen. */
 long tu_wait_cpu(int pid, long ticks);
+/* Until the file out (a fixture's stdout) holds its TRUTH pid line: the
+ * pid. */
+int tu_wait_truth_pid(const char *out);
 /* The same as a shell script, "sh SCRIPT PID TICKS" (in tu_tmpdir()). */
 const char *tu_wait_cpu_script(void);
 void tu_cleanup(void);
