@@ -20,8 +20,7 @@ static void user_name(uid_t uid, char *out, size_t len)
 		snprintf(out, len, "%u", (unsigned)uid);
 }
 
-/* The file execvp would run for cmd. */
-static bool resolve(const char *cmd, struct stat *sb)
+bool dp_exec_resolve(const char *cmd, struct stat *sb)
 {
 	const char *path = getenv("PATH");
 	char buf[4096];
@@ -46,7 +45,7 @@ bool dp_exec_gains_ids(const char *cmd, char *why, size_t len)
 	struct stat sb;
 	char name[64];
 
-	if (!cmd || !resolve(cmd, &sb))
+	if (!cmd || !dp_exec_resolve(cmd, &sb))
 		return false;
 	if ((sb.st_mode & S_ISUID) && sb.st_uid != geteuid()) {
 		user_name(sb.st_uid, name, sizeof(name));

@@ -8,11 +8,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "event_spec.h"
 #include "util.h"
 
+/* The file execvp would run for cmd (PATH searched when cmd has no '/'):
+ * true with *sb its status, false when there is none. */
+bool dp_exec_resolve(const char *cmd, struct stat *sb);
 /* Whether exec'ing cmd (looked up in PATH as execvp does) changes the
  * user or group IDs; why gets "set-user-ID (user nobody)". */
 bool dp_exec_gains_ids(const char *cmd, char *why, size_t len);

@@ -3,7 +3,9 @@
  * records from here, then the tool's records (SAMPLE, MMAP2, COMM, FORK,
  * ALLOC, FREE, META totals) as they come through a pipe, then FINISH. */
 #include "sim_events.h"
+#include "privilege.h"
 #include "procfs.h"
+#include "recorder.h"
 #include "target.h"
 #include "../profile/writer.h"
 
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,7 +30,6 @@
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER |         \
 	 PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC)
-#define SIM_REGS_MASK 0xff0fffull /* as record's cpu-clock path: DP_X86_REGS_MASK */
 
 uint64_t dp_sim_default_period(int kind)
 {
@@ -45,18 +47,9 @@ uint64_t dp_sim_default_period(int kind)
 
 bool dp_sim_have_valgrind(void)
 {
-	const char *path = getenv("PATH");
-	char *copy = dp_strdup(path ? path : "/usr/bin:/bin"), *save = NULL;
-	bool found = false;
+	struct stat sb;
 
-	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *p = dp_asprintf("%s/valgrind", *d ? d : ".");
-
-		found = access(p, X_OK) == 0;
-		free(p);
-	}
-	free(copy);
-	return found;
+	return dp_exec_resolve("valgrind", &sb);
 }
 
 static volatile sig_atomic_t interrupted;
@@ -172,7 +165,7 @@ static void write_events(dp_writer *w, const dp_sim_opts *o)
 
 		a.size = sizeof(a);
 		a.sample_type = SIM_SAMPLE_TYPE;
-		a.sample_regs_user = SIM_REGS_MASK;
+		a.sample_regs_user = DP_X86_REGS_MASK;
 		a.sample_id_all =
 		    1; /* the tool ends MMAP2, COMM and FORK with TID TIME CPU IDENTIFIER */
 		a.freq = 0;
