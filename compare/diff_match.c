@@ -89,17 +89,38 @@ static long first_line(const lkey *k, int nattrs)
 	return -1;
 }
 
-/* Lines of the old build that a shift already taken spans: code between
- * lines that moved together moved with them. */
+/* What the shifts taken so far say: the lines of the old build each one
+ * spans (code between lines that moved together moved with them), and the
+ * pairs it made (edits keep the order of lines: a pair may not cross one). */
 typedef struct span {
 	long lo, hi;
 } span;
 
-static bool spanned(const span *sp, size_t nsp, long line)
+typedef struct lpair {
+	long old, now;
+} lpair;
+
+typedef struct taken_so_far {
+	DP_VEC(span) spans;
+	DP_VEC(lpair) pairs;
+} taken_so_far;
+
+static bool spanned(const taken_so_far *t, long line)
 {
-	for (size_t i = 0; i < nsp; i++)
-		if (line > sp[i].lo && line < sp[i].hi)
+	for (size_t i = 0; i < t->spans.n; i++)
+		if (line > t->spans.v[i].lo && line < t->spans.v[i].hi)
 			return true;
+	return false;
+}
+
+static bool crosses(const taken_so_far *t, long old, long now)
+{
+	for (size_t i = 0; i < t->pairs.n; i++) {
+		const lpair *p = &t->pairs.v[i];
+
+		if ((old > p->old && now <= p->now) || (old < p->old && now >= p->now))
+			return true;
+	}
 	return false;
 }
 
@@ -107,9 +128,11 @@ static bool spanned(const span *sp, size_t nsp, long line)
  * pair[] (index in n, -1); returns how many, and their samples in common.
  * A key within the span of a shift taken before is not paired by another:
  * a line between two lines that moved by 3 moved by 3, and when its
- * counterpart has no sample it is gone, not the line now at its number. */
+ * counterpart has no sample it is gone, not the line now at its number.
+ * Nor is a pair that crosses one taken before: line 71 is not paired with
+ * line 69 once line 70 is with line 73. */
 static size_t pair_by(const lkey *b, size_t nb, const lkey *n, size_t nn, int nattrs, long d,
-		      const span *sp, size_t nsp, int32_t *pair, bool *taken, double *common)
+		      const taken_so_far *t, int32_t *pair, bool *taken, double *common)
 {
 	size_t cnt = 0;
 
@@ -117,10 +140,13 @@ static size_t pair_by(const lkey *b, size_t nb, const lkey *n, size_t nn, int na
 	memset(taken, 0, nn * sizeof(bool));
 	for (size_t i = 0; i < nb; i++) {
 		pair[i] = -1;
-		if (b[i].match >= 0 || spanned(sp, nsp, first_line(&b[i], nattrs)))
+		long old = first_line(&b[i], nattrs);
+
+		if (b[i].match >= 0 || spanned(t, old))
 			continue;
 		for (size_t j = 0; j < nn; j++) {
-			if (taken[j] || n[j].match >= 0 || !moved_by(&b[i], &n[j], nattrs, d))
+			if (taken[j] || n[j].match >= 0 || !moved_by(&b[i], &n[j], nattrs, d) ||
+			    crosses(t, old, first_line(&n[j], nattrs)))
 				continue;
 			pair[i] = (int32_t)j;
 			taken[j] = true;
@@ -140,7 +166,7 @@ static void match_group(lkey *b, size_t nb, lkey *n, size_t nn, int nattrs, long
 	int32_t *pair = dp_malloc(nb * sizeof(int32_t)),
 		*best_pair = dp_malloc(nb * sizeof(int32_t));
 	bool *taken = dp_malloc(nn * sizeof(bool));
-	DP_VEC(span) sp = {0};
+	taken_so_far t = {{0}, {0}};
 
 	for (;;) {
 		long best_d = 0;
@@ -150,7 +176,7 @@ static void match_group(lkey *b, size_t nb, lkey *n, size_t nn, int nattrs, long
 		for (long step = 0; step <= 2 * tol; step++) {
 			long d = step % 2 ? (step + 1) / 2 : -(step / 2);
 			double common;
-			size_t cnt = pair_by(b, nb, n, nn, nattrs, d, sp.v, sp.n, pair, taken, &common);
+			size_t cnt = pair_by(b, nb, n, nn, nattrs, d, &t, pair, taken, &common);
 
 			if (cnt > best || (cnt == best && cnt && common > best_common)) {
 				best = cnt;
@@ -171,14 +197,16 @@ static void match_group(lkey *b, size_t nb, lkey *n, size_t nn, int nattrs, long
 			b[i].match = j;
 			n[j].match = (int32_t)i;
 			b[i].shift = n[j].shift = best_d;
+			dp_vec_push(&t.pairs, ((lpair){line, first_line(&n[j], nattrs)}));
 			if (cur.lo < 0 || line < cur.lo)
 				cur.lo = line;
 			if (line > cur.hi)
 				cur.hi = line;
 		}
-		dp_vec_push(&sp, cur);
+		dp_vec_push(&t.spans, cur);
 	}
-	dp_vec_free(&sp);
+	dp_vec_free(&t.spans);
+	dp_vec_free(&t.pairs);
 	free(pair);
 	free(best_pair);
 	free(taken);
