@@ -279,6 +279,24 @@ static bool value_at(const dp_report_ctx *c, uint32_t sensor, uint64_t t, uint64
 	return false;
 }
 
+/* The first reading of sensor after t. */
+static bool value_after(const dp_report_ctx *c, uint32_t sensor, uint64_t t, uint64_t *v,
+			uint64_t *when)
+{
+	for (size_t i = DP_PARTITION_POINT(c->readings.n, k, c->readings.v[k].time <= t);
+	     i < c->readings.n; i++) {
+		const reading *g = &c->readings.v[i];
+
+		if (sensor < g->first || sensor >= g->first + g->n ||
+		    g->values[sensor - g->first] == DP_READING_NONE)
+			continue;
+		*v = g->values[sensor - g->first];
+		*when = g->time;
+		return true;
+	}
+	return false;
+}
+
 bool dp_report_ctx_counter(const dp_report_ctx *c, size_t i, uint64_t t0, uint64_t t1,
 			   double *value, char *text, size_t len)
 {
@@ -296,7 +314,13 @@ bool dp_report_ctx_counter(const dp_report_ctx *c, size_t i, uint64_t t0, uint64
 		snprintf(text, len, "%.0f %s", *value, k->unit);
 		return true;
 	}
-	if (!value_at(c, k->sensor, t0, &v0, &w0) || w1 <= w0)
+	if (!value_at(c, k->sensor, t0, &v0, &w0))
+		return false;
+	/* no reading within the bucket (the reader was late: a loaded
+	 * machine): the rate of the readings' interval that spans it */
+	if (w1 <= w0 && !value_after(c, k->sensor, t1, &v1, &w1))
+		return false;
+	if (w1 <= w0)
 		return false;
 	*value = (double)(v1 - v0) / ((double)(w1 - w0) / 1e9);
 	if (!strcmp(k->unit, "ns"))

@@ -6,11 +6,15 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/writer_timeline.h"
+#include "report/context.h"
 #include "report/marks.h"
 #include "report/timeline.h"
+#include "tu.h"
 
 static dp_timeline *small(void)
 {
@@ -144,14 +148,12 @@ static void test_random(void **state)
 				a = &ev[i];
 		}
 		near = !b ? a : !a ? b : a->time - time < time - b->time ? a : b;
-		assert_ptr_equal(dp_timeline_find(t, DP_TL_SAMPLE, time, DP_TL_BEFORE,
-						  dp_tl_same_tid, &tid),
-				 b);
-		assert_ptr_equal(dp_timeline_find(t, DP_TL_SAMPLE, time, DP_TL_AFTER,
-						  dp_tl_same_tid, &tid),
-				 a);
-		const dp_tl_event *got = dp_timeline_find(t, DP_TL_SAMPLE, time, DP_TL_NEAREST,
-							   dp_tl_same_tid, &tid);
+		assert_ptr_equal(
+		    dp_timeline_find(t, DP_TL_SAMPLE, time, DP_TL_BEFORE, dp_tl_same_tid, &tid), b);
+		assert_ptr_equal(
+		    dp_timeline_find(t, DP_TL_SAMPLE, time, DP_TL_AFTER, dp_tl_same_tid, &tid), a);
+		const dp_tl_event *got =
+		    dp_timeline_find(t, DP_TL_SAMPLE, time, DP_TL_NEAREST, dp_tl_same_tid, &tid);
 		/* equal distance either side: the earlier one */
 		if (near && got)
 			assert_int_equal(got->time, near->time);
@@ -283,12 +285,63 @@ static void test_median(void **state)
 	assert_int_equal(dp_median_u64(NULL, 0), 0);
 }
 
+/* Counter rates per time bucket: a counter growing 1,000 every 100 ms read
+ * at 0, 100, 200, 500 and 600 ms (the reader was late between 200 and 500:
+ * a loaded machine). Each bucket gets 10,000/s, also those without a
+ * reading of their own (test_report's counters_per_bucket lost 7 of 62
+ * buckets under load); none after the last reading. */
+static void test_counter_rates(void **state)
+{
+	static const unsigned ms[] = {0, 100, 200, 500, 600};
+	const uint64_t t0 = 1000000000ull, MS = 1000000ull;
+	char *path = tu_path("counters.dprof"), text[64];
+	dp_writer w;
+	dp_error err;
+	dp_profile *p;
+	dp_record r;
+	dp_strtab strs;
+	dp_report_ctx *c;
+	double v;
+
+	(void)state;
+	assert_int_equal(dp_writer_open(&w, path, 1, 2, &err), 0);
+	dp_writer_add_sensor(&w, 0, DP_SENSOR_COUNTER, "events", "c");
+	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		uint64_t val = 10 * (uint64_t)ms[i];
+
+		dp_writer_add_reading(&w, t0 + ms[i] * MS, 1, 0, &val, 1);
+	}
+	assert_int_equal(dp_writer_close(&w), 0);
+	p = dp_profile_open(path, &err);
+	assert_non_null(p);
+	dp_strtab_init(&strs);
+	c = dp_report_ctx_new(&strs);
+	while (dp_profile_next(p, &r) > 0)
+		dp_report_ctx_observe(c, &r);
+	dp_report_ctx_ready(c);
+	assert_int_equal(dp_report_ctx_counters(c, p, "c", &err), 0);
+	for (unsigned b = 0; b + 100 <= 600; b += 50) {
+		bool got = dp_report_ctx_counter(c, 0, t0 + b * MS, t0 + (b + 100) * MS, &v, text,
+						 sizeof(text));
+
+		printf("[%u ms, %u ms): %s\n", b, b + 100, got ? text : "no rate");
+		assert_true(got);
+		assert_true(v > 9999.999 && v < 10000.001);
+	}
+	assert_false(
+	    dp_report_ctx_counter(c, 0, t0 + 650 * MS, t0 + 750 * MS, &v, text, sizeof(text)));
+	dp_report_ctx_free(c);
+	dp_strtab_free(&strs);
+	dp_profile_close(p);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_known),     cmocka_unit_test(test_empty_kinds),
-		cmocka_unit_test(test_random),    cmocka_unit_test(test_intervals),
-		cmocka_unit_test(test_median),
+	    cmocka_unit_test(test_known),  cmocka_unit_test(test_empty_kinds),
+	    cmocka_unit_test(test_random), cmocka_unit_test(test_intervals),
+	    cmocka_unit_test(test_median), cmocka_unit_test(test_counter_rates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
