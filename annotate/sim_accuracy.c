@@ -36,7 +36,12 @@ static void score(dp_sim_accuracy *acc, dp_annotator *a, const dp_sample *s, con
 
 	if (acc->only_map && !(x->map && x->map->name && strstr(x->map->name, acc->only_map)))
 		return;
-	bool right = x->data_addr >= t->addr && x->data_addr < t->addr + (t->size ? t->size : 1);
+	/* right when the access decode claims overlaps the one that caused
+	 * the event: Valgrind splits some accesses (a 32-byte vector load into
+	 * two halves), the claim is the whole instruction's */
+	uint64_t x_end = x->data_addr + (x->size ? x->size : 1),
+		 t_end = t->addr + (t->size ? t->size : 1);
+	bool right = x->data_addr < t_end && t->addr < x_end;
 
 	if (!acc->samples++)
 		acc->skid = t->skid;

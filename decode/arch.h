@@ -19,11 +19,11 @@
 typedef struct dp_memop {
 	int8_t base, index; /* perf register numbers, DP_REG_NONE; base may be the IP */
 	uint8_t scale;
-	uint8_t size;       /* bytes accessed */
-	uint8_t access;     /* DP_ACC_* */
-	uint8_t seg;        /* DP_SEG_* */
-	uint8_t addr32;     /* 32-bit address size: truncate */
-	uint8_t implicit;   /* DP_IMPLICIT_*: registers the instruction itself moves */
+	uint8_t size;	  /* bytes accessed */
+	uint8_t access;	  /* DP_ACC_* */
+	uint8_t seg;	  /* DP_SEG_* */
+	uint8_t addr32;	  /* 32-bit address size: truncate */
+	uint8_t implicit; /* DP_IMPLICIT_*: registers the instruction itself moves */
 	int64_t disp;
 	/* When the sampled registers are from after the instruction ran and it
 	 * moved its own base by a known amount (push, pop, string ops), the
@@ -41,31 +41,32 @@ enum {
 };
 
 enum {
-	DP_INSN_MEM = 1 << 0,     /* accesses data memory */
+	DP_INSN_MEM = 1 << 0, /* accesses data memory */
 	DP_INSN_CALL = 1 << 1,
 	DP_INSN_RET = 1 << 2,
-	DP_INSN_JUMP = 1 << 3,    /* unconditional jump */
-	DP_INSN_COND = 1 << 4,    /* conditional branch */
+	DP_INSN_JUMP = 1 << 3, /* unconditional jump */
+	DP_INSN_COND = 1 << 4, /* conditional branch */
 	DP_INSN_INDIRECT = 1 << 5,
 	DP_INSN_LEADER = 1 << 6,  /* starts a basic block: a branch target, or after a jump */
-	DP_INSN_REP = 1 << 7,     /* rep-prefixed string instruction */
+	DP_INSN_REP = 1 << 7,	  /* rep-prefixed string instruction */
 	DP_INSN_INVALID = 1 << 8, /* bytes that did not decode */
+	DP_INSN_AREA = 1 << 9,	  /* saves or restores a state area (xsave, fxsave, fnsave) */
 };
 
 typedef struct dp_insn {
-	uint64_t addr; /* ELF virtual address */
-	uint64_t target; /* direct branch target, 0 if none */
+	uint64_t addr;			  /* ELF virtual address */
+	uint64_t target;		  /* direct branch target, 0 if none */
 	uint32_t regs_read, regs_written; /* bit n: perf register n */
 	uint16_t flags;
 	uint8_t len;
 	uint8_t nmem;
 	dp_memop mem[2];
 	/* what it does to one register, for type tracking (annotate/) */
-	uint8_t df;      /* DP_DF_* */
-	int8_t df_dst;   /* register written */
-	int8_t df_src;   /* register read (MOV, LEA, ADDREG) */
+	uint8_t df;	    /* DP_DF_* */
+	int8_t df_dst;	    /* register written */
+	int8_t df_src;	    /* register read (MOV, LEA, ADDREG) */
 	uint8_t df_indexed; /* LEA with an index register: an unknown offset */
-	int64_t df_imm;  /* LEA displacement, ADD immediate */
+	int64_t df_imm;	    /* LEA displacement, ADD immediate */
 	/* control flow into this instruction (insn_table.c) */
 	uint8_t npred; /* how many instructions can run just before it; 255: unknown */
 	int32_t pred;  /* the one that can, or the most likely of several; -1: none */
@@ -73,10 +74,10 @@ typedef struct dp_insn {
 
 enum {
 	DP_DF_NONE,
-	DP_DF_MOV,  /* dst = src (64-bit register copy) */
-	DP_DF_LEA,  /* dst = src + imm */
-	DP_DF_ADD,  /* dst += imm */
-	DP_DF_LOAD, /* dst = 64-bit load through mem[0] */
+	DP_DF_MOV,    /* dst = src (64-bit register copy) */
+	DP_DF_LEA,    /* dst = src + imm */
+	DP_DF_ADD,    /* dst += imm */
+	DP_DF_LOAD,   /* dst = 64-bit load through mem[0] */
 	DP_DF_ADDREG, /* dst += src (a pointer plus a scaled index, or the reverse) */
 };
 
@@ -90,8 +91,7 @@ const char *dp_arch_name(const dp_arch *a);
 
 /* Decodes code[0..len) at vaddr into out (appended), linear sweep; bytes
  * that do not decode become one-byte DP_INSN_INVALID entries. */
-void dp_arch_decode(dp_arch *a, const uint8_t *code, size_t len, uint64_t vaddr,
-		    dp_insn_vec *out);
+void dp_arch_decode(dp_arch *a, const uint8_t *code, size_t len, uint64_t vaddr, dp_insn_vec *out);
 
 /* The instruction's text ("mov 0x8(%rbx),%rax") into buf. */
 void dp_arch_format(dp_arch *a, const uint8_t *bytes, size_t len, uint64_t vaddr, char *buf,

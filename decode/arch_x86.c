@@ -18,41 +18,95 @@ struct dp_arch {
 static int perf_reg(x86_reg r)
 {
 	switch (r) {
-	case X86_REG_RAX: case X86_REG_EAX: case X86_REG_AX: case X86_REG_AL: case X86_REG_AH:
+	case X86_REG_RAX:
+	case X86_REG_EAX:
+	case X86_REG_AX:
+	case X86_REG_AL:
+	case X86_REG_AH:
 		return PERF_REG_X86_AX;
-	case X86_REG_RBX: case X86_REG_EBX: case X86_REG_BX: case X86_REG_BL: case X86_REG_BH:
+	case X86_REG_RBX:
+	case X86_REG_EBX:
+	case X86_REG_BX:
+	case X86_REG_BL:
+	case X86_REG_BH:
 		return PERF_REG_X86_BX;
-	case X86_REG_RCX: case X86_REG_ECX: case X86_REG_CX: case X86_REG_CL: case X86_REG_CH:
+	case X86_REG_RCX:
+	case X86_REG_ECX:
+	case X86_REG_CX:
+	case X86_REG_CL:
+	case X86_REG_CH:
 		return PERF_REG_X86_CX;
-	case X86_REG_RDX: case X86_REG_EDX: case X86_REG_DX: case X86_REG_DL: case X86_REG_DH:
+	case X86_REG_RDX:
+	case X86_REG_EDX:
+	case X86_REG_DX:
+	case X86_REG_DL:
+	case X86_REG_DH:
 		return PERF_REG_X86_DX;
-	case X86_REG_RSI: case X86_REG_ESI: case X86_REG_SI: case X86_REG_SIL:
+	case X86_REG_RSI:
+	case X86_REG_ESI:
+	case X86_REG_SI:
+	case X86_REG_SIL:
 		return PERF_REG_X86_SI;
-	case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI: case X86_REG_DIL:
+	case X86_REG_RDI:
+	case X86_REG_EDI:
+	case X86_REG_DI:
+	case X86_REG_DIL:
 		return PERF_REG_X86_DI;
-	case X86_REG_RBP: case X86_REG_EBP: case X86_REG_BP: case X86_REG_BPL:
+	case X86_REG_RBP:
+	case X86_REG_EBP:
+	case X86_REG_BP:
+	case X86_REG_BPL:
 		return PERF_REG_X86_BP;
-	case X86_REG_RSP: case X86_REG_ESP: case X86_REG_SP: case X86_REG_SPL:
+	case X86_REG_RSP:
+	case X86_REG_ESP:
+	case X86_REG_SP:
+	case X86_REG_SPL:
 		return PERF_REG_X86_SP;
-	case X86_REG_RIP: case X86_REG_EIP: case X86_REG_IP:
+	case X86_REG_RIP:
+	case X86_REG_EIP:
+	case X86_REG_IP:
 		return PERF_REG_X86_IP;
 	case X86_REG_EFLAGS:
 		return PERF_REG_X86_FLAGS;
-	case X86_REG_R8: case X86_REG_R8D: case X86_REG_R8W: case X86_REG_R8B:
+	case X86_REG_R8:
+	case X86_REG_R8D:
+	case X86_REG_R8W:
+	case X86_REG_R8B:
 		return PERF_REG_X86_R8;
-	case X86_REG_R9: case X86_REG_R9D: case X86_REG_R9W: case X86_REG_R9B:
+	case X86_REG_R9:
+	case X86_REG_R9D:
+	case X86_REG_R9W:
+	case X86_REG_R9B:
 		return PERF_REG_X86_R9;
-	case X86_REG_R10: case X86_REG_R10D: case X86_REG_R10W: case X86_REG_R10B:
+	case X86_REG_R10:
+	case X86_REG_R10D:
+	case X86_REG_R10W:
+	case X86_REG_R10B:
 		return PERF_REG_X86_R10;
-	case X86_REG_R11: case X86_REG_R11D: case X86_REG_R11W: case X86_REG_R11B:
+	case X86_REG_R11:
+	case X86_REG_R11D:
+	case X86_REG_R11W:
+	case X86_REG_R11B:
 		return PERF_REG_X86_R11;
-	case X86_REG_R12: case X86_REG_R12D: case X86_REG_R12W: case X86_REG_R12B:
+	case X86_REG_R12:
+	case X86_REG_R12D:
+	case X86_REG_R12W:
+	case X86_REG_R12B:
 		return PERF_REG_X86_R12;
-	case X86_REG_R13: case X86_REG_R13D: case X86_REG_R13W: case X86_REG_R13B:
+	case X86_REG_R13:
+	case X86_REG_R13D:
+	case X86_REG_R13W:
+	case X86_REG_R13B:
 		return PERF_REG_X86_R13;
-	case X86_REG_R14: case X86_REG_R14D: case X86_REG_R14W: case X86_REG_R14B:
+	case X86_REG_R14:
+	case X86_REG_R14D:
+	case X86_REG_R14W:
+	case X86_REG_R14B:
 		return PERF_REG_X86_R14;
-	case X86_REG_R15: case X86_REG_R15D: case X86_REG_R15W: case X86_REG_R15B:
+	case X86_REG_R15:
+	case X86_REG_R15D:
+	case X86_REG_R15W:
+	case X86_REG_R15B:
 		return PERF_REG_X86_R15;
 	default:
 		return DP_REG_NONE;
@@ -116,11 +170,21 @@ static bool no_data_access(const char *m)
 }
 
 /* A destination memory operand that is only read. */
+/* Processor state saved or restored as one area of hundreds of bytes, of
+ * which the event's access touched some part. */
+static bool state_area(const char *m)
+{
+	return starts(m, "xsave") || starts(m, "xrstor") || starts(m, "fxsave") ||
+	       starts(m, "fxrstor") || !strcmp(m, "fnsave") || !strcmp(m, "fsave") ||
+	       !strcmp(m, "frstor");
+}
+
 static bool dest_read_only(const char *m)
 {
 	return !strcmp(m, "cmp") || !strcmp(m, "test") || !strcmp(m, "bt") || starts(m, "ucomi") ||
-	       starts(m, "vucomi") || starts(m, "comi") || starts(m, "vcomi") || !strcmp(m, "ptest") ||
-	       !strcmp(m, "vptest") || !strcmp(m, "push") || starts(m, "call") || starts(m, "jmp");
+	       starts(m, "vucomi") || starts(m, "comi") || starts(m, "vcomi") ||
+	       !strcmp(m, "ptest") || !strcmp(m, "vptest") || !strcmp(m, "push") ||
+	       starts(m, "call") || starts(m, "jmp");
 }
 
 /* A destination memory operand that is only written. */
@@ -130,9 +194,9 @@ static bool dest_write_only(const char *m)
 	       starts(m, "fist") || starts(m, "fnst") || starts(m, "stmxcsr") ||
 	       starts(m, "vstmxcsr") || starts(m, "pextr") || starts(m, "vpextr") ||
 	       starts(m, "extractps") || starts(m, "vextract") || starts(m, "vpmov") ||
-	       starts(m, "fxsave") || starts(m, "xsave") || !strcmp(m, "pop") || starts(m, "vpscatter") ||
-	       starts(m, "vscatter") || starts(m, "sgdt") || starts(m, "sidt") || starts(m, "str") ||
-	       starts(m, "sldt") || starts(m, "smsw");
+	       starts(m, "fxsave") || starts(m, "xsave") || !strcmp(m, "pop") ||
+	       starts(m, "vpscatter") || starts(m, "vscatter") || starts(m, "sgdt") ||
+	       starts(m, "sidt") || starts(m, "str") || starts(m, "sldt") || starts(m, "smsw");
 }
 
 static bool is_string_op(const char *m)
@@ -193,8 +257,8 @@ static void dataflow(const cs_x86 *x, const char *m, dp_insn *in)
 	if (!strcmp(m, "mov") && b->type == X86_OP_REG && b->size == 8) {
 		in->df = DP_DF_MOV;
 		in->df_src = (int8_t)perf_reg(b->reg);
-	} else if (!strcmp(m, "lea") && b->type == X86_OP_MEM && b->mem.segment == X86_REG_INVALID &&
-		   b->mem.base != X86_REG_RIP) {
+	} else if (!strcmp(m, "lea") && b->type == X86_OP_MEM &&
+		   b->mem.segment == X86_REG_INVALID && b->mem.base != X86_REG_RIP) {
 		in->df = DP_DF_LEA;
 		in->df_src = (int8_t)perf_reg(b->mem.base);
 		in->df_imm = b->mem.disp;
@@ -208,7 +272,8 @@ static void dataflow(const cs_x86 *x, const char *m, dp_insn *in)
 	} else if (!strcmp(m, "mov") && b->type == X86_OP_MEM && b->size == 8) {
 		in->df = DP_DF_LOAD;
 	}
-	if (in->df_src < 0 && (in->df == DP_DF_MOV || in->df == DP_DF_LEA || in->df == DP_DF_ADDREG))
+	if (in->df_src < 0 &&
+	    (in->df == DP_DF_MOV || in->df == DP_DF_LEA || in->df == DP_DF_ADDREG))
 		in->df = DP_DF_NONE;
 }
 
@@ -231,7 +296,7 @@ static void classify(dp_arch *a, const cs_insn *ci, dp_insn *in)
 			break;
 		case CS_GRP_JUMP:
 			in->flags |= ci->id == X86_INS_JMP || ci->id == X86_INS_LJMP ? DP_INSN_JUMP
-										    : DP_INSN_COND;
+										     : DP_INSN_COND;
 			break;
 		}
 	}
@@ -260,11 +325,10 @@ static void classify(dp_arch *a, const cs_insn *ci, dp_insn *in)
 	if (starts(m, "cmpxchg"))
 		in->regs_written |= 1u << PERF_REG_X86_AX; /* on failure; capstone omits it */
 	if (in->flags & DP_INSN_CALL) /* the callee may change every caller-saved register */
-		in->regs_written |= (1u << PERF_REG_X86_AX) | (1u << PERF_REG_X86_CX) |
-				    (1u << PERF_REG_X86_DX) | (1u << PERF_REG_X86_SI) |
-				    (1u << PERF_REG_X86_DI) | (1u << PERF_REG_X86_R8) |
-				    (1u << PERF_REG_X86_R9) | (1u << PERF_REG_X86_R10) |
-				    (1u << PERF_REG_X86_R11);
+		in->regs_written |=
+		    (1u << PERF_REG_X86_AX) | (1u << PERF_REG_X86_CX) | (1u << PERF_REG_X86_DX) |
+		    (1u << PERF_REG_X86_SI) | (1u << PERF_REG_X86_DI) | (1u << PERF_REG_X86_R8) |
+		    (1u << PERF_REG_X86_R9) | (1u << PERF_REG_X86_R10) | (1u << PERF_REG_X86_R11);
 	bool string = string_insn(m, x);
 	if (string && (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE))
 		in->flags |= DP_INSN_REP;
@@ -272,15 +336,19 @@ static void classify(dp_arch *a, const cs_insn *ci, dp_insn *in)
 	dataflow(x, m, in);
 	if (no_data_access(m))
 		return;
+	if (state_area(m))
+		in->flags |= DP_INSN_AREA;
 
 	/* implicit stack accesses */
 	if (!strcmp(m, "push") || starts(m, "pushf") || ((in->flags & DP_INSN_CALL))) {
 		set_stack(&in->mem[in->nmem++], DP_ACC_STORE, -8, PERF_REG_X86_SP, 0,
 			  PERF_REG_X86_SP);
 	} else if (!strcmp(m, "pop") || starts(m, "popf") || (in->flags & DP_INSN_RET)) {
-		set_stack(&in->mem[in->nmem++], DP_ACC_LOAD, 0, PERF_REG_X86_SP, -8, PERF_REG_X86_SP);
+		set_stack(&in->mem[in->nmem++], DP_ACC_LOAD, 0, PERF_REG_X86_SP, -8,
+			  PERF_REG_X86_SP);
 	} else if (!strcmp(m, "leave")) {
-		set_stack(&in->mem[in->nmem++], DP_ACC_LOAD, 0, PERF_REG_X86_SP, -8, PERF_REG_X86_BP);
+		set_stack(&in->mem[in->nmem++], DP_ACC_LOAD, 0, PERF_REG_X86_SP, -8,
+			  PERF_REG_X86_BP);
 	}
 
 	/* explicit memory operands */
@@ -298,7 +366,7 @@ static void classify(dp_arch *a, const cs_insn *ci, dp_insn *in)
 		mo->disp = op->mem.disp;
 		mo->size = op->size;
 		mo->addr32 = x->addr_size == 4;
-		mo->seg = op->mem.segment == X86_REG_FS   ? DP_SEG_FS
+		mo->seg = op->mem.segment == X86_REG_FS	  ? DP_SEG_FS
 			  : op->mem.segment == X86_REG_GS ? DP_SEG_GS
 							  : DP_SEG_NONE;
 		mo->after_base = DP_REG_NONE;
@@ -307,10 +375,11 @@ static void classify(dp_arch *a, const cs_insn *ci, dp_insn *in)
 			mo->implicit = DP_IMPLICIT_STRING;
 			mo->after_base = mo->base;
 			mo->after_disp = 0;
-			mo->access = (starts(m, "stos") || (starts(m, "movs") && mo->base == PERF_REG_X86_DI) ||
-				      starts(m, "ins"))
-					     ? DP_ACC_STORE
-					     : DP_ACC_LOAD;
+			mo->access =
+			    (starts(m, "stos") ||
+			     (starts(m, "movs") && mo->base == PERF_REG_X86_DI) || starts(m, "ins"))
+				? DP_ACC_STORE
+				: DP_ACC_LOAD;
 		} else if (i == 0 && x->op_count > 1) {
 			mo->access = dest_read_only(m)	  ? DP_ACC_LOAD
 				     : dest_write_only(m) ? DP_ACC_STORE
@@ -328,8 +397,7 @@ static void classify(dp_arch *a, const cs_insn *ci, dp_insn *in)
 		in->flags |= DP_INSN_MEM;
 }
 
-void dp_arch_decode(dp_arch *a, const uint8_t *code, size_t len, uint64_t vaddr,
-		    dp_insn_vec *out)
+void dp_arch_decode(dp_arch *a, const uint8_t *code, size_t len, uint64_t vaddr, dp_insn_vec *out)
 {
 	const uint8_t *p = code;
 	size_t left = len;

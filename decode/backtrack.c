@@ -2,21 +2,31 @@
 
 #include <string.h>
 
+static bool operand_matches(const dp_memop *mo, enum dp_event_class cls)
+{
+	return !(cls == DP_EVC_LOAD && !(mo->access & DP_ACC_LOAD)) &&
+	       !(cls == DP_EVC_STORE && !(mo->access & DP_ACC_STORE));
+}
+
 /* The memory operand of in that can cause an event of class cls, or -1. */
 static int matching_operand(const dp_insn *in, enum dp_event_class cls)
 {
 	if (!(in->flags & DP_INSN_MEM))
 		return -1;
-	for (int m = 0; m < in->nmem; m++) {
-		uint8_t acc = in->mem[m].access;
-
-		if (cls == DP_EVC_LOAD && !(acc & DP_ACC_LOAD))
-			continue;
-		if (cls == DP_EVC_STORE && !(acc & DP_ACC_STORE))
-			continue;
-		return m;
-	}
+	for (int m = 0; m < in->nmem; m++)
+		if (operand_matches(&in->mem[m], cls))
+			return m;
 	return -1;
+}
+
+/* Another operand than m could have caused it too (push mem: the load
+ * and the stack's store; movs: both strings). */
+static bool another_matches(const dp_insn *in, int m, enum dp_event_class cls)
+{
+	for (int k = 0; k < in->nmem; k++)
+		if (k != m && operand_matches(&in->mem[k], cls))
+			return true;
+	return false;
 }
 
 /* Does the candidate's own write spoil the registers the address is read from? */
@@ -33,11 +43,14 @@ static bool self_clobbered(const dp_insn *in, const dp_memop *m, bool regs_after
 	return (need & w) != 0;
 }
 
-static void found(dp_bt *o, const dp_func_table *t, long j, int m, bool regs_after,
-		  uint32_t written_between, bool crossed_leader, uint8_t distance)
+static void found(dp_bt *o, const dp_func_table *t, long j, int m, enum dp_event_class cls,
+		  bool regs_after, uint32_t written_between, bool crossed_leader, uint8_t distance)
 {
 	const dp_insn *c = &t->insns.v[j];
 	const dp_memop *mo = &c->mem[m];
+	/* the event was one access (a time sample is none: any the nearest
+	 * instruction made is as true) */
+	bool one_access = cls != DP_EVC_TIME;
 
 	o->insn = j;
 	o->mem = m;
@@ -54,6 +67,13 @@ static void found(dp_bt *o, const dp_func_table *t, long j, int m, bool regs_aft
 	} else if (crossed_leader) {
 		o->verdict = DP_V_UNVERIFIABLE;
 		o->reason = DP_RS_BRANCH_TARGET;
+	} else if (one_access && (c->flags & DP_INSN_AREA)) {
+		/* the operand is the area's start; the access was somewhere in it */
+		o->verdict = DP_V_UNVERIFIABLE;
+		o->reason = DP_RS_SAVE_AREA;
+	} else if (one_access && another_matches(c, m, cls)) {
+		o->verdict = DP_V_UNVERIFIABLE;
+		o->reason = DP_RS_TWO_ACCESSES;
 	}
 }
 
@@ -88,16 +108,17 @@ void dp_backtrack(const dp_func_table *t, uint64_t ip, enum dp_ip_semantics sem,
 			none(o, DP_V_UNRESOLVABLE, DP_RS_NO_MEMORY_INSN);
 			return;
 		}
-		found(o, t, k, m, sem == DP_IP_EXACT_AFTER, 0, false, 0);
+		found(o, t, k, m, cls, sem == DP_IP_EXACT_AFTER, 0, false, 0);
 		return;
 	}
 
 	/* DP_IP_AFTER: the cause retired before the IP. A repeated string
 	 * instruction that is interrupted between iterations leaves the IP on
 	 * itself: it may be the cause, but which iteration ran is unknown. */
-	if ((t->insns.v[k].flags & DP_INSN_REP) && (m = matching_operand(&t->insns.v[k], cls)) >= 0) {
-		found(o, t, k, m, true, 0, false, 0);
-		if (o->verdict == DP_V_VERIFIED) {
+	if ((t->insns.v[k].flags & DP_INSN_REP) &&
+	    (m = matching_operand(&t->insns.v[k], cls)) >= 0) {
+		found(o, t, k, m, cls, true, 0, false, 0);
+		if (o->verdict == DP_V_VERIFIED || o->reason == DP_RS_TWO_ACCESSES) {
 			o->verdict = DP_V_UNVERIFIABLE;
 			o->reason = DP_RS_REP_ITERATION;
 		}
@@ -130,7 +151,7 @@ void dp_backtrack(const dp_func_table *t, uint64_t ip, enum dp_ip_semantics sem,
 		}
 		m = matching_operand(c, cls);
 		if (m >= 0) {
-			found(o, t, j, m, true, written, crossed, (uint8_t)DP_MIN(steps, 255));
+			found(o, t, j, m, cls, true, written, crossed, (uint8_t)DP_MIN(steps, 255));
 			return;
 		}
 		written |= c->regs_written;

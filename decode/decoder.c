@@ -51,13 +51,13 @@ struct dp_decoder {
 	char *symfs, *kernel;
 	DP_VEC(image_slot) images;
 	dp_hashmap image_index; /* hash of path and build-id -> slot */
-	dp_hashmap ipcache;     /* key -> index in entries */
+	dp_hashmap ipcache;	/* key -> index in entries */
 	DP_VEC(ip_entry) entries;
-	ip_entry uncached; /* the entry of a sample that cannot be cached */
+	ip_entry uncached;  /* the entry of a sample that cannot be cached */
 	dp_hashmap fs_base; /* tid -> fs base */
 	DP_VEC(ev_info) ev;
 	DP_VEC(dp_image_problem) problems; /* view for dp_decoder_problems */
-	void (*annot_free)(void *); /* frees what annotate hangs on images */
+	void (*annot_free)(void *);	   /* frees what annotate hangs on images */
 	bool data_maps; /* the profile records data mappings (perf record without -d does not) */
 	dp_decode_stats st;
 };
@@ -75,6 +75,12 @@ static void setup_events(dp_decoder *d)
 			v.addr = ADDR_WATCH;
 			v.watch_lo = a->bp_addr;
 			v.watch_hi = a->bp_addr + (a->bp_len ? a->bp_len : 1);
+		} else if (e[i].name && !strncmp(e[i].name, "sim:", 4) && a->config2) {
+			/* sim:EVENT:watch=ADDR/LEN keeps config1 = ADDR, config2 = LEN
+			 * (sampler/sim_events.c) */
+			v.addr = ADDR_WATCH;
+			v.watch_lo = a->config1;
+			v.watch_hi = a->config1 + a->config2;
 		} else if ((a->sample_type & PERF_SAMPLE_ADDR) && v.cls != DP_EVC_NONE &&
 			   v.cls != DP_EVC_TIME &&
 			   (v.sem == DP_IP_EXACT || v.sem == DP_IP_EXACT_AFTER)) {
@@ -346,8 +352,14 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 	dp_reason why = DP_RS_NONE;
 	if (ent && !ent->fail && ent->bt.insn >= 0) {
 		const dp_memop *mo = &ent->mo;
-		dp_ea_ctx c = {&s->regs_user, ent->insn_addr + m->bias, ent->insn_len,
-			       ent->bt.regs_after, false, false, 0, 0};
+		dp_ea_ctx c = {&s->regs_user,
+			       ent->insn_addr + m->bias,
+			       ent->insn_len,
+			       ent->bt.regs_after,
+			       false,
+			       false,
+			       0,
+			       0};
 		uint64_t fs;
 
 		if (dp_hashmap_get(&d->fs_base, s->tid, &fs)) {
@@ -368,7 +380,8 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 	}
 
 	if (o->has_hw) {
-		/* the hardware gave the address: it is the truth; the computed one is checked against it */
+		/* the hardware gave the address: it is the truth; the computed one is checked
+		 * against it */
 		o->data_addr = o->hw_addr;
 		if (o->has_computed)
 			o->hw_agrees = o->hw_addr >= o->computed_addr &&
@@ -384,9 +397,10 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 			d->st.hw_compared++;
 			d->st.hw_agreed += o->hw_agrees;
 		}
-		finish_verdict(d, s, o, DP_V_EXACT, o->has_computed && !o->hw_agrees ? DP_RS_HW_MISMATCH
-									: r != DP_RS_NONE ? r
-									: DP_RS_NONE);
+		finish_verdict(d, s, o, DP_V_EXACT,
+			       o->has_computed && !o->hw_agrees ? DP_RS_HW_MISMATCH
+			       : r != DP_RS_NONE		? r
+								: DP_RS_NONE);
 		return;
 	}
 	if (r != DP_RS_NONE) {
@@ -397,8 +411,11 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 	bool overlaps_watch = e->addr == ADDR_WATCH && o->has_computed &&
 			      o->computed_addr < e->watch_hi &&
 			      o->computed_addr + DP_MAX(o->size, 1) > e->watch_lo;
+	/* a watched range settles which iteration or which of two accesses
+	 * it was, when the one computed falls in it */
 	if (bt->verdict == DP_V_VERIFIED ||
-	    (bt->reason == DP_RS_REP_ITERATION && overlaps_watch)) {
+	    ((bt->reason == DP_RS_REP_ITERATION || bt->reason == DP_RS_TWO_ACCESSES) &&
+	     overlaps_watch)) {
 		if (!o->has_computed) {
 			finish_verdict(d, s, o, DP_V_UNVERIFIABLE, why);
 		} else if (d->data_maps && !in_some_mapping(d, s->pid, o->computed_addr, s->time)) {
@@ -523,8 +540,9 @@ void dp_decode_print_summary(const dp_decoder *d, const dp_profile *p, FILE *f)
 		fprintf(f, "# the profile has no data mappings (perf record without -d): verified "
 			   "addresses were not checked against mappings\n");
 	if (d->st.hw_compared)
-		fprintf(f, "# computed addresses checked against the hardware's: %" PRIu64
-			   ", agreeing %" PRIu64 " (%.1f%%)\n",
+		fprintf(f,
+			"# computed addresses checked against the hardware's: %" PRIu64
+			", agreeing %" PRIu64 " (%.1f%%)\n",
 			d->st.hw_compared, d->st.hw_agreed,
 			100.0 * (double)d->st.hw_agreed / (double)d->st.hw_compared);
 	bool any = false;

@@ -332,12 +332,11 @@ static void test_lua_skid1_precision(void **state)
 	tu_report_accuracy("lua5.4 skid 1 member path", (size_t)a.member_right, (size_t)a.member,
 			   (size_t)a.samples);
 	assert_true(a.samples > 1000);
-	/* The issue asks 100%; decode does not reach it on lua: now and then
-	 * (2 of 6,137 in one run of 3; lua's run differs from run to run) an
-	 * instruction with two memory operands (push mem), an xsave area or
-	 * __strnlen_avx2 is verified at the wrong address. Our own fixtures
-	 * are held at 100% (test_objects_twin, test_bpwatch_twin_*). */
-	assert_true(a.verified_right * 1000 >= a.verified * 999);
+	/* 100%: it had been 2 wrong of 6,137 in one run of 3 (lua's run
+	 * differs each time) before push mem and xsave became unverifiable and
+	 * the tool left out Valgrind's bt scratch accesses; 11 runs of 11 at
+	 * 100% since */
+	assert_int_equal(a.verified_right, a.verified);
 	assert_true(a.verified_right * 100 >= a.samples * 85);
 	tu_result_free(&res);
 	free(out);
@@ -527,8 +526,9 @@ static void test_bpwatch_twin_O2(void **state)
 }
 
 /* objects (C and C++, -O0 and -O2): every access sampled one instruction
- * late (a sample in 97); in the fixture's own code, decode never verifies a
- * wrong address and annotate never names a wrong object. */
+ * late (a sample in 97); decode never verifies a wrong address and annotate
+ * never names a wrong object, in the fixture's own code and in the whole
+ * run. */
 static void twin_objects(const char *fixture)
 {
 	tu_result res;
@@ -552,6 +552,16 @@ static void twin_objects(const char *fixture)
 	assert_int_equal(a.object_right, a.object);
 	assert_int_equal(a.member_right, a.member);
 	assert_true(a.verified_right * 100 >= a.samples * 65);
+	/* the whole run too, ld.so and libc included: push mem and xsave
+	 * (decode verified one access of two, an area's start) and
+	 * Valgrind's scratch accesses of bt %reg,%reg in __strnlen_avx2 (the
+	 * tool reported them) made it 99.83% for objects_cxx_O2 */
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(dp_sim_accuracy_run(prof, &a, &err), 0);
+	snprintf(label, sizeof(label), "%s (sim twin, whole run) verified address", fixture);
+	tu_report_accuracy(label, (size_t)a.verified_right, (size_t)a.verified, (size_t)a.samples);
+	assert_int_equal(a.verified_right, a.verified);
+	assert_int_equal(a.object_right, a.object);
 	tu_result_free(&res);
 	free(prof);
 }
