@@ -203,7 +203,8 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 		r->kind = DP_R_EVENT;
 		r->event = e->index;
 		if (first_pass) {
-			dp_event_info *ei = dp_profile_add_event(p, e->index, name, e + 1, e->attr_size);
+			dp_event_info *ei =
+			    dp_profile_add_event(p, e->index, name, e + 1, e->attr_size);
 
 			if (!ei)
 				return -1;
@@ -312,50 +313,76 @@ void dp_profile_release_consumed(dp_profile *p, size_t upto)
 	p->dropped = end;
 }
 
-/* Decompresses a PACKED record: its records are read next. */
+/* Decompresses a PACKED record: its records are read next. 0: as written;
+ * 1: read, but its header's sizes disagreed with its frame's (the frame
+ * decides, so that every complete record inside is kept); -1: nothing in it
+ * can be read. */
 static int unpack(dp_profile *p, const uint8_t *rec, size_t size, size_t off)
 {
 	const struct dp_rec_packed *k = (const void *)rec;
-	size_t n;
+	const uint8_t *src = rec + sizeof(*k);
+	unsigned long long declared;
+	size_t frame, raw, n;
+	int damaged = 0;
 
-	/* the recorder packs 128 KiB (plus one record): a bigger claim is damage */
-	if (size < sizeof(*k) || k->raw_size > (1u << 20) || k->packed_size > size - sizeof(*k))
+	if (size < sizeof(*k))
 		return -1;
-	if (p->inner_cap < k->raw_size) {
-		p->inner = dp_realloc(p->inner, k->raw_size);
-		p->inner_cap = k->raw_size;
+	frame = ZSTD_findFrameCompressedSize(src, size - sizeof(*k));
+	if (ZSTD_isError(frame))
+		return -1;
+	damaged |= frame != k->packed_size;
+	raw = k->raw_size;
+	declared = ZSTD_getFrameContentSize(src, frame);
+	if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR &&
+	    declared != raw) {
+		damaged = 1;
+		raw = declared;
 	}
-	n = ZSTD_decompress(p->inner, k->raw_size, rec + sizeof(*k), k->packed_size);
-	if (ZSTD_isError(n) || n != k->raw_size)
+	/* the recorder packs 128 KiB (plus one record): a bigger claim is damage */
+	if (raw > (1u << 20))
+		return -1;
+	if (p->inner_cap < raw) {
+		p->inner = dp_realloc(p->inner, raw);
+		p->inner_cap = raw;
+	}
+	n = ZSTD_decompress(p->inner, raw, src, frame);
+	if (ZSTD_isError(n))
 		return -1;
 	p->inner_len = n;
 	p->inner_pos = 0;
 	p->inner_off = off;
-	return 0;
+	return damaged || n != raw;
 }
 
-/* The next record of the PACKED record being read: 1, or 0 when none is left. */
+/* The next record of the PACKED record being read: 1, or 0 when none is
+ * left. Damage inside costs only what it touches. */
 static int inner_next(dp_profile *p, dp_record *r, bool first_pass)
 {
 	while (p->inner_pos + sizeof(struct perf_event_header) <= p->inner_len) {
 		const struct perf_event_header *h = (const void *)(p->inner + p->inner_pos);
 
-		if (h->size < sizeof(*h) || (h->size & 7) || h->size > p->inner_len - p->inner_pos ||
-		    h->type < DP_REC_BASE || h->type == DP_REC_PACKED)
-			break; /* damaged inside: the rest of this one is skipped */
+		if (h->size < sizeof(*h) || (h->size & 7) || h->size > p->inner_len - p->inner_pos)
+			break; /* the rest cannot be told apart */
+		p->inner_pos += h->size;
+		p->st.records++;
+		if (h->type < DP_REC_BASE || h->type == DP_REC_PACKED) {
+			/* only dataprof's own records are packed, once */
+			p->st.unknown_records++;
+			continue;
+		}
 		memset(r, 0, sizeof(*r));
 		r->type = h->type;
 		r->misc = h->misc;
 		r->size = h->size;
 		r->offset = p->inner_off;
-		p->inner_pos += h->size;
-		p->st.records++;
 		if (decode_dp_record(p, (const uint8_t *)h, h->size, r, first_pass) < 0) {
 			p->st.unknown_records++;
 			continue;
 		}
 		return 1;
 	}
+	if (p->inner_pos < p->inner_len)
+		p->st.unknown_records++;
 	p->inner_len = p->inner_pos = 0;
 	return 0;
 }
@@ -396,7 +423,7 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 		dp_profile_release_consumed(p, p->pos);
 		if (h->type == DP_REC_PACKED) {
 			p->pos += h->size;
-			if (unpack(p, (const uint8_t *)h, h->size, p->pos - h->size) < 0)
+			if (unpack(p, (const uint8_t *)h, h->size, p->pos - h->size) != 0)
 				p->st.unknown_records++;
 			continue;
 		}
@@ -408,8 +435,8 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 		p->pos += h->size;
 		p->st.records++;
 		int rc = h->type >= DP_REC_BASE
-				 ? decode_dp_record(p, (const uint8_t *)h, h->size, r, first_pass)
-				 : dp_profile_decode_kernel(p, h, h->size, r);
+			     ? decode_dp_record(p, (const uint8_t *)h, h->size, r, first_pass)
+			     : dp_profile_decode_kernel(p, h, h->size, r);
 		if (rc < 0) {
 			if (h->type != PERF_RECORD_SAMPLE)
 				p->st.unknown_records++;
@@ -491,8 +518,7 @@ dp_profile *dp_profile_open(const char *path, dp_error *err)
 		return p;
 	}
 	if (p->size < DP_FILE_HEADER_SIZE || memcmp(p->data, DP_FILE_MAGIC, DP_FILE_MAGIC_LEN)) {
-		dp_error_set(err,
-			     "'%s' is not a dataprof profile nor a perf.data file%s", path,
+		dp_error_set(err, "'%s' is not a dataprof profile nor a perf.data file%s", path,
 			     p->size < DP_FILE_HEADER_SIZE ? " (too short)" : " (unknown magic)");
 		dp_profile_close(p);
 		return NULL;
@@ -618,18 +644,28 @@ const struct dp_file_header *dp_profile_header(const dp_profile *p)
 const char *dp_record_kind_name(enum dp_record_kind k)
 {
 	static const char *const n[] = {
-		[DP_R_SAMPLE] = "SAMPLE",   [DP_R_MMAP] = "MMAP",
-		[DP_R_COMM] = "COMM",       [DP_R_FORK] = "FORK",
-		[DP_R_EXIT] = "EXIT",       [DP_R_LOST] = "LOST",
-		[DP_R_LOST_SAMPLES] = "LOST_SAMPLES",
-		[DP_R_THROTTLE] = "THROTTLE", [DP_R_UNTHROTTLE] = "UNTHROTTLE",
-		[DP_R_META] = "META",       [DP_R_EVENT] = "EVENT",
-		[DP_R_FINISH] = "FINISH",   [DP_R_THREAD] = "THREAD",
-		[DP_R_WARNING] = "WARNING", [DP_R_ALLOC] = "ALLOC",
-		[DP_R_FREE] = "FREE",       [DP_R_AUX] = "AUX",
-		[DP_R_SENSOR] = "SENSOR",   [DP_R_READING] = "READING",
-		[DP_R_MARKER] = "MARKER",   [DP_R_MARKER_NAME] = "MARKER_NAME",
-		[DP_R_OTHER] = "OTHER",
+	    [DP_R_SAMPLE] = "SAMPLE",
+	    [DP_R_MMAP] = "MMAP",
+	    [DP_R_COMM] = "COMM",
+	    [DP_R_FORK] = "FORK",
+	    [DP_R_EXIT] = "EXIT",
+	    [DP_R_LOST] = "LOST",
+	    [DP_R_LOST_SAMPLES] = "LOST_SAMPLES",
+	    [DP_R_THROTTLE] = "THROTTLE",
+	    [DP_R_UNTHROTTLE] = "UNTHROTTLE",
+	    [DP_R_META] = "META",
+	    [DP_R_EVENT] = "EVENT",
+	    [DP_R_FINISH] = "FINISH",
+	    [DP_R_THREAD] = "THREAD",
+	    [DP_R_WARNING] = "WARNING",
+	    [DP_R_ALLOC] = "ALLOC",
+	    [DP_R_FREE] = "FREE",
+	    [DP_R_AUX] = "AUX",
+	    [DP_R_SENSOR] = "SENSOR",
+	    [DP_R_READING] = "READING",
+	    [DP_R_MARKER] = "MARKER",
+	    [DP_R_MARKER_NAME] = "MARKER_NAME",
+	    [DP_R_OTHER] = "OTHER",
 	};
 	return (unsigned)k < sizeof(n) / sizeof(n[0]) && n[k] ? n[k] : "?";
 }

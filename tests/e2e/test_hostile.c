@@ -52,8 +52,16 @@ static void write_profile_ids(const char *prof, const char *path, bool stray_id)
 		uint64_t time, addr;
 		uint32_t cpu, res;
 		uint64_t period;
-	} s = {{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s)}, ID, 0x401000, 1, 1, 200,
-	       0x1000, 0, 0, 1};
+	} s = {{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s)},
+	       ID,
+	       0x401000,
+	       1,
+	       1,
+	       200,
+	       0x1000,
+	       0,
+	       0,
+	       1};
 	struct perf_event_header h = {PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 0};
 	static const char zeros[8];
 
@@ -80,7 +88,7 @@ static void write_profile_ids(const char *prof, const char *path, bool stray_id)
 		/* the record in a byte buffer: a struct with a flexible array
 		 * member inside another is a GNU extension (clang warns) */
 		struct dp_rec_event_ids eh = {
-			{DP_REC_EVENT_IDS, 0, sizeof(eh) + sizeof(stray)}, 9, 1};
+		    {DP_REC_EVENT_IDS, 0, sizeof(eh) + sizeof(stray)}, 9, 1};
 		uint8_t ids[sizeof(eh) + sizeof(stray)];
 
 		memcpy(ids, &eh, sizeof(eh));
@@ -156,6 +164,51 @@ static void test_sample_of_undescribed_event(void **state)
 	free(prof);
 }
 
+/* Heap records packed with zstd (PACKED), as the recorder writes them, and
+ * damaged (tests/fuzz/hostile.py makes them): a header whose sizes lie, a
+ * record cut inside, PACKED in PACKED, a kernel record inside. Every
+ * complete heap record is kept, the damage counted, and the samples after
+ * the PACKED record are read. */
+static void test_packed_damage(void **state)
+{
+	static const struct {
+		const char *name;
+		int allocs, unknown;
+	} cases[] = {
+	    {"packed-heap", 2, 0},	    {"packed-claims-more", 2, 1},
+	    {"packed-raw-huge", 2, 1},	    {"packed-frame-past-record", 2, 1},
+	    {"packed-record-cut", 1, 1},    {"packed-in-packed", 0, 1},
+	    {"packed-kernel-record", 2, 1},
+	};
+	tu_result res;
+
+	(void)state;
+	assert_int_equal(
+	    tu_sh(&res, "python3 '%s/tests/fuzz/hostile.py' '%s/hostile'", SOURCE_DIR, tu_tmpdir()),
+	    0);
+	tu_result_free(&res);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int allocs = 0, unknown = -1;
+		const char *sum, *line;
+
+		tu_sh(&res, "'%s' dump '%s/hostile/%s'", DATAPROF_BIN, tu_tmpdir(), cases[i].name);
+		for (line = res.out; (line = strstr(line, " ALLOC ")); line++)
+			allocs++;
+		sum = strstr(res.out, "\n# ");
+		if (sum)
+			sscanf(strstr(sum, "throttled, ") ? strstr(sum, "throttled, ") : sum,
+			       "throttled, %d unknown", &unknown);
+		printf("%-26s exit %d, %d heap records, %d damaged, samples after it: %s\n",
+		       cases[i].name, res.status, allocs, unknown,
+		       strstr(res.out, "2 samples") ? "both" : "NOT ALL");
+		assert_int_equal(res.status, 0);
+		assert_int_equal(allocs, cases[i].allocs);
+		assert_int_equal(unknown, cases[i].unknown);
+		assert_non_null(strstr(res.out, "2 samples"));
+		tu_result_free(&res);
+	}
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -166,9 +219,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fifo),
-		cmocka_unit_test(test_directory_and_device),
-		cmocka_unit_test(test_sample_of_undescribed_event),
+	    cmocka_unit_test(test_fifo),
+	    cmocka_unit_test(test_directory_and_device),
+	    cmocka_unit_test(test_sample_of_undescribed_event),
+	    cmocka_unit_test(test_packed_damage),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);

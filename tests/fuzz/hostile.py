@@ -76,7 +76,48 @@ def sample_s(ip, addr, time=200, sid=7):
     return struct.pack("<IHHQQIIQQIIQ", 9, 2, 64, sid, ip, 1, 1, time, addr, 0, 0, 1)
 
 
+def zstd_raw(data):
+    """A zstd frame holding data in raw (stored) blocks: valid zstd that any
+    decoder reads, without a compressor here (RFC 8878: single segment,
+    4-byte content size, blocks of at most 128 KiB, the last one marked)."""
+    out = struct.pack("<IB", 0xFD2FB528, 0xA0) + struct.pack("<I", len(data))
+    blocks = [data[i:i + 131072] for i in range(0, len(data), 131072)] or [b""]
+    for k, b in enumerate(blocks):
+        hdr = (len(b) << 3) | (1 if k == len(blocks) - 1 else 0)
+        out += struct.pack("<I", hdr)[:3] + b
+    return out
+
+
+def packed(inner, raw_size=None, packed_size=None):
+    """A PACKED record of the records in inner (its raw_size and packed_size
+    may lie)."""
+    frame = zstd_raw(inner)
+    return rec(0x4450000E, struct.pack("<II", len(inner) if raw_size is None else raw_size,
+                                       len(frame) if packed_size is None else packed_size) +
+               frame)
+
+
+def packed_case(inner, **lie):
+    """A sample on a heap block whose ALLOC is packed, then a sample after the
+    PACKED record: damage inside it must not cost the sample after."""
+    return (HDR + event_s() + mmap2_s(0x400000, 0x1000, b"/bin/x") + packed(inner, **lie) +
+            sample_s(0x400100, 0x10010, 300) + sample_s(0x400100, 0x20000, 400))
+
+
+HEAP = alloc(0x10000, 64, 1, 1) + alloc(0x20000, 64, 1, 1)
+
 FILES = {
+    # heap records packed (zstd), as the recorder writes them; and damaged:
+    # a size that lies, a frame cut short, a record cut inside, PACKED in
+    # PACKED, a kernel record inside; each keeps the samples around it
+    "packed-heap": packed_case(HEAP),
+    "packed-claims-more": packed_case(HEAP, raw_size=len(HEAP) + 64),
+    "packed-raw-huge": packed_case(HEAP, raw_size=0xFFFFFFFF),
+    "packed-frame-past-record": packed_case(HEAP, packed_size=0x7FFFFFFF),
+    "packed-record-cut": packed_case(HEAP[:len(HEAP) - 16]),
+    "packed-in-packed": packed_case(packed(HEAP)),
+    "packed-kernel-record": packed_case(sample_s(0x400100, 0x10020, 250) + HEAP),
+
     # the vdso of another kernel: decode cannot have it (its name leaked)
     "vdso-of-another-kernel": HDR + meta(b"kernel", b"another-kernel") + event_s() +
     mmap2_s(0x7fff0000, 0x2000, b"[vdso]") + sample_s(0x7fff0100, 0x1000),
