@@ -85,8 +85,59 @@ static void none(dp_bt *o, dp_verdict v, dp_reason r)
 	o->reason = r;
 }
 
+/* The cause retired exactly n instructions before the one at k: the
+ * instruction n steps back, when every step back is certain. */
+static void back_exactly(const dp_func_table *t, long k, unsigned n, enum dp_event_class cls,
+			 dp_bt *o)
+{
+	uint32_t written = 0;
+	bool crossed = false;
+	long cur = k;
+	int m;
+
+	/* an interrupted repeated instruction: its iterations count one each */
+	if (t->insns.v[k].flags & DP_INSN_REP) {
+		none(o, DP_V_UNRESOLVABLE, DP_RS_SKID_UNCOUNTED);
+		return;
+	}
+	for (unsigned steps = 0; steps < n; steps++) {
+		const dp_insn *at = &t->insns.v[cur], *c;
+
+		if (cur == 0) {
+			none(o, DP_V_UNRESOLVABLE, DP_RS_FUNCTION_START);
+			return;
+		}
+		if (at->pred < 0) {
+			none(o, DP_V_UNRESOLVABLE, DP_RS_BRANCH);
+			return;
+		}
+		if (at->npred != 1)
+			crossed = true;
+		c = &t->insns.v[at->pred];
+		/* the n instructions were the callee's, or a repeated one's
+		 * iterations: which is n back is not known */
+		if (c->flags & DP_INSN_CALL) {
+			none(o, DP_V_UNRESOLVABLE, DP_RS_CALL);
+			return;
+		}
+		if (c->flags & DP_INSN_REP) {
+			none(o, DP_V_UNRESOLVABLE, DP_RS_SKID_UNCOUNTED);
+			return;
+		}
+		if (steps + 1 < n)
+			written |= c->regs_written;
+		cur = at->pred;
+	}
+	m = matching_operand(&t->insns.v[cur], cls);
+	if (m < 0) {
+		none(o, DP_V_UNRESOLVABLE, DP_RS_SKID_NOT_MEMORY);
+		return;
+	}
+	found(o, t, cur, m, cls, true, written, crossed, (uint8_t)DP_MIN(n - 1, 255));
+}
+
 void dp_backtrack(const dp_func_table *t, uint64_t ip, enum dp_ip_semantics sem,
-		  enum dp_event_class cls, dp_bt *o)
+		  enum dp_event_class cls, unsigned skid, dp_bt *o)
 {
 	long k = dp_func_table_find(t, ip);
 	uint32_t written = 0;
@@ -112,6 +163,10 @@ void dp_backtrack(const dp_func_table *t, uint64_t ip, enum dp_ip_semantics sem,
 		return;
 	}
 
+	if (skid) {
+		back_exactly(t, k, skid, cls, o);
+		return;
+	}
 	/* DP_IP_AFTER: the cause retired before the IP. A repeated string
 	 * instruction that is interrupted between iterations leaves the IP on
 	 * itself: it may be the cause, but which iteration ran is unknown. */

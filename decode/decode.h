@@ -30,17 +30,17 @@ typedef struct dp_decode_opts {
 typedef struct dp_decoded {
 	dp_verdict verdict;
 	dp_reason reason;
-	uint64_t ip;            /* as sampled */
-	uint64_t insn_ip;       /* runtime address of the causing instruction; 0: none */
-	uint64_t data_addr;     /* the address to attribute: exact or verified; 0: none */
+	uint64_t ip;		/* as sampled */
+	uint64_t insn_ip;	/* runtime address of the causing instruction; 0: none */
+	uint64_t data_addr;	/* the address to attribute: exact or verified; 0: none */
 	uint64_t computed_addr; /* from the registers, when has_computed */
-	uint64_t hw_addr;       /* from the hardware, when has_hw */
+	uint64_t hw_addr;	/* from the hardware, when has_hw */
 	bool has_computed, has_hw, hw_agrees;
-	uint8_t access;   /* DP_ACC_LOAD/STORE of the operand */
-	uint8_t size;     /* bytes accessed */
-	uint8_t distance; /* instructions between the cause and the IP */
-	const dp_map *map;  /* the IP's mapping */
-	dp_image *image;    /* the IP's binary */
+	uint8_t access;	   /* DP_ACC_LOAD/STORE of the operand */
+	uint8_t size;	   /* bytes accessed */
+	uint8_t distance;  /* instructions between the cause and the IP */
+	const dp_map *map; /* the IP's mapping */
+	dp_image *image;   /* the IP's binary */
 	uint64_t ip_vaddr, insn_vaddr;
 	const char *function; /* containing the IP */
 	uint64_t function_vaddr;

@@ -17,6 +17,7 @@ typedef struct ev_info {
 	enum dp_event_class cls;
 	enum addr_kind addr;
 	uint64_t watch_lo, watch_hi;
+	unsigned skid; /* the cause exactly this many instructions before the IP; 0: unknown */
 } ev_info;
 
 /* The decode of one distinct (image, instruction address, semantics, class). */
@@ -66,9 +67,13 @@ static void setup_events(dp_decoder *d)
 {
 	size_t n;
 	const dp_event_info *e = dp_profile_events(d->p, &n);
+	/* a simulator's --sim-skid N reports each sample exactly N instructions
+	 * after its cause (sampler/sim_run.c writes it as META sim_skid) */
+	const char *sim_skid = dp_profile_meta(d->p, "sim_skid");
+	unsigned skid = sim_skid ? (unsigned)strtoul(sim_skid, NULL, 10) : 0;
 
 	for (size_t i = 0; i < n; i++) {
-		ev_info v = {e[i].ip_sem, e[i].evclass, ADDR_NONE, 0, 0};
+		ev_info v = {e[i].ip_sem, e[i].evclass, ADDR_NONE, 0, 0, 0};
 		const struct perf_event_attr *a = &e[i].attr;
 
 		if (a->type == PERF_TYPE_BREAKPOINT && a->bp_type != HW_BREAKPOINT_X) {
@@ -86,6 +91,8 @@ static void setup_events(dp_decoder *d)
 			   (v.sem == DP_IP_EXACT || v.sem == DP_IP_EXACT_AFTER)) {
 			v.addr = ADDR_EXACT; /* page faults, precise memory events */
 		}
+		if (skid && v.sem == DP_IP_AFTER && e[i].name && !strncmp(e[i].name, "sim:", 4))
+			v.skid = skid > 4096 ? 4096 : skid;
 		dp_vec_push(&d->ev, v);
 	}
 }
@@ -250,7 +257,9 @@ static dp_reason map_image(dp_decoder *d, dp_map *m)
 
 static ip_entry *lookup_entry(dp_decoder *d, dp_image *im, uint64_t vaddr, const ev_info *e)
 {
-	unsigned combo = (unsigned)(e->sem - 1) * 4 + (unsigned)(e->cls - 1);
+	/* 0-11: semantics and class; 12-15: a fixed skid (one per profile) and class */
+	unsigned combo = e->skid ? 12 + (unsigned)(e->cls - 1)
+				 : (unsigned)(e->sem - 1) * 4 + (unsigned)(e->cls - 1);
 	bool cacheable = im->id < MAX_CACHED_IMAGES && vaddr < (1ull << 48) && combo < 16;
 	uint64_t key = vaddr | ((uint64_t)im->id << 48) | ((uint64_t)combo << 60), v;
 	ip_entry ent;
@@ -273,7 +282,7 @@ static ip_entry *lookup_entry(dp_decoder *d, dp_image *im, uint64_t vaddr, const
 		ent.table = *slot;
 		ent.function = fn->name;
 		ent.function_vaddr = fn->addr;
-		dp_backtrack(ent.table, vaddr, e->sem, e->cls, &ent.bt);
+		dp_backtrack(ent.table, vaddr, e->sem, e->cls, e->skid, &ent.bt);
 		if (ent.bt.insn >= 0) {
 			const dp_insn *in = &ent.table->insns.v[ent.bt.insn];
 

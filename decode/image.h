@@ -40,7 +40,7 @@ typedef struct dp_image {
 	GElf_Half type; /* ET_EXEC, ET_DYN */
 	bool is_vdso;
 	DP_VEC(dp_segment) segs;
-	DP_VEC(dp_symbol) syms; /* functions, sorted by address */
+	DP_VEC(dp_symbol) syms;	    /* functions, sorted by address */
 	DP_VEC(dp_symbol) cfi_syms; /* functions found from CFI only, sorted */
 	DP_VEC(char *) owned_names;
 	DP_VEC(struct dp_func_table *) tables; /* per symbol, lazily; index = syms index */

@@ -17,7 +17,7 @@ struct dp_image;
 
 typedef struct dp_map {
 	uint64_t start, end, pgoff;
-	uint64_t time;     /* mapped at */
+	uint64_t time;	   /* mapped at */
 	uint64_t end_time; /* replaced at (UINT64_MAX: still mapped) */
 	uint32_t prot;
 	bool exec;
@@ -26,8 +26,8 @@ typedef struct dp_map {
 	const char *name; /* interned: "/usr/bin/ls", "[heap]", "//anon"... */
 	/* filled by decode on first use */
 	struct dp_image *image;
-	uint64_t bias; /* runtime address - ELF virtual address */
-	int image_state; /* 0 not tried, 1 usable, -1 failed */
+	uint64_t bias;	     /* runtime address - ELF virtual address */
+	int image_state;     /* 0 not tried, 1 usable, -1 failed */
 	uint32_t image_slot; /* the decoder's record of the file */
 } dp_map;
 
@@ -38,7 +38,7 @@ typedef struct dp_maps {
 	DP_VEC(dp_addr_space *) spaces;
 	dp_hashmap names; /* interned names: hash -> index in name_v */
 	DP_VEC(char *) name_v;
-	uint32_t seq; /* file order of observed records */
+	uint32_t seq;		   /* file order of observed records */
 	dp_addr_space *last_space; /* the last one looked up */
 } dp_maps;
 

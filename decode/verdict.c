@@ -34,6 +34,8 @@ const char *dp_reason_name(dp_reason r)
 	    [DP_RS_WINDOW] = "backtracking window exhausted",
 	    [DP_RS_NO_MEMORY_INSN] = "instruction at the IP does not access memory",
 	    [DP_RS_KERNEL] = "kernel sample",
+	    [DP_RS_SKID_NOT_MEMORY] = "the instruction the skid points to does not access memory",
+	    [DP_RS_SKID_UNCOUNTED] = "the skid crosses a repeated instruction",
 	    [DP_RS_NOT_MEMORY_EVENT] = "not a memory event",
 	    [DP_RS_IFETCH] = "instruction fetch",
 	};

@@ -27,18 +27,21 @@ typedef enum dp_reason {
 			       unknown */
 	DP_RS_SAVE_AREA,    /* xsave, fxsave and kin: which part of the area is unknown */
 	/* unresolvable */
-	DP_RS_NO_MAPPING,     /* the IP is in no known mapping (JIT, anonymous code) */
-	DP_RS_NO_BINARY,      /* the mapped file could not be opened */
-	DP_RS_BUILD_ID,	      /* the file on disk is not the one that ran (build-id differs) */
-	DP_RS_NOT_ELF,	      /* the mapped file is not an ELF file we can read */
-	DP_RS_NO_SYMBOL,      /* no symbol or CFI covers the IP: function bounds unknown */
-	DP_RS_NOT_BOUNDARY,   /* the IP is not on an instruction boundary of its function */
-	DP_RS_FUNCTION_START, /* the walk reached the start of the function */
-	DP_RS_CALL,	      /* a call lies just before the IP: the cause is in the callee */
-	DP_RS_BRANCH,	      /* an unconditional branch lies before the IP */
-	DP_RS_WINDOW,	      /* no memory instruction within the backtracking window */
-	DP_RS_NO_MEMORY_INSN, /* the instruction at an exact IP does not access memory */
-	DP_RS_KERNEL,	      /* a kernel-mode sample */
+	DP_RS_NO_MAPPING,      /* the IP is in no known mapping (JIT, anonymous code) */
+	DP_RS_NO_BINARY,       /* the mapped file could not be opened */
+	DP_RS_BUILD_ID,	       /* the file on disk is not the one that ran (build-id differs) */
+	DP_RS_NOT_ELF,	       /* the mapped file is not an ELF file we can read */
+	DP_RS_NO_SYMBOL,       /* no symbol or CFI covers the IP: function bounds unknown */
+	DP_RS_NOT_BOUNDARY,    /* the IP is not on an instruction boundary of its function */
+	DP_RS_FUNCTION_START,  /* the walk reached the start of the function */
+	DP_RS_CALL,	       /* a call lies just before the IP: the cause is in the callee */
+	DP_RS_BRANCH,	       /* an unconditional branch lies before the IP */
+	DP_RS_WINDOW,	       /* no memory instruction within the backtracking window */
+	DP_RS_NO_MEMORY_INSN,  /* the instruction at an exact IP does not access memory */
+	DP_RS_KERNEL,	       /* a kernel-mode sample */
+	DP_RS_SKID_NOT_MEMORY, /* a fixed skid back lands on an instruction that does not access
+				  memory */
+	DP_RS_SKID_UNCOUNTED,  /* a fixed skid back crosses a repeated instruction's iterations */
 	/* no-memory */
 	DP_RS_NOT_MEMORY_EVENT, /* the event counts no memory access */
 	DP_RS_IFETCH,		/* the fault was an instruction fetch, not a data access */

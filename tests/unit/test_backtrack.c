@@ -21,13 +21,14 @@ typedef struct expect {
 	long insn_off; /* offset of the candidate, -1: none */
 } expect;
 
-static void check(const char *name, const uint8_t *code, size_t len, uint64_t ip_off,
-		  enum dp_ip_semantics sem, enum dp_event_class cls, expect want)
+static void check_skid(const char *name, const uint8_t *code, size_t len, uint64_t ip_off,
+		       enum dp_ip_semantics sem, enum dp_event_class cls, unsigned skid,
+		       expect want)
 {
 	dp_func_table *t = dp_func_table_from_bytes(arch, code, len, BASE);
 	dp_bt bt;
 
-	dp_backtrack(t, BASE + ip_off, sem, cls, &bt);
+	dp_backtrack(t, BASE + ip_off, sem, cls, skid, &bt);
 	long got_off = bt.insn >= 0 ? (long)(t->insns.v[bt.insn].addr - BASE) : -1;
 	if (bt.verdict != want.verdict || bt.reason != want.reason || got_off != want.insn_off) {
 		for (size_t i = 0; i < t->insns.n; i++) {
@@ -43,6 +44,12 @@ static void check(const char *name, const uint8_t *code, size_t len, uint64_t ip
 			 dp_verdict_name(want.verdict), dp_reason_name(want.reason), want.insn_off);
 	}
 	dp_func_table_free(t);
+}
+
+static void check(const char *name, const uint8_t *code, size_t len, uint64_t ip_off,
+		  enum dp_ip_semantics sem, enum dp_event_class cls, expect want)
+{
+	check_skid(name, code, len, ip_off, sem, cls, 0, want);
 }
 
 #define VERIFIED(off)	     ((expect){DP_V_VERIFIED, DP_RS_NONE, off})
@@ -218,6 +225,37 @@ static void test_two_accesses(void **state)
 	      UNVERIFIABLE(DP_RS_SAVE_AREA, 0));
 }
 
+/* A fixed skid (a simulator's --sim-skid N): the cause is exactly N
+ * instructions back, not the nearest memory instruction. */
+static void test_fixed_skid(void **state)
+{
+	/* 0: mov 8(%rbx),%rax; 4: mov 16(%rbx),%rcx; 8: add $1,%rdx; 12: nop; 13: nop */
+	static const uint8_t c[] = {0x48, 0x8b, 0x43, 0x08, 0x48, 0x8b, 0x4b,
+				    0x10, 0x48, 0x83, 0xc2, 0x01, 0x90, 0x90};
+	/* 0: rep stosb; 2: mov (%rbx),%rax; 5: nop */
+	static const uint8_t rep[] = {0xf3, 0xaa, 0x48, 0x8b, 0x03, 0x90};
+	/* 0: mov (%rbx),%rax; 3: call 8; 8: nop */
+	static const uint8_t call[] = {0x48, 0x8b, 0x03, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x90};
+	(void)state;
+	/* the nearest memory instruction before 12 is at 4; three back is 0 */
+	check_skid("skid 3", c, sizeof(c), 12, DP_IP_AFTER, DP_EVC_LOAD, 3, VERIFIED(0));
+	check_skid("skid 2", c, sizeof(c), 12, DP_IP_AFTER, DP_EVC_LOAD, 2, VERIFIED(4));
+	check_skid("skid 1, no memory there", c, sizeof(c), 12, DP_IP_AFTER, DP_EVC_LOAD, 1,
+		   UNRESOLVABLE(DP_RS_SKID_NOT_MEMORY));
+	check_skid("skid past the start", c, sizeof(c), 8, DP_IP_AFTER, DP_EVC_LOAD, 3,
+		   UNRESOLVABLE(DP_RS_FUNCTION_START));
+	/* rcx written between: the load at 4 stays verified, its base is rbx */
+	check_skid("skid 4", c, sizeof(c), 13, DP_IP_AFTER, DP_EVC_LOAD, 3, VERIFIED(4));
+	/* iterations count one each: a rep within the skid leaves it uncounted */
+	check_skid("skid over rep", rep, sizeof(rep), 5, DP_IP_AFTER, DP_EVC_MEMORY, 2,
+		   UNRESOLVABLE(DP_RS_SKID_UNCOUNTED));
+	check_skid("skid 1 after rep", rep, sizeof(rep), 5, DP_IP_AFTER, DP_EVC_MEMORY, 1,
+		   VERIFIED(2));
+	/* the skid's instructions were the callee's */
+	check_skid("skid over a call", call, sizeof(call), 8, DP_IP_AFTER, DP_EVC_LOAD, 2,
+		   UNRESOLVABLE(DP_RS_CALL));
+}
+
 /* Addresses from registers. */
 static dp_regs regs(void)
 {
@@ -299,6 +337,7 @@ int main(void)
 	    cmocka_unit_test(test_not_boundary_and_exact),
 	    cmocka_unit_test(test_rep_string),
 	    cmocka_unit_test(test_two_accesses),
+	    cmocka_unit_test(test_fixed_skid),
 	    cmocka_unit_test(test_effective_addresses),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
