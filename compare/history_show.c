@@ -220,17 +220,18 @@ static void print_csv(const dp_history_model *m, FILE *f)
 {
 	const dp_history_commit *c = m->commits.v;
 
+	/* every commit of every key: one whose runs have no sample of it has 0
+	 * (a member that went away at c3 is the change to see, not a missing
+	 * row) */
 	fprintf(f, "commit,runs,key,value,beyond_noise\n");
 	for (size_t k = 0; k < m->keys.n; k++)
 		for (size_t i = 0; i < m->commits.n; i++) {
 			const dp_history_key *t = &m->keys.v[k];
 
-			if (!t->have[i])
-				continue;
 			csv_field(f, c[i].sha);
 			fprintf(f, ",%d,", c[i].runs);
 			csv_field(f, t->key);
-			fprintf(f, ",%.10g,%d\n", t->v[i], t->sig[i]);
+			fprintf(f, ",%.10g,%d\n", t->have[i] ? t->v[i] : 0, t->sig[i]);
 		}
 }
 
