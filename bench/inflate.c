@@ -4,6 +4,8 @@
  * samples.
  *   inflate IN OUT N            the samples N times
  *   inflate IN OUT -s MIN       the samples repeated until at least MIN */
+#include <linux/perf_event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,7 @@ int main(int argc, char **argv)
 	dp_writer w;
 	unsigned char *all;
 	long times = 0, min = 0, written = 0;
+	uint64_t packed_done = UINT64_MAX;
 
 	if (argc == 4)
 		times = atol(argv[3]);
@@ -74,6 +77,16 @@ int main(int argc, char **argv)
 				continue; /* side-band records once */
 			if (r.kind == DP_R_SAMPLE && min && written >= min)
 				break;
+			const struct perf_event_header *h = (const void *)(all + r.offset);
+
+			if (h->type != r.type || h->size != r.size) {
+				/* a heap record from inside a PACKED one (its offset is
+				 * the PACKED record's): the PACKED record, once */
+				if (r.offset != packed_done)
+					dp_writer_add(&w, h, h->size);
+				packed_done = r.offset;
+				continue;
+			}
 			dp_writer_add(&w, all + r.offset, r.size);
 			written += r.kind == DP_R_SAMPLE;
 		}
