@@ -111,7 +111,8 @@ async function fullChecks(ctx) {
 		return e ? { row: +e.dataset.row, t: +e.dataset.t } : null;
 	});
 	if (target) {
-		await page.locator(`.grid-row[data-row='${target.row}']`).click();
+		// on its time: the function's name in a row opens the annotate pane
+		await page.locator(`.grid-row[data-row='${target.row}'] span`).first().click();
 		await frame(page);
 		const s = await st(page);
 		const sel = await page.evaluate(() => window.dpView.rowTime(window.dpView.selectedRow()));
