@@ -1,7 +1,8 @@
 /* The view's annotate pane opens from an object or a line as well as from a
  * function: besides the hottest functions, it needs those that hold the
  * most samples of the hottest objects and the hottest instructions (a
- * line's samples are its instructions'). */
+ * line's samples are its instructions'). Only those with 1% of the samples
+ * or more: the rest would weigh on the page for a sample or two. */
 #include "srcview.h"
 
 #include <stdlib.h>
@@ -60,7 +61,7 @@ static void hottest_objects(dp_srcview *v, size_t k)
 		qsort(objs.v, objs.n, sizeof(hot), by_samples);
 	if (pairs.n)
 		qsort(pairs.v, pairs.n, sizeof(hot), by_samples);
-	for (size_t o = 0; o < objs.n && o < k; o++)
+	for (size_t o = 0; o < objs.n && o < k && objs.v[o].samples * 100 >= v->samples; o++)
 		for (size_t p = 0; p < pairs.n; p++)
 			if (pairs.v[p].key == objs.v[o].key) {
 				show(v, pairs.v[p].func);
@@ -82,7 +83,7 @@ void dp_sv_add_hot(dp_srcview *v, size_t k)
 		    &ins, ((hot){v->insns.v[n].vaddr, v->insns.v[n].samples, v->insns.v[n].func}));
 	if (ins.n)
 		qsort(ins.v, ins.n, sizeof(hot), by_samples);
-	for (size_t n = 0; n < ins.n && n < k; n++)
+	for (size_t n = 0; n < ins.n && n < k && ins.v[n].samples * 100 >= v->samples; n++)
 		show(v, ins.v[n].func);
 	dp_vec_free(&ins);
 }
