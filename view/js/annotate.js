@@ -344,7 +344,14 @@ function Annotate(m) {
 				return;
 			}
 			wasOpen = true;
-			if (recount || c.annot || c.bar || c.filter) {
+			if (!recount && !c.annot && !c.filter) {
+				/* the bar alone moved (often, while dragged): its marks only */
+				if (c.bar) {
+					const bar = atBar(a.fns[state.annot.fn]);
+					for (const e of rowsBox.querySelectorAll(".ainsn"))
+						e.classList.toggle("atbar", bar.has(+e.dataset.row));
+				}
+			} else {
 				const first = drawPane();
 				if (c.annot) {
 					const hot = first || [...rowsBox.querySelectorAll(".ainsn")].reduce((b, x) =>
