@@ -63,13 +63,15 @@ function annotCombos(a, b0, b1) {
 }
 
 /* The sums dataprof annotate --time gives for the buckets of [lo, hi): per
- * instruction row and per function; total: the period of every sample kept
- * there (the shares' denominator, as annotate's). */
-function annotSums(m, a, lo, hi) {
+ * instruction row (rows: false, only per function: the closed pane's list,
+ * redrawn at every pan step) and per function; total: the period of every
+ * sample kept there (the shares' denominator, as annotate's). */
+function annotSums(m, a, lo, hi, rows) {
 	const [b0, b1] = bucketRange(m, lo, hi);
 	const [cnt, per, wt, nw] = annotCombos(a, b0, b1);
-	const nr = a.addr.length;
+	const nr = rows ? a.addr.length : 0;
 	const s = {
+		rows,
 		samples: new Float64Array(nr), period: new Float64Array(nr), weight: new Float64Array(nr),
 		nweight: new Float64Array(nr), verdicts: Array.from({ length: nr }, () => null),
 		access: new Map(), levels: new Map(), fnSamples: new Float64Array(a.fns.length),
@@ -79,6 +81,10 @@ function annotSums(m, a, lo, hi) {
 		if (!cnt[k])
 			continue;
 		const r = a.kInsn[k];
+		s.fnSamples[a.rowFn[r]] += cnt[k];
+		s.fnPeriod[a.rowFn[r]] += per[k];
+		if (!rows)
+			continue;
 		s.samples[r] += cnt[k];
 		s.period[r] += per[k];
 		s.weight[r] += wt[k];
@@ -95,8 +101,6 @@ function annotSums(m, a, lo, hi) {
 			lm.set(a.kLevel[k], (lm.get(a.kLevel[k]) || 0) + cnt[k]);
 			s.levels.set(r, lm);
 		}
-		s.fnSamples[a.rowFn[r]] += cnt[k];
-		s.fnPeriod[a.rowFn[r]] += per[k];
 	}
 	const { period } = sumCombos(m, lo, hi);
 	for (let c = 0; c < period.length; c++)
@@ -199,8 +203,8 @@ function Annotate(m) {
 	}
 
 	function open(f) {
-		if (!sums)
-			sums = annotSums(m, a, state.lo, state.hi);
+		if (!sums || !sums.rows)
+			sums = annotSums(m, a, state.lo, state.hi, true);
 		if (f.fn !== undefined)
 			return setState({ annot: f });
 		/* report's member of a scalar is its type, which annotate does not
@@ -323,12 +327,12 @@ function Annotate(m) {
 		open,
 		render(c) {
 			const key = state.lo + "," + state.hi;
-			const recount = key !== lastKey;
+			const isOpen = !!state.annot;
+			const recount = key !== lastKey || (isOpen && !sums.rows);
 			if (recount) {
 				lastKey = key;
-				sums = annotSums(m, a, state.lo, state.hi);
+				sums = annotSums(m, a, state.lo, state.hi, isOpen);
 			}
-			const isOpen = !!state.annot;
 			if (c.annot) {
 				document.querySelector(".split").hidden = isOpen;
 				list.hidden = isOpen;
