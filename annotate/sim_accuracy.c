@@ -3,6 +3,7 @@
 #include "hashmap.h"
 #include "../decode/maps.h"
 
+#include <fnmatch.h>
 #include <string.h>
 
 typedef DP_VEC(struct dp_rec_sim_truth) truth_vec;
@@ -36,6 +37,13 @@ static void score(dp_sim_accuracy *acc, dp_annotator *a, const dp_sample *s, con
 
 	if (acc->only_map && !(x->map && x->map->name && strstr(x->map->name, acc->only_map)))
 		return;
+	if (acc->only_func) {
+		dp_annotation an;
+
+		dp_annotate(a, s, x, &an);
+		if (fnmatch(acc->only_func, dp_strtab_get(dp_annotator_strings(a), an.function), 0))
+			return;
+	}
 	/* right when the access decode claims overlaps the one that caused
 	 * the event: Valgrind splits some accesses (a 32-byte vector load into
 	 * two halves), the claim is the whole instruction's */
@@ -88,12 +96,13 @@ int dp_sim_accuracy_run(const char *path, dp_sim_accuracy *acc, dp_error *err)
 	void (*wrong_fn)(void *, const dp_sample *, const dp_decoded *, uint64_t, uint64_t,
 			 uint32_t) = acc->wrong_fn;
 	void *wrong_ctx = acc->wrong_ctx;
-	const char *only_map = acc->only_map;
+	const char *only_map = acc->only_map, *only_func = acc->only_func;
 
 	memset(acc, 0, sizeof(*acc));
 	acc->wrong_fn = wrong_fn;
 	acc->wrong_ctx = wrong_ctx;
 	acc->only_map = only_map;
+	acc->only_func = only_func;
 	if (!p)
 		return -1;
 	dp_hashmap_init(&by_sample, 1024);

@@ -20,6 +20,9 @@ typedef struct dp_sim_accuracy {
 	/* set by the caller: only samples whose IP is in a mapping whose name
 	 * contains this (NULL: all) */
 	const char *only_map;
+	/* set by the caller: only samples whose function (as annotate names
+	 * it) matches this glob (NULL: all) */
+	const char *only_func;
 	/* set by the caller: called for each verified address that is wrong */
 	void (*wrong_fn)(void *ctx, const dp_sample *s, const dp_decoded *x, uint64_t true_ip,
 			 uint64_t true_addr, uint32_t size);

@@ -10,13 +10,14 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: dataprof accuracy [-v] [-m NAME] [-i] FILE\n\n"
+	fprintf(f, "usage: dataprof accuracy [-v] [-m NAME] [-f GLOB] [-i] FILE\n\n"
 		   "Decodes and annotates every sample of a simulated profile (record -e sim:...\n"
 		   "--sim-skid N) and compares the result with the simulator's truth: the\n"
 		   "instruction that caused each sample and the address it touched. Prints the\n"
 		   "precision and recall of verified addresses, causing instructions, data\n"
 		   "objects and member paths. -v lists every wrong verified address; -m NAME\n"
-		   "keeps the samples whose IP is in a mapping whose name contains NAME.\n");
+		   "keeps the samples whose IP is in a mapping whose name contains NAME; -f GLOB\n"
+		   "those in functions matching GLOB (as annotate names them: 'luaH_get*').\n");
 }
 
 static void print_wrong(void *ctx, const dp_sample *s, const dp_decoded *x, uint64_t true_ip,
@@ -50,12 +51,15 @@ int cmd_accuracy(int argc, char **argv)
 	optind = 1;
 	bool verbose = false;
 
-	const char *only = NULL;
+	const char *only = NULL, *only_func = NULL;
 
-	while ((c = getopt(argc, argv, "i:m:vh")) != -1) {
+	while ((c = getopt(argc, argv, "i:m:f:vh")) != -1) {
 		switch (c) {
 		case 'm':
 			only = optarg;
+			break;
+		case 'f':
+			only_func = optarg;
 			break;
 		case 'v':
 			verbose = true;
@@ -79,6 +83,7 @@ int cmd_accuracy(int argc, char **argv)
 	}
 	memset(&a, 0, sizeof(a));
 	a.only_map = only;
+	a.only_func = only_func;
 	if (verbose)
 		a.wrong_fn = print_wrong;
 	if (dp_sim_accuracy_run(input, &a, &err) < 0) {

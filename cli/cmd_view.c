@@ -1,6 +1,7 @@
 /* dataprof view: one self-contained HTML page of a profile */
 #include "cli.h"
 #include "../report/report.h"
+#include "../view/annot.h"
 #include "../view/model.h"
 #include "../view/page.h"
 
@@ -29,6 +30,11 @@ static void usage(FILE *f)
 	    "  -w, --where EXPR      keep the samples that match (as in report)\n"
 	    "      --time START..END keep a time range (1s..2.5s, 100ms..)\n"
 	    "      --symfs DIR       look for the profiled binaries under DIR first\n"
+	    "      --annotate-top N  the hottest functions the annotate pane lists (default 8,\n"
+	    "                        and those of the 10 hottest objects and instructions;\n"
+	    "                        0: no pane)\n"
+	    "      --source-dir DIR, --prefix-strip N   where the pane finds the source\n"
+	    "                        (as in annotate)\n"
 	    "  -h, --help            show this help\n");
 }
 
@@ -45,6 +51,23 @@ static char *default_output(const char *input)
 			   base);
 }
 
+/* One report pass feeds the page's model and the annotate pane's data:
+ * the pane's numbers are then those of dataprof annotate on the same
+ * samples. */
+typedef struct view_ctx {
+	dp_view_model *m;
+	dp_view_annot *annot;
+} view_ctx;
+
+static void view_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
+{
+	view_ctx *vc = ctx;
+
+	dp_view_model_row(vc->m, attrs, row);
+	if (vc->annot)
+		dp_view_annot_row(vc->annot, row, dp_view_model_bucket_ns(vc->m));
+}
+
 int cmd_view(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -56,6 +79,9 @@ int cmd_view(int argc, char **argv)
 	    {"where", required_argument, 0, 'w'},
 	    {"time", required_argument, 0, 'T'},
 	    {"symfs", required_argument, 0, 'S'},
+	    {"annotate-top", required_argument, 0, 'A'},
+	    {"source-dir", required_argument, 0, 'D'},
+	    {"prefix-strip", required_argument, 0, 'P'},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0},
 	};
@@ -64,6 +90,9 @@ int cmd_view(int argc, char **argv)
 	dp_report_result res;
 	dp_error err = {{0}};
 	dp_view_model *m;
+	view_ctx vc = {0};
+	uint64_t annotate_top = 8, prefix_strip = 0;
+	const char *source_dir = NULL;
 	char *out = NULL, *tmp = NULL;
 	const char *output = NULL;
 	FILE *f;
@@ -105,6 +134,23 @@ int cmd_view(int argc, char **argv)
 		case 'S':
 			o.symfs = optarg;
 			break;
+		case 'A':
+			if (!dp_parse_u64(optarg, &annotate_top) || annotate_top > 1000) {
+				cli_error("--annotate-top needs a count from 0 to 1000, not '%s'",
+					  optarg);
+				return 2;
+			}
+			break;
+		case 'D':
+			source_dir = optarg;
+			break;
+		case 'P':
+			if (!dp_parse_u64(optarg, &prefix_strip) || prefix_strip > 64) {
+				cli_error("--prefix-strip '%s': a number of path components (0-64)",
+					  optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -123,17 +169,24 @@ int cmd_view(int argc, char **argv)
 	o.nlevels = 1;
 	o.progress = dp_stderr_is_tty();
 	m = dp_view_model_new(&vo);
-	o.on_row = dp_view_model_row;
-	o.on_row_ctx = m;
+	vc.m = m;
+	if (annotate_top)
+		vc.annot =
+		    dp_view_annot_new((size_t)annotate_top, source_dir, (unsigned)prefix_strip);
+	o.on_row = view_row;
+	o.on_row_ctx = &vc;
 	if (dp_report_build(&o, &res, &err) < 0) {
 		cli_error("%s", err.msg);
+		dp_view_annot_free(vc.annot);
 		dp_view_model_free(m);
 		return 1;
 	}
-	if (dp_view_model_finish(m, &res, &err) < 0) {
+	if (dp_view_model_finish(m, &res, &err) < 0 ||
+	    (vc.annot && dp_view_annot_finish(vc.annot, &res, &err) < 0)) {
 		cli_error("%s", err.msg);
 		goto done;
 	}
+	dp_view_model_set_annot(m, vc.annot);
 	out = output ? dp_strdup(output) : default_output(o.input);
 	if (!strcmp(out, "-")) {
 		f = stdout;
@@ -173,6 +226,7 @@ done:
 	free(out);
 	free(tmp);
 	dp_view_model_free(m);
+	dp_view_annot_free(vc.annot);
 	dp_report_result_free(&res);
 	return rc;
 }

@@ -62,16 +62,14 @@ static void add_level(dp_sv_insn *in, uint32_t level)
 		in->levels[in->nlevels++] = (dp_sv_level){level, 1};
 }
 
-static void on_row(void *ctx, dp_attr_ctx *ac, dp_row *row)
+long dp_srcview_row(dp_srcview *v, const dp_row *row)
 {
-	dp_srcview *v = ctx;
 	const dp_decoded *x = row->x;
 	const dp_annotation *a = row->a;
 	uint64_t period = row->s->period ? row->s->period : 1;
 	dp_sv_insn *in;
 	dp_sv_func *f;
 
-	(void)ac;
 	v->samples++;
 	v->period += period;
 	/* dataprof's own code in the program ([dataprof] in report) is not the
@@ -79,7 +77,7 @@ static void on_row(void *ctx, dp_attr_ctx *ac, dp_row *row)
 	if (!x->image || !x->table || a->obj_reason == DP_AR_OWN_WORK) {
 		v->outside++;
 		v->outside_per += period;
-		return;
+		return -1;
 	}
 	/* the causing instruction, or the IP when there is none: the line
 	 * report gives the sample is the same instruction's */
@@ -101,6 +99,13 @@ static void on_row(void *ctx, dp_attr_ctx *ac, dp_row *row)
 	f->period += period;
 	if (!f->name)
 		f->name = a->function;
+	return (long)(in - v->insns.v);
+}
+
+static void on_row(void *ctx, dp_attr_ctx *ac, dp_row *row)
+{
+	(void)ac;
+	dp_srcview_row(ctx, row);
 }
 
 static int by_period(const void *pa, const void *pb, void *ctx)
@@ -175,6 +180,8 @@ static int pick(dp_srcview *v, dp_error *err)
 		qsort_r(v->shown.v, v->shown.n, sizeof(uint32_t), by_period, v);
 	if (v->shown.n > top)
 		v->shown.n = top;
+	if (o->hot_extra && o->select == DP_SV_HOTTEST)
+		dp_sv_add_hot(v, o->hot_extra);
 	if (!v->shown.n && o->select != DP_SV_HOTTEST) {
 		dp_error_set(
 		    err,
@@ -186,16 +193,27 @@ static int pick(dp_srcview *v, dp_error *err)
 	return 0;
 }
 
+void dp_srcview_begin(const dp_srcview_opts *o, dp_srcview *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->o = o;
+	dp_hashmap_init(&v->insn_of, 4096);
+	dp_hashmap_init(&v->func_of, 256);
+}
+
+int dp_srcview_end(dp_srcview *v, dp_report_result *res, dp_error *err)
+{
+	v->strs = dp_annotator_strings_mut(res->ann);
+	return pick(v, err);
+}
+
 int dp_srcview_build(const dp_srcview_opts *o, dp_srcview *v, dp_error *err)
 {
 	dp_report_opts ro;
 	char *where = NULL;
 	int rc;
 
-	memset(v, 0, sizeof(*v));
-	v->o = o;
-	dp_hashmap_init(&v->insn_of, 4096);
-	dp_hashmap_init(&v->func_of, 256);
+	dp_srcview_begin(o, v);
 	memset(&ro, 0, sizeof(ro));
 	ro.input = o->input;
 	ro.symfs = o->symfs;
@@ -215,13 +233,13 @@ int dp_srcview_build(const dp_srcview_opts *o, dp_srcview *v, dp_error *err)
 	free(where);
 	if (rc < 0)
 		return -1;
-	v->strs = dp_annotator_strings_mut(v->res.ann);
-	return pick(v, err);
+	v->owns_res = true;
+	return dp_srcview_end(v, &v->res, err);
 }
 
 void dp_srcview_free(dp_srcview *v)
 {
-	if (v->strs)
+	if (v->owns_res)
 		dp_report_result_free(&v->res);
 	dp_vec_free(&v->insns);
 	dp_vec_free(&v->funcs);

@@ -164,30 +164,48 @@ void dp_sv_data_text(dp_srcview *v, const dp_sv_insn *in, dp_buf *b)
 			      (double)in->weight / (double)in->nweight);
 }
 
-int dp_srcview_print(dp_srcview *v, dp_error *err)
+dp_sv_listing *dp_srcview_listings(dp_srcview *v, dp_error *err)
 {
 	dp_sv_sources *src = dp_sv_sources_new(v->o->source_dir, v->o->prefix_strip);
-	dp_sv_listing *ls = dp_calloc(v->shown.n ? v->shown.n : 1, sizeof(*ls));
+	dp_sv_listing *ls;
 	csh h;
 
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
 		dp_error_set(err, "capstone cannot open an x86-64 disassembler");
-		free(ls);
 		dp_sv_sources_free(src);
-		return -1;
+		return NULL;
 	}
 	if (!v->o->intel)
 		cs_option(h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	ls = dp_calloc(v->shown.n ? v->shown.n : 1, sizeof(*ls));
 	for (size_t i = 0; i < v->shown.n; i++)
 		dp_sv_listing_build(v, v->shown.v[i], src, &h, &ls[i]);
+	cs_close(&h);
+	/* the lines' text points into the files read: kept with the listings */
+	ls[0].src = src;
+	return ls;
+}
+
+void dp_srcview_listings_free(dp_srcview *v, dp_sv_listing *ls)
+{
+	if (!ls)
+		return;
+	for (size_t i = 0; i < v->shown.n; i++)
+		dp_sv_listing_free(&ls[i]);
+	dp_sv_sources_free(ls[0].src);
+	free(ls);
+}
+
+int dp_srcview_print(dp_srcview *v, dp_error *err)
+{
+	dp_sv_listing *ls = dp_srcview_listings(v, err);
+
+	if (!ls)
+		return -1;
 	if (v->o->json)
 		dp_sv_print_json(v, ls, v->shown.n);
 	else
 		dp_sv_print_text(v, ls, v->shown.n);
-	for (size_t i = 0; i < v->shown.n; i++)
-		dp_sv_listing_free(&ls[i]);
-	free(ls);
-	cs_close(&h);
-	dp_sv_sources_free(src);
+	dp_srcview_listings_free(v, ls);
 	return 0;
 }

@@ -57,6 +57,8 @@ typedef struct dp_srcview_opts {
 	dp_sv_select select;
 	const char *pattern; /* the function glob or FILE:LINE */
 	size_t top;	     /* functions shown (default 5) */
+	size_t hot_extra;    /* and those holding the most samples of the K hottest
+				objects and of the K hottest instructions (view) */
 	const char *source_dir;
 	unsigned prefix_strip;
 	bool intel;
@@ -74,6 +76,7 @@ typedef struct dp_srcview {
 	uint64_t samples, period;      /* all kept samples */
 	uint64_t outside, outside_per; /* kept samples in no function with code, or in dataprof's */
 	DP_VEC(uint32_t) shown;	       /* functions to show, hottest first */
+	bool owns_res;		       /* res is this one's (dp_srcview_build) */
 } dp_srcview;
 
 /* One function's listing: every instruction in address order, with its
@@ -81,7 +84,7 @@ typedef struct dp_srcview {
 typedef struct dp_sv_row {
 	uint64_t vaddr;
 	const dp_sv_insn *st; /* NULL: no samples */
-	char text[200]; /* capstone: mnemonic[32] + " " + op_str[160] */
+	char text[200];	      /* capstone: mnemonic[32] + " " + op_str[160] */
 	uint32_t inline_chain;
 	int line;	  /* index in lines; -1: no source location */
 	bool starts_line; /* the source line differs from the previous row's */
@@ -100,7 +103,8 @@ typedef struct dp_sv_listing {
 	const dp_sv_func *f;
 	DP_VEC(dp_sv_row) rows;
 	DP_VEC(dp_sv_line) lines;
-	char *why; /* why some or all source is missing; NULL when all was found */
+	char *why;		   /* why some or all source is missing; NULL when all was found */
+	struct dp_sv_sources *src; /* the first listing's: the files the lines point into */
 } dp_sv_listing;
 
 struct dp_sv_sources;
@@ -112,6 +116,13 @@ void dp_sv_listing_free(dp_sv_listing *l);
  * node.next 80%, ...; L1 hit 60%; weight 34") of an instruction. */
 void dp_sv_verdict_mix(const dp_sv_insn *in, char *buf, size_t len);
 void dp_sv_data_text(dp_srcview *v, const dp_sv_insn *in, dp_buf *b);
+/* Adds to shown the functions holding the most samples of the k hottest
+ * objects and of the k hottest instructions (srcview/extra.c). */
+void dp_sv_add_hot(dp_srcview *v, size_t k);
+/* The listings of the shown functions (v->shown.n of them); NULL with err
+ * set when capstone cannot open. */
+dp_sv_listing *dp_srcview_listings(dp_srcview *v, dp_error *err);
+void dp_srcview_listings_free(dp_srcview *v, dp_sv_listing *ls);
 void dp_sv_print_text(dp_srcview *v, dp_sv_listing *ls, size_t n);
 void dp_sv_print_json(dp_srcview *v, dp_sv_listing *ls, size_t n);
 
@@ -124,6 +135,12 @@ static inline uint64_t dp_sv_key(const dp_image *im, uint64_t vaddr)
 /* Streams the profile and sums per instruction; picks the functions to
  * show. -1 with err set (an unknown function is an error). */
 int dp_srcview_build(const dp_srcview_opts *o, dp_srcview *v, dp_error *err);
+/* The same in a report pass another command runs (view): begin, then each
+ * kept row (the instruction's index in insns, -1 when it counts outside),
+ * then end once the pass is done (res must outlive v). */
+void dp_srcview_begin(const dp_srcview_opts *o, dp_srcview *v);
+long dp_srcview_row(dp_srcview *v, const dp_row *row);
+int dp_srcview_end(dp_srcview *v, dp_report_result *res, dp_error *err);
 void dp_srcview_free(dp_srcview *v);
 /* Prints the shown functions as text or JSON (dataprof-annotate/1). */
 int dp_srcview_print(dp_srcview *v, dp_error *err);

@@ -1,4 +1,5 @@
 #include "model.h"
+#include "annot.h"
 #include "encode.h"
 #include "../report/context.h"
 #include "../report/series.h"
@@ -56,6 +57,7 @@ struct dp_view_model {
 	uint64_t samples, first, last;
 	dp_report_result *res;
 	dp_series_set ss; /* after finish */
+	dp_view_annot *annot;
 };
 
 dp_view_model *dp_view_model_new(const dp_view_opts *o)
@@ -99,6 +101,11 @@ void dp_view_model_free(dp_view_model *m)
 	dp_hashmap_free(&m->group_index);
 	dp_series_free(&m->ss);
 	free(m);
+}
+
+void dp_view_model_set_annot(dp_view_model *m, dp_view_annot *a)
+{
+	m->annot = a;
 }
 
 uint64_t dp_view_model_samples(const dp_view_model *m)
@@ -528,6 +535,10 @@ void dp_view_model_json(dp_view_model *m, FILE *f)
 	write_cells(m, f);
 	write_counters(m, f, start);
 	write_marks(m, f, start);
+	if (m->annot)
+		dp_view_annot_json(m->annot, 1ull << m->shift, &m->strs, f);
+	else
+		fputs("\"annotate\":null,\n", f);
 	/* last: the marks above add their names */
 	fputs("\"strings\":[", f);
 	for (size_t i = 0; i < dp_strtab_count(&m->strs); i++) {

@@ -28,6 +28,7 @@ typedef struct dp_view_opts {
 } dp_view_opts;
 
 typedef struct dp_view_model dp_view_model;
+struct dp_view_annot;
 
 dp_view_model *dp_view_model_new(const dp_view_opts *o);
 void dp_view_model_free(dp_view_model *m);
@@ -38,6 +39,10 @@ void dp_view_model_row(void *ctx, dp_attr_ctx *attrs, dp_row *row);
 int dp_view_model_finish(dp_view_model *m, dp_report_result *res, dp_error *err);
 /* The data as one JSON object (format dataprof-view/1). */
 void dp_view_model_json(dp_view_model *m, FILE *f);
+
+/* The annotate pane's data (view/annot.h), written into the page with the
+ * model's strings; the model does not own it. */
+void dp_view_model_set_annot(dp_view_model *m, struct dp_view_annot *a);
 
 uint64_t dp_view_model_samples(const dp_view_model *m);
 uint64_t dp_view_model_bucket_ns(const dp_view_model *m);

@@ -4,7 +4,9 @@
 decodes the page's cells and groups (docs/view.md) and requires, per data
 object, per (object, member, line), per thread: the same samples and period
 as report gives; the sample groups' counts summing to the same; marks as
-many as the profile has. Prints one line per check, then "N passed, N failed".
+many as the profile has; and the annotate pane's data, summed over all its
+buckets, equal to dataprof annotate --json for every instruction of every
+function it holds (samples, period, verdicts, accesses, levels, weight). Prints one line per check, then "N passed, N failed".
 """
 import base64
 import csv
@@ -108,5 +110,64 @@ dump = subprocess.run([dataprof, "dump", "-s", profile], check=True, capture_out
 marks = re.search(r"(\d+) marks", dump)
 check("marks: as many as the profile has", len(d["marks"]) == (int(marks.group(1)) if marks else 0),
       f"{len(d['marks'])}")
+
+# the annotate pane's data against dataprof annotate --json
+a = d["annotate"]
+aj = json.loads(subprocess.run([dataprof, "annotate", "-i", profile, "--json", "-n", "100000"], check=True,
+                               capture_output=True, text=True).stdout)
+check("annotate: the page's totals are annotate's",
+      (a["samples"], a["period"], a["outside"], a["functions_sampled"]) ==
+      (aj["samples"], aj["period"], aj["outside"], aj["functions_sampled"]), f"{a['samples']} samples")
+top = [f["name"] for f in aj["functions"][:a["top"]]]
+names = [S[f["name"]] for f in a["functions"]]
+check("annotate: the page holds annotate's hottest functions first, in its order", names[:len(top)] == top,
+      ", ".join(names[:4]))
+acells = varints(a["cells"])
+check("annotate cells: six varints each", len(acells) == 6 * a["ncells"], f"{a['ncells']} cells")
+kc = a["combos"]
+nrows = len(a["rows"]["addr"])
+rows = [{"samples": 0, "period": 0, "weight": 0, "nweight": 0, "verdicts": Counter(), "acc": Counter(),
+         "other": 0, "levels": Counter()} for _ in range(nrows)]
+b = 0
+for i in range(a["ncells"]):
+    step, k, n, period, weight, nweight = acells[6 * i:6 * i + 6]
+    b += step
+    r = rows[kc["insn"][k]]
+    r["samples"] += n
+    r["period"] += period
+    r["weight"] += weight
+    r["nweight"] += nweight
+    if kc["verdict"][k] < len(a["verdicts"]):
+        r["verdicts"][a["verdicts"][kc["verdict"][k]]] += n
+    if kc["object"][k] < 0:
+        r["other"] += n
+    elif kc["object"][k]:
+        r["acc"][(S[kc["object"][k]], S[kc["member"][k]] or None)] += n
+    if kc["level"][k]:
+        r["levels"][S[kc["level"][k]]] += n
+byname = {f["name"]: f for f in aj["functions"]}
+bad, ninsn = [], 0
+for f in a["functions"]:
+    jf = byname.get(S[f["name"]])
+    r0, r1 = f["rows"]
+    if not jf or len(jf["instructions"]) != r1 - r0 or (jf["samples"], jf["period"]) != (f["samples"], f["period"]):
+        bad.append(f"{S[f['name']]}: not annotate's function")
+        continue
+    why = S[f["why"]] if f["why"] else None
+    if why != jf["source_missing"]:
+        bad.append(f"{S[f['name']]}: why '{why}'")
+    for j, ins in zip(range(r0, r1), jf["instructions"]):
+        r, ninsn = rows[j], ninsn + 1
+        acc = Counter({(x["object"], x["member"]): x["samples"] for x in ins["accesses"]})
+        lev = Counter({x["level"]: x["samples"] for x in ins["levels"]})
+        wm = r["weight"] / r["nweight"] if r["nweight"] else None
+        got = (a["rows"]["addr"][j], r["samples"], r["period"], dict(r["verdicts"]), acc == r["acc"], r["other"],
+               lev == r["levels"], wm is None if ins["weight_mean"] is None else abs(wm - ins["weight_mean"]) < 1e-6 * wm)
+        want = (int(ins["addr"], 16), ins["samples"], ins["period"], ins["verdicts"], True, ins["accesses_other"],
+                True, True)
+        if got != want:
+            bad.append(f"{S[f['name']]} {ins['addr']}: {got} vs {want}")
+check("annotate: every instruction's sums over all buckets are annotate's", not bad and ninsn > 0,
+      f"{len(a['functions'])} functions, {ninsn} instructions" + (f"; {bad[:3]}" if bad else ""))
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -1,8 +1,12 @@
 // The view page in a real headless Chromium (Debian's, driven by
 // playwright-core; no browser is downloaded), as a person would use it:
-//   node view_test.js OUTDIR FULL.html [EMPTY.html] [PLAIN.html]
+//   node view_test.js OUTDIR FULL.html [EMPTY.html] [PLAIN.html] [DATAPROF]
 // FULL has samples, counters and marks; EMPTY no samples; PLAIN no counters
-// and no marks. Checks: the page loads offline with no console error and no
+// and no marks. With DATAPROF (the binary), the annotate pane against
+// `dataprof annotate --json` on the pages' profiles (FULL.dprof, PLAIN.dprof
+// beside them): its function list, the rows of the function opened by a
+// click, a time range's recount against `annotate --time`, the heat colours
+// in a screenshot, opening from the grid and the data view, closing. Checks: the page loads offline with no console error and no
 // request; dragging the bar selects the grid row nearest its time (by brute
 // force over the page's own events); clicking a row moves the bar there;
 // zooming keeps the bar's time and place; a rubber band sets the range;
@@ -12,9 +16,10 @@
 const fs = require("fs");
 const os = require("os");
 const path = require("path");
+const { execFileSync } = require("child_process");
 const { chromium } = require("playwright-core");
 
-const [outDir, fullPage, emptyPage, plainPage] = process.argv.slice(2);
+const [outDir, fullPage, emptyPage, plainPage, dataprof] = process.argv.slice(2);
 let passed = 0, failed = 0;
 
 function check(name, ok, detail) {
@@ -111,7 +116,8 @@ async function fullChecks(ctx) {
 		return e ? { row: +e.dataset.row, t: +e.dataset.t } : null;
 	});
 	if (target) {
-		await page.locator(`.grid-row[data-row='${target.row}']`).click();
+		// on its time: the function's name in a row opens the annotate pane
+		await page.locator(`.grid-row[data-row='${target.row}'] span`).first().click();
 		await frame(page);
 		const s = await st(page);
 		const sel = await page.evaluate(() => window.dpView.rowTime(window.dpView.selectedRow()));
@@ -239,6 +245,312 @@ async function plainChecks(ctx) {
 	await page.close();
 }
 
+// ---- the annotate pane --------------------------------------------------
+
+function annotateJson(dprof, extra) {
+	return JSON.parse(execFileSync(dataprof, ["annotate", "-i", dprof, "--json", "-n", "1000", ...(extra || [])],
+				       { encoding: "utf8", maxBuffer: 256 << 20 }));
+}
+
+// annotate's "v90 u10" from its JSON verdict counts
+const VERDICT_LETTERS = { exact: "e", verified: "v", unverifiable: "u", unresolvable: "r", no_memory: "n" };
+function jsonMix(ins) {
+	return Object.keys(VERDICT_LETTERS).filter((k) => ins.verdicts[k])
+		.map((k) => VERDICT_LETTERS[k] + Math.round(100 * ins.verdicts[k] / ins.samples)).join(" ");
+}
+
+const heatRGB = (f) => [220, 50, 32].map((c) => Math.round(255 + (c - 255) * f));
+
+async function paneRows(page) {
+	return page.evaluate(() => [...document.querySelectorAll("#annot-rows .ainsn")].map((e) => ({
+		addr: e.dataset.addr, samples: +e.dataset.samples, share: e.children[1].textContent,
+		mix: e.children[2].textContent, data: e.children[5].textContent, row: +e.dataset.row,
+	})));
+}
+
+async function paneState(page) {
+	return page.evaluate(() => ({
+		open: !document.getElementById("annot").hidden, split: !document.querySelector(".split").hidden,
+		title: document.getElementById("annot-title").textContent,
+		why: document.getElementById("annot-why").hidden ? "" : document.getElementById("annot-why").textContent,
+		annot: window.dpView.state.annot,
+	}));
+}
+
+// The pane's instruction rows against annotate's instructions of f: the
+// same addresses in the same order, every count, share, verdict mix, and
+// each access's object and member in the data column. Returns the number
+// of mismatches (each printed).
+function compareRows(label, rows, f) {
+	let bad = 0;
+	const say = (m) => { if (bad++ < 5) console.log(`  ${label}: ${m}`); };
+	if (rows.length !== f.instructions.length)
+		say(`${rows.length} rows, annotate lists ${f.instructions.length} instructions`);
+	f.instructions.forEach((ins, k) => {
+		const r = rows[k];
+		if (!r)
+			return;
+		const addr = parseInt(ins.addr, 16).toString(16);
+		if (r.addr !== addr)
+			say(`row ${k}: address ${r.addr}, annotate ${addr}`);
+		if (r.samples !== ins.samples)
+			say(`0x${addr}: ${r.samples} samples, annotate ${ins.samples}`);
+		if (!ins.samples)
+			return;
+		const share = (100 * ins.share).toFixed(1) + "%";
+		if (r.share !== share)
+			say(`0x${addr}: share ${r.share}, annotate ${share}`);
+		if (r.mix !== jsonMix(ins))
+			say(`0x${addr}: verdicts '${r.mix}', annotate '${jsonMix(ins)}'`);
+		for (const a of ins.accesses)
+			if (!r.data.includes(a.object + (a.member ? " " + a.member : "")))
+				say(`0x${addr}: data '${r.data}' lacks ${a.object} ${a.member || ""}`);
+	});
+	return bad;
+}
+
+// Pixels of a PNG (decoded by the page's own canvas) at page coordinates
+// relative to the clip's origin.
+async function pixels(page, png, points) {
+	return page.evaluate(async ([b64, pts]) => {
+		const img = new Image();
+		img.src = "data:image/png;base64," + b64;
+		await img.decode();
+		const c = document.createElement("canvas");
+		c.width = img.width;
+		c.height = img.height;
+		const g = c.getContext("2d");
+		g.drawImage(img, 0, 0);
+		const d = g.getImageData(0, 0, c.width, c.height).data, colors = new Set();
+		let ink = 0;
+		for (let i = 0; i < d.length; i += 4 * 5) {
+			colors.add((d[i] >> 3) << 10 | (d[i + 1] >> 3) << 5 | (d[i + 2] >> 3));
+			if (d[i] + d[i + 1] + d[i + 2] < 600)
+				ink++;
+		}
+		const at = pts.map(([x, y]) => {
+			const i = (Math.round(y) * c.width + Math.round(x)) * 4;
+			return [d[i], d[i + 1], d[i + 2]];
+		});
+		return { w: c.width, h: c.height, colors: colors.size, ink: ink / (d.length / 20), at };
+	}, [fs.readFileSync(png).toString("base64"), points]);
+}
+
+const near = (a, b) => a.every((v, i) => Math.abs(v - b[i]) <= 3);
+
+// plain: split_O2, whose stores name struct rec's members
+async function annotPlainChecks(ctx) {
+	const dprof = plainPage.replace(/\.html$/, ".dprof");
+	const json = annotateJson(dprof);
+	const { page, errors } = await open(ctx, plainPage);
+	const list = await page.evaluate(() => [...document.querySelectorAll("#code-funcs .frow")].map((e) =>
+		({ fn: +e.dataset.fn, name: e.children[0].textContent, samples: +e.dataset.samples })));
+	const byName = new Map(json.functions.map((f) => [f.name, f]));
+	const wrong = list.filter((x) => !byName.has(x.name) || byName.get(x.name).samples !== x.samples);
+	check("annotate pane: the Code panel lists functions with annotate's samples", list.length >= 2 && !wrong.length,
+	      `${list.length} functions; ${list.slice(0, 3).map((x) => x.name + " " + x.samples).join(", ")}` +
+	      (wrong.length ? `; wrong: ${wrong.map((x) => x.name + " " + x.samples).join(", ")}` : ""));
+	const hotAll = json.functions.slice(0, 2).map((f) => f.name);
+	check("annotate pane: the list's two hottest are annotate's", list.length >= 2 &&
+	      list[0].name === hotAll[0] && list[1].name === hotAll[1], list.slice(0, 2).map((x) => x.name).join(", "));
+
+	// the instruction with most samples on a member, and its function
+	let target = null, hot = null;
+	for (const f of json.functions)
+		for (const ins of f.instructions)
+			if (ins.accesses.some((a) => a.member) && (!hot || ins.samples > hot.samples))
+				hot = ins, target = f;
+	check("annotate --json: an instruction touches a member", !!hot, hot ? `${hot.addr} ${hot.samples}` : "");
+	if (!hot)
+		return page.close();
+	const topAccess = [...hot.accesses].sort((a, b) => b.samples - a.samples)[0];
+	await page.locator("#code-funcs .frow", { hasText: target.name }).first().click();
+	await frame(page);
+	const ps = await paneState(page);
+	check("annotate pane: clicking a function row opens it in the grid's place", ps.open && !ps.split &&
+	      ps.title === target.name, `${ps.title}, open ${ps.open}, grid shown ${ps.split}`);
+	const rows = await paneRows(page);
+	const bad = compareRows(target.name, rows, target);
+	check(`annotate pane: ${target.name}'s rows are annotate's (addresses, samples, shares, verdicts, accesses)`,
+	      bad === 0 && rows.length > 5, `${rows.length} rows, ${bad} differences`);
+	const hr = rows.find((r) => r.addr === parseInt(hot.addr, 16).toString(16));
+	const want = topAccess.object + " " + topAccess.member;
+	check("annotate pane: the hottest instruction on a member shows annotate's count and member",
+	      hr && hr.samples === hot.samples && hr.data.startsWith(want),
+	      hr ? `0x${hr.addr}: ${hr.samples} samples, '${hr.data}'; annotate ${hot.samples}, ${want}` : "no row");
+	const lineRows = await page.evaluate(() => [...document.querySelectorAll("#annot-rows .aline")].map((e) =>
+		({ line: e.querySelector(".src").textContent.split("  ")[0], samples: +e.dataset.samples })));
+	const lines = new Map(target.lines.map((l) => [l.line, l.samples]));
+	const badLines = lineRows.filter((l) => lines.get(l.line) !== l.samples);
+	check("annotate pane: the source lines' samples are annotate's", lineRows.length > 0 && !badLines.length,
+	      `${lineRows.length} line rows` + (badLines.length ? `; ${badLines[0].line}: ${badLines[0].samples}` : ""));
+
+	// the screenshot: the heat colours where the rows are
+	const png = path.join(outDir, "annotate.png");
+	const box = await page.locator("#code-panel").boundingBox();
+	const maxP = Math.max(...target.instructions.map((i) => i.period));
+	const hottest = target.instructions.find((i) => i.period === maxP);
+	const other = target.instructions.filter((i) => i.period && i.period < maxP * 0.8)
+		.sort((a, b) => b.period - a.period)[0];
+	const pts = await page.evaluate(([bx, addrs]) => addrs.map((a) => {
+		const e = a && document.querySelector(`#annot-rows .ainsn[data-addr='${a}']`);
+		if (!e)
+			return null;
+		e.scrollIntoView({ block: "center" });
+		const s = e.querySelector(".heat").getBoundingClientRect(), r = e.getBoundingClientRect();
+		return [[s.left + s.width / 2 - bx.x, s.top + s.height / 2 - bx.y], [r.right - 4 - bx.x, r.top + 2 - bx.y]];
+	}), [box, [parseInt(hottest.addr, 16).toString(16)]]);
+	await page.screenshot({ path: png, clip: box });
+	const px = await pixels(page, png, pts[0] || []);
+	check("annotate screenshot: the pane is drawn (not blank)", px.colors > 12 && px.ink > 0.01,
+	      `${px.w}x${px.h}, ${px.colors} colours, ${(px.ink * 100).toFixed(1)}% ink, ${png}`);
+	check("annotate screenshot: the hottest instruction's swatch is the full heat colour",
+	      pts[0] && near(px.at[0], heatRGB(1)), `${hottest.addr}: rgb(${px.at[0]}) vs rgb(${heatRGB(1)})`);
+	check("annotate screenshot: the hottest instruction's row is heat-tinted",
+	      pts[0] && near(px.at[1], heatRGB(0.3)), `rgb(${px.at[1]}) vs rgb(${heatRGB(0.3)})`);
+	if (other) {
+		const p2 = await page.evaluate(([bx, a]) => {
+			const e = document.querySelector(`#annot-rows .ainsn[data-addr='${a}']`);
+			e.scrollIntoView({ block: "center" });
+			const s = e.querySelector(".heat").getBoundingClientRect();
+			return [[s.left + s.width / 2 - bx.x, s.top + s.height / 2 - bx.y]];
+		}, [box, parseInt(other.addr, 16).toString(16)]);
+		await page.screenshot({ path: png, clip: box });
+		const q = await pixels(page, png, p2);
+		const f = other.period / maxP;
+		check("annotate screenshot: a cooler instruction's swatch is the heat of its share of the hottest",
+		      near(q.at[0], heatRGB(f)) && !near(q.at[0], heatRGB(1)),
+		      `${other.addr} at ${(100 * f).toFixed(1)}%: rgb(${q.at[0]}) vs rgb(${heatRGB(f)})`);
+	}
+
+	// a function without source: assembly and annotate's one line why
+	const nosrc = json.functions.find((f) => f.source_missing && list.some((x) => x.name === f.name));
+	await page.click("#annot-close");
+	await frame(page);
+	const closed = await paneState(page);
+	const gridRows = await page.evaluate(() => document.querySelectorAll(".grid-row").length);
+	check("annotate pane: close brings the grid back", !closed.open && closed.split && gridRows > 0 && !closed.annot,
+	      `open ${closed.open}, grid ${closed.split}, ${gridRows} grid rows`);
+	if (nosrc) {
+		await page.locator("#code-funcs .frow", { hasText: nosrc.name }).first().click();
+		await frame(page);
+		const s2 = await paneState(page);
+		const r2 = await paneRows(page);
+		check("annotate pane: missing source gives the assembly and annotate's explanation",
+		      s2.why === nosrc.source_missing && r2.length === nosrc.instructions.length && compareRows(nosrc.name, r2, nosrc) === 0,
+		      `${nosrc.name}: '${s2.why}'`);
+		await page.keyboard.press("Escape");
+		await frame(page);
+		check("annotate pane: Escape closes it", !(await paneState(page)).open);
+	}
+
+	// from a data row: the function with most samples on that object and
+	// member (annotate's), its rows on them highlighted
+	const drows = await page.evaluate(() => [...document.querySelectorAll(".drow.d1")].map((e) => {
+		const f = JSON.parse(e.dataset.filter), S = window.dpView.model.S;
+		return { path: e.dataset.path, object: S[f.object], member: S[f.member] };
+	}));
+	let drow = null, best = null;
+	for (const d of drows) {
+		let bn = 0;
+		for (const f of json.functions) {
+			const n = f.instructions.reduce((s, i) => s + i.accesses.filter((a) => a.object === d.object &&
+				a.member === d.member).reduce((t, a) => t + a.samples, 0), 0);
+			if (n > bn)
+				best = f.name, bn = n;
+		}
+		if (bn) {
+			drow = d;
+			break;
+		}
+	}
+	check("annotate pane: a data row's object and member are in annotate's accesses", !!drow,
+	      drows.map((d) => d.object + " " + d.member).join(", "));
+	if (drow) {
+		await page.locator(`.drow[data-path='${drow.path}'] .open-code`).click();
+		await frame(page);
+		const s3 = await paneState(page);
+		const hl = await page.evaluate(() => [...document.querySelectorAll("#annot-rows .ainsn.hl")].map((e) => e.children[5].textContent));
+		check("annotate pane: a data row's code opens the function with most samples on it, those rows highlighted",
+		      s3.open && s3.title === best && hl.length > 0 && hl.every((t) => t.includes(drow.object + " " + drow.member)),
+		      `${drow.object} ${drow.member} -> ${s3.title} (annotate: ${best}), ${hl.length} rows highlighted`);
+		await page.click("#annot-close");
+		await frame(page);
+	}
+	// from a grid row's function
+	const fnl = await page.evaluate(() => {
+		const e = document.querySelector(".grid-row .fn-link");
+		return e ? { name: e.textContent, row: e.closest(".grid-row").dataset.row } : null;
+	});
+	if (fnl) {
+		await page.locator(`.grid-row[data-row='${fnl.row}'] .fn-link`).click();
+		await frame(page);
+		const s4 = await paneState(page);
+		check("annotate pane: a grid row's function opens its code", s4.open && s4.title === fnl.name, `${fnl.name} -> ${s4.title}`);
+	} else {
+		check("annotate pane: grid rows link their function", false);
+	}
+	check("annotate pane (plain page): no console error", errors.length === 0, errors.join(" | "));
+	await page.close();
+}
+
+// full: a time range recounts the pane as annotate --time counts it
+async function annotTimeChecks(ctx) {
+	const dprof = fullPage.replace(/\.html$/, ".dprof");
+	const json = annotateJson(dprof);
+	const { page, errors } = await open(ctx, fullPage);
+	const target = json.functions[0];
+	await page.locator("#code-funcs .frow", { hasText: target.name }).first().click();
+	await frame(page);
+	const before = await paneRows(page);
+	check(`annotate pane (full page): ${target.name} over the whole profile is annotate's`,
+	      compareRows(target.name, before, target) === 0 && (await paneState(page)).title === target.name);
+	// a rubber band over a quarter of the first chart
+	await page.locator("#graphs .u-over").first().scrollIntoViewIfNeeded();
+	const over = await page.locator("#graphs .u-over").first().boundingBox();
+	const y = over.y + over.height / 2;
+	await page.mouse.move(over.x + over.width * 0.2, y);
+	await page.mouse.down();
+	await page.mouse.move(over.x + over.width * 0.45, y, { steps: 6 });
+	await page.mouse.up();
+	await frame(page);
+	const s = await page.evaluate(() => ({ lo: window.dpView.state.lo, hi: window.dpView.state.hi,
+					       bw: window.dpView.model.bw, nb: window.dpView.model.nb }));
+	// the pane counts the buckets that overlap the range, as the data view does
+	const b0 = Math.max(0, Math.floor(s.lo / s.bw)), b1 = Math.min(s.nb, Math.ceil(s.hi / s.bw));
+	const range = `${b0 * s.bw}ns..${b1 * s.bw - 1}ns`;
+	const tj = annotateJson(dprof, ["--time", range, target.name]);
+	const after = await paneRows(page);
+	const tf = tj.functions.find((f) => f.name === target.name);
+	const sum = (rs) => rs.reduce((t, r) => t + r.samples, 0);
+	check("annotate pane: the range has some but not all of the function's samples (the check can fail)",
+	      sum(after) > 0 && sum(after) < sum(before), `${sum(after)} of ${sum(before)} samples in ${range}`);
+	const bad = tf ? compareRows(target.name + " " + range, after, tf) : -1;
+	check("annotate pane: a time range recounts every row as annotate --time does", bad === 0,
+	      `annotate -i full.dprof --time ${range}: ${tf ? tf.samples : 0} samples, ${bad} differences`);
+	// the bar in a bucket where the function ran: the instructions annotate
+	// --time counts in that bucket are the ones marked
+	const bucket = await page.evaluate((r) => {
+		const a = window.dpView.annot, f = a.fns.find((x) => x.name === r);
+		for (let i = 0; i < a.cBucket.length; i++) {
+			const row = a.kInsn[a.cCombo[i]];
+			if (row >= f.r0 && row < f.r1 && a.cVal[0][i])
+				return a.cBucket[i];
+		}
+		return -1;
+	}, target.name);
+	await page.evaluate((t) => window.dpView.setState({ bar: t }), (bucket + 0.5) * s.bw);
+	await frame(page);
+	const bj = annotateJson(dprof, ["--time", `${bucket * s.bw}ns..${(bucket + 1) * s.bw - 1}ns`, target.name]);
+	const want = (bj.functions[0] || { instructions: [] }).instructions.filter((i) => i.samples)
+		.map((i) => parseInt(i.addr, 16).toString(16));
+	const got = await page.evaluate(() => [...document.querySelectorAll("#annot-rows .ainsn.atbar")].map((e) => e.dataset.addr));
+	check("annotate pane: the instructions sampled in the bar's bucket are marked, as annotate --time counts them",
+	      bucket >= 0 && want.length > 0 && got.join() === want.join(), `bucket ${bucket}: ${got.join(" ")} vs ${want.join(" ")}`);
+	check("annotate pane (full page): no console error", errors.length === 0, errors.join(" | "));
+	await page.close();
+}
+
 (async () => {
 	const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "dp-chromium-"));
 	const ctx = await chromium.launchPersistentContext(profileDir, {
@@ -254,6 +566,10 @@ async function plainChecks(ctx) {
 			await emptyChecks(ctx);
 		if (plainPage)
 			await plainChecks(ctx);
+		if (dataprof && plainPage) {
+			await annotPlainChecks(ctx);
+			await annotTimeChecks(ctx);
+		}
 	} catch (e) {
 		check("the test ran to its end", false, e.stack);
 	} finally {

@@ -70,6 +70,7 @@ static void test_bad_input(void **state)
 	expect_error("view /nonexistent.dprof", "/nonexistent.dprof");
 	expect_error("export --pprof x.pb.gz /nonexistent.dprof", "/nonexistent.dprof");
 	expect_error("view --buckets 3", "--buckets needs a count from 16 to 262144");
+	expect_error("view --annotate-top x", "--annotate-top needs a count from 0 to 1000");
 	expect_error("export", "export needs --perfetto FILE.json or --pprof FILE.pb.gz");
 	args = dp_asprintf("view --counters 'proc/*' '%s'", profile());
 	expect_error(args, "the profile has no counter readings (record with --counters)");
@@ -104,6 +105,15 @@ static void test_default_output(void **state)
 	assert_int_equal(access(html, R_OK), 0);
 	assert_int_equal(tu_sh(&res, "grep -c 'dataprof-view/1' '%s'", html), 0);
 	tu_result_free(&res);
+	/* the annotate pane's data by default; --annotate-top 0 leaves it out */
+	assert_int_equal(tu_sh(&res, "grep -c '\"annotate\":{\"top\":8,' '%s'", html), 0);
+	tu_result_free(&res);
+	assert_int_equal(tu_sh(&res,
+			       "cd '%s' && '%s' view plain.dprof --annotate-top 0 -o - | grep -c "
+			       "'\"annotate\":null'",
+			       tu_tmpdir(), DATAPROF_BIN),
+			 0);
+	tu_result_free(&res);
 	free(html);
 }
 
@@ -113,10 +123,12 @@ static void test_input_option(void **state)
 	tu_result res;
 
 	(void)state;
-	assert_int_equal(tu_sh(&res, "cd '%s' && '%s' view -i plain.dprof -o by_i.html && "
-				     "'%s' view plain.dprof -o by_pos.html && cmp -s by_i.html by_pos.html",
-			       tu_tmpdir(), DATAPROF_BIN, DATAPROF_BIN),
-			 0);
+	assert_int_equal(
+	    tu_sh(&res,
+		  "cd '%s' && '%s' view -i plain.dprof -o by_i.html && "
+		  "'%s' view plain.dprof -o by_pos.html && cmp -s by_i.html by_pos.html",
+		  tu_tmpdir(), DATAPROF_BIN, DATAPROF_BIN),
+	    0);
 	tu_result_free(&res);
 	assert_int_equal(tu_sh(&res, "cd '%s' && '%s' export -i plain.dprof --perfetto by_i.json",
 			       tu_tmpdir(), DATAPROF_BIN),

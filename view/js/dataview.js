@@ -1,7 +1,8 @@
 /* The data view: report's default tables (objects, then their members,
  * then their lines) over the time range shown, from the buckets that
  * overlap it. Click a row to filter the lanes by it (click again, or the
- * chip above, to clear); click the triangle to open or close it. */
+ * chip above, to clear); click the triangle to open or close it, "code" to
+ * open the code that touched it (annotate.js). */
 
 function DataView(m) {
 	const box = $("data");
@@ -13,6 +14,11 @@ function DataView(m) {
 		const r = e.target.closest(".drow");
 		if (!r)
 			return;
+		if (e.target.classList.contains("open-code")) {
+			if (annotApi)
+				annotApi.open(JSON.parse(r.dataset.filter));
+			return;
+		}
 		if (e.target.classList.contains("tw")) {
 			const k = r.dataset.path;
 			open.has(k) ? open.delete(k) : open.add(k);
@@ -56,7 +62,8 @@ function DataView(m) {
 			name.title = m.S[n.key];
 			r.append(name, el("span", "num", fmtCount(n.samples)),
 				 el("span", "num", (100 * n.period / total).toFixed(1) + "%"),
-				 el("span", "num", metric(n.period)));
+				 el("span", "num", metric(n.period)),
+				 el("span", "open-code", annotApi ? "code" : ""));
 			r.dataset.path = path;
 			r.dataset.filter = JSON.stringify(f);
 			r.dataset.depth = depth;

@@ -25,6 +25,9 @@ function Grid(m) {
 	box.addEventListener("scroll", () => rows());
 	box.addEventListener("click", (e) => {
 		const r = e.target.closest(".grid-row");
+		/* a row's function opens its code (annotate.js), and the bar comes along */
+		if (e.target.classList.contains("fn-link") && annotApi)
+			annotApi.open({ fn: +e.target.dataset.fn });
 		if (r)
 			centreOn(m.rowTime[+r.dataset.row]);
 	});
@@ -39,12 +42,18 @@ function Grid(m) {
 		e.style.top = r * ROW_H + "px";
 		const ref = m.rowRef[r];
 		const time = el("span", "num", fmtTime(m.rowTime[r]));
-		let thread, what, count;
+		let thread, what, count, fnEl = null;
 		if (ref >= 0) {
 			const l = m.lanes[m.gLane[ref]];
 			thread = l.name + " " + l.tid;
 			const obj = groupTop(m, ref, "object"), fn = groupTop(m, ref, "function");
-			what = obj + " · " + fn;
+			what = obj + " · ";
+			const fi = annotApi ? annotApi.fnIndex(fn) : -1;
+			fnEl = el("span", fi >= 0 ? "fn-link" : "", fn);
+			if (fi >= 0) {
+				fnEl.dataset.fn = fi;
+				fnEl.title = "open its code (annotate)";
+			}
 			count = fmtCount(m.gCount[ref]);
 			e.dataset.kind = "samples";
 		} else {
@@ -57,7 +66,10 @@ function Grid(m) {
 				(mk.until !== undefined ? "; region " + fmtTime(mk.until - mk.t) : "");
 			e.dataset.kind = "mark";
 		}
-		e.append(time, el("span", "", thread), el("span", "what", what), el("span", "num", count));
+		const whatEl = el("span", "what", what);
+		if (fnEl)
+			whatEl.appendChild(fnEl);
+		e.append(time, el("span", "", thread), whatEl, el("span", "num", count));
 		spacer.appendChild(e);
 		pool.set(r, e);
 		return e;

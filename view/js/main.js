@@ -47,14 +47,15 @@ function main() {
 	$("zoom-reset").addEventListener("click", resetRange);
 	$("filter").addEventListener("click", () => setState({ filter: null }));
 
+	const annot = Annotate(m);
 	const grid = Grid(m);
-	views.push(Ruler(), Graph(m), Lanes(m), grid, DataView(m));
+	views.push(Ruler(), Graph(m), Lanes(m), grid, DataView(m), annot);
 	window.addEventListener("resize", () => {
 		changed.resize = true;
 		setState({});
 	});
 	document.addEventListener("keydown", (e) => {
-		if (e.target.tagName === "SELECT" || e.target.tagName === "INPUT")
+		if (e.target.tagName === "SELECT" || e.target.tagName === "INPUT" || state.annot)
 			return;
 		const s = grid.selected();
 		if (e.key === "ArrowDown" || e.key === "ArrowRight" || e.key === "ArrowUp" || e.key === "ArrowLeft") {
@@ -72,12 +73,13 @@ function main() {
 	});
 
 	/* the first drawing, at once */
-	changed = { lo: true, hi: true, bar: true, resize: true, colorBy: true, filter: true };
+	changed = { lo: true, hi: true, bar: true, resize: true, colorBy: true, filter: true, annot: true };
 	flush();
 	window.dpView = {
 		model: m, state, setState, xOf, tOf, plotWidth, zoomAroundBar,
 		selectedRow: () => grid.selected(),
 		rowTime: (r) => m.rowTime[r],
+		annot: annot.annot, openAnnot: annot.open,
 		flushTimes, viewTimes,
 	};
 	performance.mark("dp-ready");

@@ -158,9 +158,13 @@ function bucketRange(m, lo, hi) {
 	return [Math.max(0, Math.floor(lo / m.bw)), Math.min(m.nb, Math.ceil(hi / m.bw))];
 }
 
-/* Samples and period per combination over the thread lanes in [lo, hi). */
+/* Samples and period per combination over the thread lanes in [lo, hi);
+ * the last range's kept, as the data view and the annotate pane both ask
+ * for it in one redraw. */
 function sumCombos(m, lo, hi) {
 	const [b0, b1] = bucketRange(m, lo, hi);
+	if (m.sumKey === b0 + "," + b1)
+		return m.sumLast;
 	const count = new Float64Array(m.ncombos), period = new Float64Array(m.ncombos);
 	for (const l of m.threads) {
 		for (let i = lowerBound(m.cBucket, b0, l.c0, l.c1); i < l.c1 && m.cBucket[i] < b1; i++) {
@@ -168,7 +172,9 @@ function sumCombos(m, lo, hi) {
 			period[m.cCombo[i]] += m.cPeriod[i];
 		}
 	}
-	return { count, period };
+	m.sumKey = b0 + "," + b1;
+	m.sumLast = { count, period };
+	return m.sumLast;
 }
 
 /* The report's default view over [lo, hi): objects, then members, then

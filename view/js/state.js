@@ -8,6 +8,7 @@ const state = {
 	colorBy: "object",
 	filter: null,   /* {object, member, line} string ids, or null */
 	cpuLanes: false,
+	annot: null,    /* the annotate pane: {fn, object, member, line}, or null */
 };
 const views = [];
 let changed = {}, frame = 0, full = [0, 1];
