@@ -505,13 +505,30 @@ async function annotTimeChecks(ctx) {
 	const before = await paneRows(page);
 	check(`annotate pane (full page): ${target.name} over the whole profile is annotate's`,
 	      compareRows(target.name, before, target) === 0 && (await paneState(page)).title === target.name);
-	// a rubber band over a quarter of the first chart
+	// a rubber band over the first half of the time the function was
+	// sampled in (from the page's own buckets: a fixed share of the chart
+	// may miss the function altogether on a run where its phase came
+	// later, as it did on a loaded machine)
 	await page.locator("#graphs .u-over").first().scrollIntoViewIfNeeded();
 	const over = await page.locator("#graphs .u-over").first().boundingBox();
+	const span = await page.evaluate((r) => {
+		const v = window.dpView, a = v.annot, f = a.fns.find((x) => x.name === r);
+		const seen = new Set();
+		for (let i = 0; i < a.cBucket.length; i++) {
+			const row = a.kInsn[a.cCombo[i]];
+			if (row >= f.r0 && row < f.r1 && a.cVal[0][i])
+				seen.add(a.cBucket[i]);
+		}
+		const b = [...seen].sort((x, y) => x - y), bw = v.model.bw;
+		const k = Math.max(1, Math.floor(b.length / 2));
+		/* from the first sampled bucket's start to the middle of the k-th */
+		return { lo: v.state.lo, hi: v.state.hi, t0: b[0] * bw, t1: (b[k - 1] + 0.5) * bw, n: b.length };
+	}, target.name);
+	const xAt = (t) => over.x + over.width * (t - span.lo) / (span.hi - span.lo);
 	const y = over.y + over.height / 2;
-	await page.mouse.move(over.x + over.width * 0.2, y);
+	await page.mouse.move(Math.max(over.x + 1, xAt(span.t0) - 1), y);
 	await page.mouse.down();
-	await page.mouse.move(over.x + over.width * 0.45, y, { steps: 6 });
+	await page.mouse.move(Math.max(xAt(span.t1), xAt(span.t0) + 6), y, { steps: 6 });
 	await page.mouse.up();
 	await frame(page);
 	const s = await page.evaluate(() => ({ lo: window.dpView.state.lo, hi: window.dpView.state.hi,
