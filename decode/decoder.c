@@ -432,6 +432,30 @@ const dp_decode_stats *dp_decoder_stats(const dp_decoder *d)
 	return &d->st;
 }
 
+void dp_decoder_add_stats(dp_decoder *d, const dp_decoder *other)
+{
+	const dp_decode_stats *o = &other->st;
+
+	d->st.samples += o->samples;
+	for (int e = 0; e < 64; e++)
+		for (int v = 0; v < DP_V_COUNT; v++)
+			d->st.by_event_verdict[e][v] += o->by_event_verdict[e][v];
+	for (int r = 0; r < DP_RS_COUNT; r++)
+		d->st.by_reason[r] += o->by_reason[r];
+	d->st.hw_compared += o->hw_compared;
+	d->st.hw_agreed += o->hw_agreed;
+	/* the binaries' failures by path: each worker opened its own */
+	for (size_t i = 0; i < other->images.n; i++) {
+		const image_slot *os = &other->images.v[i];
+
+		for (size_t k = 0; os->problem.samples && k < d->images.n; k++)
+			if (!strcmp(d->images.v[k].path, os->path)) {
+				d->images.v[k].problem.samples += os->problem.samples;
+				break;
+			}
+	}
+}
+
 dp_maps *dp_decoder_maps(dp_decoder *d)
 {
 	return &d->maps;
