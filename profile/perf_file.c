@@ -483,8 +483,12 @@ int dp_perf_open(dp_profile *p, dp_error *err)
 	/* the first walk: description records, wherever they are */
 	raw_rec w;
 	walk_reset(p);
-	while (walk(p, &w) > 0)
+	while (walk(p, &w) > 0) {
 		describe(p, &w);
+		/* as the later walks do: memory does not grow with the file */
+		if (!w.inner)
+			dp_profile_release_consumed(p, w.off);
+	}
 	dp_perf_finish_events(p);
 	dp_profile_rewind(p);
 	return 0;
