@@ -55,6 +55,9 @@ struct dp_decoder {
 	DP_VEC(ip_entry) entries;
 	ip_entry uncached; /* the entry of a sample that cannot be cached */
 	dp_hashmap fs_base; /* tid -> fs base */
+	uint32_t fs_tid;    /* the last tid looked up there, + 1 (0: none) */
+	uint64_t fs_last;   /* its fs base; fs_known: whether it has one */
+	bool fs_known;
 	DP_VEC(ev_info) ev;
 	DP_VEC(dp_image_problem) problems; /* view for dp_decoder_problems */
 	void (*annot_free)(void *); /* frees what annotate hangs on images */
@@ -348,12 +351,16 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 		const dp_memop *mo = &ent->mo;
 		dp_ea_ctx c = {&s->regs_user, ent->insn_addr + m->bias, ent->insn_len,
 			       ent->bt.regs_after, false, false, 0, 0};
-		uint64_t fs;
+		uint64_t fs = 0;
 
-		if (dp_hashmap_get(&d->fs_base, s->tid, &fs)) {
-			c.fs_known = true;
-			c.fs_base = fs;
+		/* samples come in runs of one thread: its last answer first */
+		if (d->fs_tid != s->tid + 1) {
+			d->fs_known = dp_hashmap_get(&d->fs_base, s->tid, &fs);
+			d->fs_last = fs;
+			d->fs_tid = s->tid + 1;
 		}
+		c.fs_known = d->fs_known;
+		c.fs_base = d->fs_last;
 		o->insn = ent->bt.insn;
 		o->mem = ent->bt.mem;
 		o->insn_vaddr = ent->insn_addr;

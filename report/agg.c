@@ -119,7 +119,13 @@ void dp_agg_add(dp_agg *g, const uint64_t keys[][DP_AGG_MAX_ATTRS], uint32_t eve
 
 	count(g, 0, event, period, weight);
 	for (int d = 0; d < g->nlevels; d++) {
-		node = child(g, node, keys[d], d);
+		const dp_agg_node *l = &g->nodes.v[g->last[d]];
+
+		if (g->last[d] && l->parent == node &&
+		    !memcmp(l->key, keys[d], sizeof(uint64_t) * (size_t)g->levels[d].nattrs))
+			node = g->last[d];
+		else
+			node = g->last[d] = child(g, node, keys[d], d);
 		count(g, node, event, period, weight);
 	}
 }

@@ -37,6 +37,9 @@ typedef struct dp_agg {
 	size_t evcap;
 	dp_hashmap index;
 	uint32_t *child_pool;
+	/* per level, the node the last sample went to: samples come in runs
+	 * of the same instruction and object, found without a hash lookup */
+	uint32_t last[DP_AGG_MAX_LEVELS];
 } dp_agg;
 
 void dp_agg_init(dp_agg *g, const dp_agg_level *levels, int nlevels, size_t nev, dp_metric m);
