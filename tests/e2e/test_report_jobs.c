@@ -188,6 +188,21 @@ static void test_perf_data(void **state)
 	}
 }
 
+/* A pipe can be read once: whatever --jobs says, stdin is read in one part. */
+static void test_stdin(void **state)
+{
+	tu_result a, b;
+
+	(void)state;
+	assert_int_equal(
+	    tu_sh(&a, "'%s' report --jobs 4 - < '%s' | tail -n +2", DATAPROF_BIN, profile()), 0);
+	assert_int_equal(
+	    tu_sh(&b, "'%s' report --jobs 1 '%s' | tail -n +2", DATAPROF_BIN, profile()), 0);
+	assert_same(b.out, a.out, "stdin");
+	tu_result_free(&a);
+	tu_result_free(&b);
+}
+
 static void test_bad_jobs(void **state)
 {
 	tu_result res;
