@@ -218,8 +218,11 @@ static void test_bad_jobs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_profile_is_mixed), cmocka_unit_test(test_same_for_any_jobs),
-	    cmocka_unit_test(test_truncated),	     cmocka_unit_test(test_perf_data),
+	    cmocka_unit_test(test_profile_is_mixed),
+	    cmocka_unit_test(test_same_for_any_jobs),
+	    cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_perf_data),
+	    cmocka_unit_test(test_stdin),
 	    cmocka_unit_test(test_bad_jobs),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
