@@ -182,6 +182,22 @@ const dp_annotate_stats *dp_annotator_stats(const dp_annotator *a)
 	return &a->st;
 }
 
+void dp_annotator_add_stats(dp_annotator *a, const dp_annotator *other)
+{
+	const dp_annotate_stats *o = &other->st;
+
+	a->st.samples += o->samples;
+	a->st.with_object += o->with_object;
+	a->st.with_type += o->with_type;
+	a->st.with_member += o->with_member;
+	for (int r = 0; r < DP_AR_COUNT; r++) {
+		a->st.obj_reason[r] += o->obj_reason[r];
+		a->st.type_reason[r] += o->type_reason[r];
+	}
+	for (int k = 0; k < DP_OBJ_COUNT; k++)
+		a->st.by_kind[k] += o->by_kind[k];
+}
+
 bool dp_annotator_has_heap(const dp_annotator *a)
 {
 	return !dp_heap_empty(&a->heap);

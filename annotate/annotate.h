@@ -64,6 +64,8 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 const dp_strtab *dp_annotator_strings(const dp_annotator *a);
 dp_strtab *dp_annotator_strings_mut(dp_annotator *a);
 const dp_annotate_stats *dp_annotator_stats(const dp_annotator *a);
+/* Adds another annotator's counts (a parallel report's worker) to a's. */
+void dp_annotator_add_stats(dp_annotator *a, const dp_annotator *other);
 bool dp_annotator_has_heap(const dp_annotator *a);
 /* The function (outermost, demangled) at a code address of pid at time t;
  * the symbol when there is no DWARF; the mapping's name when no symbol. */

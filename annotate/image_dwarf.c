@@ -442,22 +442,24 @@ static const dp_static_var *lookup(dp_image_dwarf *id, dp_strtab *strs, uint64_t
 	v = tls ? find_var(id->tls_syms.v, id->tls_syms.n, a) : find_var(id->syms.v, id->syms.n, a);
 	if (!v)
 		return NULL;
-	k = (v->addr << 1) | tls;
-	if (dp_hashmap_get(&id->resolved, k, &k)) {
-		dp_static_var *r = &id->globals.v[k];
+	/* typed from the declarations of the unit that touched it, and only
+	 * that one: the answer for an instruction does not depend on which
+	 * samples (of other units) came before, so that a report in parallel
+	 * parts gives what one part gives */
+	for (k = dp_hash64(((v->addr << 1) | tls) ^ dp_hash64(cu_off));; k++) {
+		uint64_t i;
 
-		/* each unit's declarations are searched once, not every sample */
-		if (!r->has_type && r->tried_unit != cu_off) {
-			type_from_unit(cs, strs, r);
-			r->tried_unit = cu_off;
-		}
-		return r;
+		if (!dp_hashmap_get(&id->resolved, k, &i))
+			break;
+		dp_static_var *r = &id->globals.v[i];
+		if (r->addr == v->addr && r->kind == v->kind && r->tried_unit == cu_off)
+			return r;
 	}
 	dp_static_var r = *v;
 	type_from_unit(cs, strs, &r);
 	r.tried_unit = cu_off;
 	dp_vec_push(&id->globals, r);
-	dp_hashmap_put(&id->resolved, (v->addr << 1) | tls, id->globals.n - 1);
+	dp_hashmap_put(&id->resolved, k, id->globals.n - 1);
 	return &id->globals.v[id->globals.n - 1];
 }
 

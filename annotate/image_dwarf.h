@@ -33,7 +33,7 @@ typedef struct dp_static_var {
 	uint8_t kind;
 	bool has_type;
 	Dwarf_Die type;
-	uint64_t tried_unit; /* from the symbol table: the unit last searched for a type */
+	uint64_t tried_unit; /* from the symbol table: the unit that gave (or not) its type */
 } dp_static_var;
 
 /* A stack variable's place relative to the CFA (frame base = CFA), or to
@@ -70,7 +70,7 @@ typedef struct dp_image_dwarf {
 	bool syms_built;
 	DP_VEC(dp_static_var) syms;     /* STT_OBJECT, sorted by addr */
 	DP_VEC(dp_static_var) tls_syms; /* STT_TLS, sorted by offset */
-	dp_hashmap resolved;            /* symbol start -> index in globals */
+	dp_hashmap resolved;		/* hash of symbol start, unit -> index in globals */
 	DP_VEC(dp_static_var) globals;  /* symbols resolved so far, with their types */
 	uint64_t tls_size, tls_align;  /* PT_TLS of this image */
 	dp_hashmap frames;

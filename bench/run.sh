@@ -23,6 +23,9 @@ echo
 echo "== report throughput (dataprof vs perf)"
 bench/report_bench.sh "$build"
 echo
+echo "== report --jobs 1 and all CPUs against perf report --sort sym, same perf.data"
+bench/report_jobs.sh "$build" 3 1000000 10000000
+echo
 echo "== heap tracker (record --heap vs a perf uprobe on malloc)"
 bench/heap.sh "$build"
 echo

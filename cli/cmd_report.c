@@ -35,6 +35,8 @@ static void usage(FILE *f)
 		"      --sqlite FILE     also write the samples and the rows to an SQLite file\n"
 		"      --symfs DIR       look for the profiled binaries under DIR first\n"
 		"      --width N         text width (default: the terminal's, or 80)\n"
+		"  -j, --jobs N          read the samples in N threads (default: the CPUs this\n"
+		"                        process may use); the output is the same for any N\n"
 		"  -h, --help            show this help\n\n"
 		"Attributes: %s.\n"
 		"time takes a bucket width for --by: time:100ms.\n",
@@ -60,6 +62,7 @@ int cmd_report(int argc, char **argv)
 	    {"help", no_argument, 0, 'h'},
 	    {"between", required_argument, 0, 'B'},
 	    {"counters", required_argument, 0, 'K'},
+	    {"jobs", required_argument, 0, 'j'},
 	    {0, 0, 0, 0},
 	};
 	dp_report_opts o;
@@ -76,7 +79,7 @@ int cmd_report(int argc, char **argv)
 	o.out = stdout;
 	o.metric = DP_M_PERIOD;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:b:t:w:m:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:b:t:w:m:n:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -160,6 +163,13 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			}
 			o.width = (int)v;
+			break;
+		case 'j':
+			if (!dp_parse_u64(optarg, &v) || !v || v > 256) {
+				cli_error("--jobs '%s': a number of threads from 1 to 256", optarg);
+				return 2;
+			}
+			o.jobs = (unsigned)v;
 			break;
 		case 'h':
 			usage(stdout);

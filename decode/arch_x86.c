@@ -6,6 +6,7 @@
 
 #include <asm/perf_regs.h>
 #include <capstone/capstone.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,9 +114,38 @@ static int perf_reg(x86_reg r)
 	}
 }
 
+/* Capstone 4 sorts some of its global tables on first use (the registers
+ * that Intel and AT&T syntax embed in instructions, X86_insn_reg_intel):
+ * decoders of parallel report parts would sort them at once. Each syntax
+ * decodes an instruction with details once, before any second thread. */
+static void warm_capstone(void)
+{
+	/* add $1, %al; mov %ebx, %eax; stos; ret */
+	static const uint8_t code[] = {0x04, 0x01, 0x89, 0xd8, 0xaa, 0xc3};
+	static const int syntax[] = {CS_OPT_SYNTAX_INTEL, CS_OPT_SYNTAX_ATT};
+
+	for (int i = 0; i < 2; i++) {
+		csh h;
+		cs_insn *ci;
+		size_t n;
+
+		if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+			continue;
+		cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+		cs_option(h, CS_OPT_SYNTAX, (size_t)syntax[i]);
+		n = cs_disasm(h, code, sizeof(code), 0x1000, 0, &ci);
+		if (n)
+			cs_free(ci, n);
+		cs_close(&h);
+	}
+}
+
 dp_arch *dp_arch_x86_64(void)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	dp_arch *a = dp_calloc(1, sizeof(*a));
+
+	pthread_once(&once, warm_capstone);
 
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &a->intel) != CS_ERR_OK ||
 	    cs_open(CS_ARCH_X86, CS_MODE_64, &a->att) != CS_ERR_OK) {

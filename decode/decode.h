@@ -73,6 +73,9 @@ void dp_decoder_free(dp_decoder *d);
 void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *out);
 
 const dp_decode_stats *dp_decoder_stats(const dp_decoder *d);
+/* Adds the sample counts of another decoder of the same profile (a
+ * parallel report's worker) to d's. */
+void dp_decoder_add_stats(dp_decoder *d, const dp_decoder *other);
 /* The causing instruction's text, or "" */
 void dp_decoded_insn_text(dp_decoder *d, const dp_decoded *x, char *buf, size_t len);
 /* The bytes of the causing instruction as hex, or "" */

@@ -56,6 +56,9 @@ struct dp_decoder {
 	DP_VEC(ip_entry) entries;
 	ip_entry uncached;  /* the entry of a sample that cannot be cached */
 	dp_hashmap fs_base; /* tid -> fs base */
+	uint32_t fs_tid;    /* the last tid looked up there, + 1 (0: none) */
+	uint64_t fs_last;   /* its fs base; fs_known: whether it has one */
+	bool fs_known;
 	DP_VEC(ev_info) ev;
 	DP_VEC(dp_image_problem) problems; /* view for dp_decoder_problems */
 	void (*annot_free)(void *);	   /* frees what annotate hangs on images */
@@ -129,8 +132,10 @@ void dp_decoder_observe(dp_decoder *d, const dp_record *r)
 		d->data_maps = true;
 	if (r->kind == DP_R_MMAP || r->kind == DP_R_COMM || r->kind == DP_R_FORK)
 		dp_maps_observe(&d->maps, r);
-	else if (r->kind == DP_R_THREAD)
+	else if (r->kind == DP_R_THREAD) {
 		dp_hashmap_put(&d->fs_base, r->thread->tid, r->thread->fs_base);
+		d->fs_tid = 0; /* the last answer may have changed */
+	}
 }
 
 void dp_decoder_ready(dp_decoder *d)
@@ -369,12 +374,16 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 			       false,
 			       0,
 			       0};
-		uint64_t fs;
+		uint64_t fs = 0;
 
-		if (dp_hashmap_get(&d->fs_base, s->tid, &fs)) {
-			c.fs_known = true;
-			c.fs_base = fs;
+		/* samples come in runs of one thread: its last answer first */
+		if (d->fs_tid != s->tid + 1) {
+			d->fs_known = dp_hashmap_get(&d->fs_base, s->tid, &fs);
+			d->fs_last = fs;
+			d->fs_tid = s->tid + 1;
 		}
+		c.fs_known = d->fs_known;
+		c.fs_base = d->fs_last;
 		o->insn = ent->bt.insn;
 		o->mem = ent->bt.mem;
 		o->insn_vaddr = ent->insn_addr;
@@ -456,6 +465,30 @@ void dp_decoder_set_annot_free(dp_decoder *d, void (*fn)(void *))
 const dp_decode_stats *dp_decoder_stats(const dp_decoder *d)
 {
 	return &d->st;
+}
+
+void dp_decoder_add_stats(dp_decoder *d, const dp_decoder *other)
+{
+	const dp_decode_stats *o = &other->st;
+
+	d->st.samples += o->samples;
+	for (int e = 0; e < 64; e++)
+		for (int v = 0; v < DP_V_COUNT; v++)
+			d->st.by_event_verdict[e][v] += o->by_event_verdict[e][v];
+	for (int r = 0; r < DP_RS_COUNT; r++)
+		d->st.by_reason[r] += o->by_reason[r];
+	d->st.hw_compared += o->hw_compared;
+	d->st.hw_agreed += o->hw_agreed;
+	/* the binaries' failures by path: each worker opened its own */
+	for (size_t i = 0; i < other->images.n; i++) {
+		const image_slot *os = &other->images.v[i];
+
+		for (size_t k = 0; os->problem.samples && k < d->images.n; k++)
+			if (!strcmp(d->images.v[k].path, os->path)) {
+				d->images.v[k].problem.samples += os->problem.samples;
+				break;
+			}
+	}
 }
 
 dp_maps *dp_decoder_maps(dp_decoder *d)

@@ -346,12 +346,10 @@ const dp_symbol *dp_image_function(dp_image *im, uint64_t vaddr, struct dp_func_
 		*table_slot = &im->tables.v[idx];
 		return s;
 	}
-	s = find_in(im->cfi_syms.v, im->cfi_syms.n, vaddr, &idx);
-	if (s) {
-		*table_slot = &im->cfi_tables.v[idx];
-		return s;
-	}
-	/* no symbol: the FDE of .eh_frame still bounds the function */
+	/* no symbol: the FDE of .eh_frame still bounds the function. Asked
+	 * every time (callers cache per instruction), not found among the
+	 * FDEs known so far: FDEs may overlap (a corrupt or foreign file), and
+	 * the one an address gets must not depend on which came first */
 	cfi = dwfl_module_eh_cfi(im->mod, &cbias);
 	if (!cfi || dwarf_cfi_addrframe(cfi, vaddr - cbias, &frame) != 0)
 		return NULL;

@@ -483,8 +483,12 @@ int dp_perf_open(dp_profile *p, dp_error *err)
 	/* the first walk: description records, wherever they are */
 	raw_rec w;
 	walk_reset(p);
-	while (walk(p, &w) > 0)
+	while (walk(p, &w) > 0) {
 		describe(p, &w);
+		/* as the later walks do: memory does not grow with the file */
+		if (!w.inner)
+			dp_profile_release_consumed(p, w.off);
+	}
 	dp_perf_finish_events(p);
 	dp_profile_rewind(p);
 	return 0;
@@ -534,6 +538,8 @@ int dp_perf_next(dp_profile *p, dp_record *r)
 		p->st.records++;
 		if (!w.inner)
 			dp_profile_release_consumed(p, w.off);
+		if (w.type == PERF_RECORD_SAMPLE && dp_profile_skips_sample(p, w.off, w.inner))
+			continue;
 		if (w.type >= DP_PERF_HEADER_ATTR) {
 			user_record(p, &w, r);
 			return 1;
@@ -552,6 +558,21 @@ void dp_perf_rewind(dp_profile *p)
 	walk_reset(p);
 	p->st.unknown_records = p->perf->unknown_feat;
 	p->st.finished = p->perf->complete;
+}
+
+uint64_t dp_perf_tell(const dp_profile *p)
+{
+	/* (a compressed stream cannot be entered in the middle: never sought) */
+	return p->perf->chunk != NO_CHUNK ? UINT64_MAX : p->pos;
+}
+
+void dp_perf_seek(dp_profile *p, uint64_t pos)
+{
+	struct dp_perf_state *s = p->perf;
+
+	p->pos = pos < p->first ? p->first : pos > s->data_end ? s->data_end : pos;
+	s->chunk = NO_CHUNK;
+	s->cpos = 0;
 }
 
 void dp_perf_close(dp_profile *p)

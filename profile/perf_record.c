@@ -62,13 +62,23 @@ static void read_regs(cur *c, uint64_t mask, dp_regs *r)
 		c->bad = 1;
 		return;
 	}
-	/* registers come in mask order: walk the set bits only */
-	for (uint64_t m = mask; m; m &= m - 1) {
-		unsigned i = (unsigned)__builtin_ctzll(m);
+	/* registers come in mask order; every sample of an event has the same
+	 * mask, so its register numbers are listed once (per thread: parallel
+	 * readers) and each sample is a run of copies */
+	static _Thread_local struct {
+		uint64_t mask;
+		uint8_t idx[64];
+	} last;
+	if (last.mask != mask) {
+		unsigned k = 0;
 
-		memcpy(&r->regs[i], c->p, 8);
-		c->p += 8;
+		for (uint64_t m = mask; m; m &= m - 1)
+			last.idx[k++] = (uint8_t)__builtin_ctzll(m);
+		last.mask = mask;
 	}
+	for (unsigned k = 0; k < n; k++)
+		memcpy(&r->regs[last.idx[k]], c->p + 8 * k, 8);
+	c->p += 8 * n;
 	r->mask = mask;
 }
 

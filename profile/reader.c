@@ -414,7 +414,7 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 			p->st.truncated_at = p->pos;
 			return 0;
 		}
-		if (p->skip_samples && h->type == PERF_RECORD_SAMPLE) {
+		if (h->type == PERF_RECORD_SAMPLE && dp_profile_skips_sample(p, p->pos, false)) {
 			p->pos += h->size;
 			p->st.records++;
 			dp_profile_release_consumed(p, p->pos - h->size);
@@ -552,14 +552,59 @@ dp_profile *dp_profile_open(const char *path, dp_error *err)
 
 int dp_profile_next(dp_profile *p, dp_record *r)
 {
-	if (p->fmt != DP_FMT_DPROF) {
-		int rc;
+	int rc;
 
+	if (p->fmt != DP_FMT_DPROF) {
 		while ((rc = dp_perf_next(p, r)) > 0 && p->skip_samples && r->kind == DP_R_SAMPLE)
 			;
-		return rc;
+	} else {
+		rc = dprof_next(p, r, p->pos >= p->prescan_end);
 	}
-	return dprof_next(p, r, p->pos >= p->prescan_end);
+	if (rc > 0 && p->skip_samples && p->index_chunk) {
+		/* where the side-band records are (a PACKED one's records share its offset) */
+		if (r->decompressed)
+			p->unseekable = true;
+		else if (!p->side_offs.n || p->side_offs.v[p->side_offs.n - 1] != r->offset)
+			dp_vec_push(&p->side_offs, r->offset);
+	}
+	return rc;
+}
+
+void dp_profile_index(dp_profile *p, uint64_t chunk)
+{
+	p->index_chunk = chunk;
+	p->index_seen = 0;
+	p->side_offs.n = p->chunk_offs.n = 0;
+	p->unseekable = false;
+}
+
+bool dp_profile_index_get(const dp_profile *p, dp_profile_map *m)
+{
+	if (!p->index_chunk || p->unseekable)
+		return false;
+	m->side = p->side_offs.v;
+	m->nside = p->side_offs.n;
+	m->chunks = p->chunk_offs.v;
+	m->nchunks = p->chunk_offs.n;
+	return true;
+}
+
+uint64_t dp_profile_tell(const dp_profile *p)
+{
+	if (p->fmt != DP_FMT_DPROF)
+		return dp_perf_tell(p);
+	/* inside a PACKED record: its records are its offset's */
+	return p->inner_pos < p->inner_len ? p->inner_off : p->pos;
+}
+
+void dp_profile_seek(dp_profile *p, uint64_t pos)
+{
+	if (p->fmt != DP_FMT_DPROF) {
+		dp_perf_seek(p, pos);
+		return;
+	}
+	p->pos = pos < p->first ? p->first : pos > p->size ? p->size : pos;
+	p->inner_len = p->inner_pos = 0;
 }
 
 void dp_profile_skip_samples(dp_profile *p, bool skip)
@@ -567,11 +612,43 @@ void dp_profile_skip_samples(dp_profile *p, bool skip)
 	p->skip_samples = skip;
 }
 
+void dp_profile_share_samples(dp_profile *p, unsigned part, unsigned parts, uint64_t chunk)
+{
+	p->share_part = part;
+	p->share_parts = parts;
+	p->share_chunk = chunk ? chunk : 1;
+}
+
+void dp_profile_add_counts(dp_profile *p, const dp_profile *other, bool records)
+{
+	p->st.samples += other->st.samples;
+	p->st.bad_samples += other->st.bad_samples;
+	for (size_t i = 0; i < p->events.n && i < other->events.n; i++)
+		p->events.v[i].samples += other->events.v[i].samples;
+	if (!records)
+		return;
+	/* the readers read parts of the file (dp_profile_seek): every record
+	 * was counted by one of them */
+	p->st.records += other->st.records;
+	p->st.lost += other->st.lost;
+	p->st.lost_samples += other->st.lost_samples;
+	p->st.throttles += other->st.throttles;
+	p->st.unknown_records += other->st.unknown_records;
+	p->st.readings += other->st.readings;
+	p->st.marks += other->st.marks;
+	p->st.finished |= other->st.finished;
+	if (other->st.truncated_at)
+		p->st.truncated_at = other->st.truncated_at;
+	if (other->st.error[0])
+		memcpy(p->st.error, other->st.error, sizeof(p->st.error));
+}
+
 void dp_profile_rewind(dp_profile *p)
 {
 	dp_profile_format f = p->fmt;
 
 	p->dropped = 0;
+	p->sample_seq = 0;
 	memset(&p->st, 0, sizeof(p->st));
 	p->st.format = f;
 	for (size_t i = 0; i < p->events.n; i++)
@@ -593,6 +670,8 @@ void dp_profile_close(dp_profile *p)
 		munmap(p->map, p->size);
 	free(p->owned);
 	free(p->inner);
+	dp_vec_free(&p->side_offs);
+	dp_vec_free(&p->chunk_offs);
 	for (size_t i = 0; i < p->events.n; i++)
 		free((char *)p->events.v[i].name);
 	dp_vec_free(&p->events);

@@ -30,11 +30,39 @@ struct dp_profile {
 	dp_read_status st;
 	struct dp_perf_state *perf;
 	bool skip_samples; /* side-band passes: samples are not even parsed */
+	/* dp_profile_share_samples: this reader's share of the samples */
+	unsigned share_part, share_parts;
+	uint64_t share_chunk, sample_seq; /* sample_seq: samples met since the rewind */
+	/* dp_profile_index: made during a side-band pass */
+	uint64_t index_chunk, index_seen;
+	DP_VEC(uint64_t) side_offs, chunk_offs;
+	bool unseekable;   /* a record came from a compressed perf.data stream */
 	size_t dropped;    /* pages of the mapping before this were given back */
 	/* the records of the PACKED record being read (decompressed) */
 	uint8_t *inner;
 	size_t inner_len, inner_cap, inner_pos, inner_off;
 };
+
+/* A sample record at off (inner: in a compressed perf.data stream) is
+ * next: true when this reader skips it unparsed (a side-band pass, or
+ * another reader's share). A side-band pass with dp_profile_index notes
+ * where every index_chunk-th sample starts. */
+static inline bool dp_profile_skips_sample(dp_profile *p, uint64_t off, bool inner)
+{
+	if (p->skip_samples) {
+		if (p->index_chunk) {
+			if (inner)
+				p->unseekable = true;
+			else if (p->index_seen % p->index_chunk == 0)
+				dp_vec_push(&p->chunk_offs, off);
+			p->index_seen++;
+		}
+		return true;
+	}
+	if (p->share_parts < 2)
+		return false;
+	return (p->sample_seq++ / p->share_chunk) % p->share_parts != p->share_part;
+}
 
 /* Registers an event; index may arrive out of order. */
 dp_event_info *dp_profile_add_event(dp_profile *p, uint32_t index, const char *name,
@@ -62,6 +90,8 @@ void dp_profile_release_consumed(dp_profile *p, size_t upto);
 int dp_perf_open(dp_profile *p, struct dp_error *err);
 int dp_perf_next(dp_profile *p, dp_record *r);
 void dp_perf_rewind(dp_profile *p);
+uint64_t dp_perf_tell(const dp_profile *p);
+void dp_perf_seek(dp_profile *p, uint64_t pos);
 void dp_perf_close(dp_profile *p);
 
 #endif

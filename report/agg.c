@@ -79,14 +79,53 @@ static void count(dp_agg *g, uint32_t node, uint32_t event, uint64_t period, uin
 	e[2] += weight;
 }
 
-void dp_agg_add(dp_agg *g, const uint64_t keys[][DP_AGG_MAX_ATTRS], uint32_t event,
-		uint64_t period, uint64_t weight)
+static void add_counts(dp_agg *g, uint32_t node, const dp_agg *src, uint32_t from)
+{
+	dp_agg_node *n = &g->nodes.v[node];
+	const dp_agg_node *f = &src->nodes.v[from];
+	uint64_t *e = &g->ev[(size_t)node * g->nev * 3];
+	const uint64_t *fe = &src->ev[(size_t)from * src->nev * 3];
+
+	for (int i = 0; i < 3; i++)
+		n->m[i] += f->m[i];
+	for (size_t i = 0; i < g->nev * 3 && i < src->nev * 3; i++)
+		e[i] += fe[i];
+}
+
+void dp_agg_merge(dp_agg *g, dp_attr_ctx *names, const dp_agg *src, const dp_attr_ctx *src_names)
+{
+	/* a node comes after its parent in src: one pass maps each to g's */
+	uint32_t *to = dp_malloc(src->nodes.n * sizeof(uint32_t));
+
+	to[0] = 0;
+	add_counts(g, 0, src, 0);
+	for (size_t i = 1; i < src->nodes.n; i++) {
+		const dp_agg_node *n = &src->nodes.v[i];
+		const dp_agg_level *lv = &g->levels[n->depth - 1];
+		uint64_t key[DP_AGG_MAX_ATTRS] = {0};
+
+		for (int k = 0; k < lv->nattrs; k++)
+			key[k] = dp_attr_key_in(names, src_names, &lv->attrs[k], n->key[k]);
+		to[i] = child(g, to[n->parent], key, (int)n->depth - 1);
+		add_counts(g, to[i], src, (uint32_t)i);
+	}
+	free(to);
+}
+
+void dp_agg_add(dp_agg *g, const uint64_t keys[][DP_AGG_MAX_ATTRS], uint32_t event, uint64_t period,
+		uint64_t weight)
 {
 	uint32_t node = 0;
 
 	count(g, 0, event, period, weight);
 	for (int d = 0; d < g->nlevels; d++) {
-		node = child(g, node, keys[d], d);
+		const dp_agg_node *l = &g->nodes.v[g->last[d]];
+
+		if (g->last[d] && l->parent == node &&
+		    !memcmp(l->key, keys[d], sizeof(uint64_t) * (size_t)g->levels[d].nattrs))
+			node = g->last[d];
+		else
+			node = g->last[d] = child(g, node, keys[d], d);
 		count(g, node, event, period, weight);
 	}
 }
@@ -103,35 +142,56 @@ void dp_agg_ensure(dp_agg *g, const uint64_t *key)
 	child(g, 0, key, 0);
 }
 
-static const dp_agg *sorting;
+typedef struct sort_ctx {
+	const dp_agg *g;
+	const dp_attr_ctx *names;
+} sort_ctx;
 
-static int by_key(const void *a, const void *b)
+/* The keys of two siblings, attribute by attribute, by what they say. */
+static int by_text(const sort_ctx *c, const dp_agg_node *x, const dp_agg_node *y)
 {
-	const dp_agg_node *x = &sorting->nodes.v[*(const uint32_t *)a];
-	const dp_agg_node *y = &sorting->nodes.v[*(const uint32_t *)b];
+	const dp_agg_level *lv = &c->g->levels[x->depth - 1];
 
-	return x->key[0] < y->key[0] ? -1 : x->key[0] > y->key[0];
+	for (int i = 0; i < lv->nattrs; i++) {
+		int d = dp_attr_compare(c->names, &lv->attrs[i], x->key[i], y->key[i]);
+		if (d)
+			return d;
+	}
+	return 0;
 }
 
-static int by_metric(const void *a, const void *b)
+static int by_key(const void *a, const void *b, void *ctx)
 {
-	const dp_agg_node *x = &sorting->nodes.v[*(const uint32_t *)a];
-	const dp_agg_node *y = &sorting->nodes.v[*(const uint32_t *)b];
-	uint64_t vx = x->m[sorting->metric], vy = y->m[sorting->metric];
+	const sort_ctx *c = ctx;
+	const dp_agg_node *x = &c->g->nodes.v[*(const uint32_t *)a];
+	const dp_agg_node *y = &c->g->nodes.v[*(const uint32_t *)b];
+
+	if (x->key[0] != y->key[0])
+		return x->key[0] < y->key[0] ? -1 : 1;
+	return by_text(c, x, y);
+}
+
+static int by_metric(const void *a, const void *b, void *ctx)
+{
+	const sort_ctx *c = ctx;
+	const dp_agg_node *x = &c->g->nodes.v[*(const uint32_t *)a];
+	const dp_agg_node *y = &c->g->nodes.v[*(const uint32_t *)b];
+	uint64_t vx = x->m[c->g->metric], vy = y->m[c->g->metric];
 
 	if (vx != vy)
 		return vx > vy ? -1 : 1;
 	if (x->m[0] != y->m[0])
 		return x->m[0] > y->m[0] ? -1 : 1;
-	/* ties in a stable order */
-	return memcmp(x->key, y->key, sizeof(x->key));
+	/* ties in an order that does not depend on the order of the samples */
+	return by_text(c, x, y);
 }
 
-void dp_agg_finish(dp_agg *g)
+void dp_agg_finish(dp_agg *g, const dp_attr_ctx *names)
 {
 	size_t n = g->nodes.n;
 	uint32_t *counts = dp_calloc(n, sizeof(uint32_t)), *pos;
 
+	sort_ctx sc = {g, names};
 	for (size_t i = 1; i < n; i++)
 		counts[g->nodes.v[i].parent]++;
 	free(g->child_pool);
@@ -148,17 +208,15 @@ void dp_agg_finish(dp_agg *g)
 		dp_agg_node *p = &g->nodes.v[g->nodes.v[i].parent];
 		p->children[p->nchildren++] = (uint32_t)i;
 	}
-	sorting = g;
 	for (size_t i = 0; i < n; i++) {
 		const dp_agg_node *nd = &g->nodes.v[i];
 		bool timeline = nd->depth < (uint32_t)g->nlevels &&
 				g->levels[nd->depth].attrs[0].id == DP_A_TIME;
 
 		if (nd->nchildren > 1)
-			qsort(nd->children, nd->nchildren, sizeof(uint32_t),
-			      timeline ? by_key : by_metric);
+			qsort_r(nd->children, nd->nchildren, sizeof(uint32_t),
+				timeline ? by_key : by_metric, &sc);
 	}
-	sorting = NULL;
 	free(counts);
 	free(pos);
 }

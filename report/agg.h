@@ -37,6 +37,9 @@ typedef struct dp_agg {
 	size_t evcap;
 	dp_hashmap index;
 	uint32_t *child_pool;
+	/* per level, the node the last sample went to: samples come in runs
+	 * of the same instruction and object, found without a hash lookup */
+	uint32_t last[DP_AGG_MAX_LEVELS];
 } dp_agg;
 
 void dp_agg_init(dp_agg *g, const dp_agg_level *levels, int nlevels, size_t nev, dp_metric m);
@@ -46,8 +49,14 @@ void dp_agg_add(dp_agg *g, const uint64_t keys[][DP_AGG_MAX_ATTRS], uint32_t eve
 		uint64_t period, uint64_t weight);
 /* A level-0 group with no samples (so a time bucket shows even when empty). */
 void dp_agg_ensure(dp_agg *g, const uint64_t *key);
-/* Sorts children by the metric; time buckets stay in time order. */
-void dp_agg_finish(dp_agg *g);
+/* Adds the groups and counts of src (the same levels, events and metric:
+ * a parallel report's worker) to g; src's string keys are translated to
+ * names' table (dp_attr_key_in). */
+void dp_agg_merge(dp_agg *g, dp_attr_ctx *names, const dp_agg *src, const dp_attr_ctx *src_names);
+/* Sorts children by the metric; time buckets stay in time order. Ties go
+ * by the keys' text (names), so that the order does not depend on which
+ * sample came first. */
+void dp_agg_finish(dp_agg *g, const dp_attr_ctx *names);
 static inline uint64_t dp_agg_value(const dp_agg_node *n, dp_metric m)
 {
 	return n->m[m];

@@ -79,6 +79,32 @@ dp_strtab *dp_attr_strings(dp_attr_ctx *c)
 	return c->strs;
 }
 
+/* Keys that are ids in the string table (the others are numbers or enums). */
+static bool string_keyed(dp_attr_id id)
+{
+	return !dp_attr_numeric(id) && id != DP_A_EVENT && id != DP_A_VERDICT && id != DP_A_REASON;
+}
+
+uint64_t dp_attr_key_in(dp_attr_ctx *dst, const dp_attr_ctx *src, const dp_attr *a, uint64_t key)
+{
+	if (!string_keyed(a->id))
+		return key;
+	return dp_strtab_intern(dst->strs, dp_strtab_get(src->strs, (uint32_t)key));
+}
+
+int dp_attr_compare(const dp_attr_ctx *c, const dp_attr *a, uint64_t x, uint64_t y)
+{
+	if (x == y)
+		return 0;
+	if (string_keyed(a->id)) {
+		int d = strcmp(dp_strtab_get(c->strs, (uint32_t)x),
+			       dp_strtab_get(c->strs, (uint32_t)y));
+		if (d)
+			return d < 0 ? -1 : 1;
+	}
+	return x < y ? -1 : 1;
+}
+
 const char *dp_attr_name(dp_attr_id id)
 {
 	return (unsigned)id < DP_A_COUNT ? attrs[id].name : "?";

@@ -66,5 +66,11 @@ const char *dp_attr_format(dp_attr_ctx *c, const dp_attr *a, uint64_t key, char 
 /* The string a string attribute has for key (NULL for numeric ones). */
 const char *dp_attr_string(dp_attr_ctx *c, const dp_attr *a, uint64_t key);
 dp_strtab *dp_attr_strings(dp_attr_ctx *c);
+/* The key in dst's string table of a key of src's (another pipeline over
+ * the same profile: a parallel report's worker); numbers are themselves. */
+uint64_t dp_attr_key_in(dp_attr_ctx *dst, const dp_attr_ctx *src, const dp_attr *a, uint64_t key);
+/* Orders keys by what they say (names by their text, numbers by value), not
+ * by string ids, which depend on the order samples were met: -1, 0, 1. */
+int dp_attr_compare(const dp_attr_ctx *c, const dp_attr *a, uint64_t x, uint64_t y);
 
 #endif

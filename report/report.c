@@ -1,35 +1,78 @@
 #include "report.h"
-#include "expr.h"
 #include "context.h"
+#include "part.h"
 #include "units.h"
 
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-static void progress(const dp_report_opts *o, const dp_profile *p, const dp_record *r, size_t size,
-		     bool done)
+/* Above this many parts the merge and the side-band passes cost more than
+ * the samples gain. */
+#define MAX_JOBS 256
+/* The default gives each part at least this much of the file: below it,
+ * starting a pipeline (side-band pass, DWARF) costs more than it saves. */
+#define MIN_BYTES_PER_JOB (4u << 20)
+
+unsigned dp_report_jobs_default(void)
 {
-	(void)p;
-	if (!o->progress || !size)
-		return;
-	if (done)
-		fprintf(stderr, "\r%40s\r", "");
-	else
-		fprintf(stderr, "\rreading %s: %3d%%", o->input,
-			(int)(100.0 * (double)r->offset / (double)size));
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	return 1;
+}
+
+static unsigned parts_for(const dp_report_opts *o)
+{
+	struct stat sb;
+	unsigned n = o->jobs;
+
+	/* outputs that follow the samples one by one take them in file order;
+	 * a pipe (stdin) can be read once */
+	if (o->on_row || o->on_start || stat(o->input, &sb) < 0 || !S_ISREG(sb.st_mode) ||
+	    !strcmp(o->input, "-"))
+		return 1;
+	if (!n) {
+		n = dp_report_jobs_default();
+		if ((uint64_t)sb.st_size / MIN_BYTES_PER_JOB + 1 < n)
+			n = (unsigned)((uint64_t)sb.st_size / MIN_BYTES_PER_JOB + 1);
+	}
+	return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : n;
+}
+
+typedef struct worker {
+	dp_report_part part;
+	const dp_report_opts *o;
+	unsigned index, nparts;
+	uint64_t tlo, thi;
+	const dp_profile_map *map; /* the first part's */
+	int rc;			   /* of the open */
+	pthread_t th;
+	bool started;
+} worker;
+
+static void *work(void *arg)
+{
+	worker *k = arg;
+
+	k->rc = dp_report_part_open(&k->part, k->o, k->index, k->nparts, k->tlo, k->thi, k->map,
+				    &k->part.err);
+	if (k->rc == 0)
+		dp_report_part_stream(&k->part);
+	return NULL;
 }
 
 int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *err)
 {
-	dp_expr *where = NULL;
 	uint64_t tlo = 0, thi = UINT64_MAX;
-	dp_decode_opts dopts = {o->symfs, false};
-	dp_record rec;
-	struct stat sb;
-	size_t size = 0;
-	int n;
+	dp_report_part first;
+	worker *ws = NULL;
+	unsigned nparts = parts_for(o);
+	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->o = o;
@@ -41,74 +84,65 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 			return -1;
 		}
 	}
-	res->p = dp_profile_open(o->input, err);
-	if (!res->p)
+	/* the first part here: its errors (the file, --where, --between) are
+	 * the command's, before any thread starts */
+	if (dp_report_part_open(&first, o, 0, nparts, tlo, thi, NULL, err) < 0)
 		return -1;
-	if (stat(o->input, &sb) == 0)
-		size = (size_t)sb.st_size;
-	res->ev = dp_profile_events(res->p, &res->nev);
-	res->dec = dp_decoder_new(res->p, &dopts, err);
-	if (!res->dec)
-		goto fail;
-	res->ann = dp_annotator_new(res->dec, res->p, err);
-	if (!res->ann)
-		goto fail;
-	res->rows = dp_row_ctx_new(res->p, res->dec, res->ann);
-	/* one pass over the side-band records for every stage, then the samples */
-	dp_profile_rewind(res->p);
-	dp_profile_skip_samples(res->p, true);
-	while (dp_profile_next(res->p, &rec) > 0) {
-		dp_decoder_observe(res->dec, &rec);
-		dp_annotator_observe(res->ann, &rec);
-		dp_row_ctx_observe(res->rows, &rec);
+	res->p = first.p;
+	res->ev = dp_profile_events(first.p, &res->nev);
+	res->dec = first.dec;
+	res->ann = first.ann;
+	res->rows = first.rows;
+	res->attrs = first.attrs;
+	if (o->on_start && o->on_start(o->on_row_ctx, res, err) < 0) {
+		dp_report_part_free(&first);
+		memset(res, 0, sizeof(*res));
+		return -1;
 	}
-	dp_profile_skip_samples(res->p, false);
-	dp_decoder_ready(res->dec);
-	dp_annotator_ready(res->ann);
-	dp_row_ctx_ready(res->rows);
-	dp_profile_rewind(res->p);
+	if (nparts > 1)
+		ws = dp_calloc(nparts - 1, sizeof(*ws));
+	for (unsigned i = 1; i < nparts; i++) {
+		worker *k = &ws[i - 1];
+
+		k->o = o;
+		k->index = i;
+		k->nparts = nparts;
+		k->tlo = tlo;
+		k->thi = thi;
+		k->map = dp_report_part_map(&first);
+		k->started = pthread_create(&k->th, NULL, work, k) == 0;
+		if (!k->started)
+			work(k); /* no thread to be had: the part is read here, in turn */
+	}
+	dp_report_part_stream(&first);
+	for (unsigned i = 1; i < nparts; i++) {
+		worker *k = &ws[i - 1];
+
+		if (k->started)
+			pthread_join(k->th, NULL);
+		if (k->rc < 0 && rc == 0) {
+			*err = k->part.err;
+			rc = -1;
+		}
+	}
+	/* in part order, so that the merged names do not depend on timing */
+	for (unsigned i = 1; i < nparts; i++) {
+		if (rc == 0)
+			dp_report_part_merge(&first, &ws[i - 1].part);
+		if (ws[i - 1].rc == 0)
+			dp_report_part_free(&ws[i - 1].part);
+	}
+	free(ws);
+	dp_expr_free(first.where);
+	first.where = NULL;
+	res->agg = first.agg;
+	res->read = first.read;
+	res->kept = first.kept;
+	if (rc < 0) {
+		dp_report_result_free(res);
+		return -1;
+	}
 	dp_report_ctx *marks = dp_row_ctx_marks(res->rows);
-	if (o->between[0] && dp_report_ctx_between(marks, o->between[0], o->between[1], err) < 0)
-		goto fail;
-	if (o->counters && dp_report_ctx_counters(marks, res->p, o->counters, err) < 0)
-		goto fail;
-	res->attrs = dp_attr_ctx_new(res->rows, res->ann, res->p);
-	if (o->where && !(where = dp_expr_parse(o->where, res->attrs, err)))
-		goto fail;
-	dp_agg_init(&res->agg, o->levels, o->nlevels, res->nev, o->metric);
-	if (o->on_start && o->on_start(o->on_row_ctx, res, err) < 0)
-		goto fail;
-
-	while ((n = dp_profile_next(res->p, &rec)) > 0) {
-		dp_decoded x;
-		dp_annotation an;
-		dp_row row;
-		uint64_t keys[DP_AGG_MAX_LEVELS][DP_AGG_MAX_ATTRS];
-
-		if (rec.kind != DP_R_SAMPLE)
-			continue;
-		if (!(++res->read & 0xffff))
-			progress(o, res->p, &rec, size, false);
-		dp_decode_sample(res->dec, rec.sample, &x);
-		if (o->verdicts && !(o->verdicts & (1u << x.verdict)))
-			continue;
-		dp_annotate(res->ann, rec.sample, &x, &an);
-		dp_row_fill(res->rows, rec.sample, &x, &an, &row);
-		if (row.time_rel < tlo || row.time_rel > thi)
-			continue;
-		if (!dp_report_ctx_inside(marks, rec.sample->pid, rec.sample->tid,
-					  rec.sample->time))
-			continue;
-		if (where && !dp_expr_eval(where, res->attrs, &row))
-			continue;
-		res->kept++;
-		dp_agg_keys(&res->agg, res->attrs, &row, keys);
-		dp_agg_add(&res->agg, (const uint64_t(*)[DP_AGG_MAX_ATTRS])keys, rec.sample->event,
-			   rec.sample->period ? rec.sample->period : 1, rec.sample->weight);
-		if (o->on_row)
-			o->on_row(o->on_row_ctx, res->attrs, &row);
-	}
-	progress(o, res->p, &rec, size, true);
 	if (o->counters) {
 		/* every bucket the counters cover, with samples or not */
 		uint64_t lo, hi, start = dp_row_ctx_start(res->rows),
@@ -121,14 +155,13 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 				dp_agg_ensure(&res->agg, key);
 			}
 	}
-	if (n < 0) {
+	if (first.rc < 0) {
 		/* corrupt data: report what was read before it, and say so */
 		fprintf(stderr,
 			"dataprof: warning: %s: %s; the report covers the records before it\n",
 			o->input, dp_profile_status(res->p)->error);
 	}
-	dp_agg_finish(&res->agg);
-	dp_expr_free(where);
+	dp_agg_finish(&res->agg, res->attrs);
 	const dp_read_status *st = dp_profile_status(res->p);
 	if (st->truncated_at)
 		fprintf(stderr,
@@ -138,13 +171,10 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 	if (st->bad_samples)
 		fprintf(stderr,
 			"dataprof: warning: %s: %" PRIu64
-			" malformed samples skipped (`dataprof dump` shows them); the report covers the rest\n",
+			" malformed samples skipped (`dataprof dump` shows them); the report "
+			"covers the rest\n",
 			o->input, st->bad_samples);
 	return 0;
-fail:
-	dp_expr_free(where);
-	dp_report_result_free(res);
-	return -1;
 }
 
 void dp_report_result_free(dp_report_result *res)

@@ -27,6 +27,7 @@ typedef struct dp_report_opts {
 	bool default_view; /* no --by: the overview */
 	bool progress;	   /* stderr is a terminal */
 	int width;	   /* text width (80) */
+	unsigned jobs;	   /* --jobs: parts read in parallel; 0: the default */
 	FILE *out;
 	/* Outputs that follow the samples as they stream (SQLite, Perfetto,
 	 * pprof, diff, layout, view), all with on_row_ctx: on_start once the
@@ -56,6 +57,11 @@ struct dp_report_result {
  * build on report (diff, layout, view). Free with dp_report_result_free. */
 int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *err);
 void dp_report_result_free(dp_report_result *res);
+/* --jobs by default: the CPUs this process may run on (sched_getaffinity).
+ * A report with on_row or on_start reads in one part (in file order); the
+ * default gives each part at least 4 MiB of the file. The result is the
+ * same whatever the number of parts. */
+unsigned dp_report_jobs_default(void);
 
 /* The report as text (out_text.c); CSV, JSON and SQLite are exports
  * (export/export.h). */

@@ -235,6 +235,34 @@ void dp_profile_rewind(dp_profile *p);
 /* For a pass over the side-band records only: samples are skipped unread. */
 void dp_profile_skip_samples(dp_profile *p, bool skip);
 
+/* For readers working in parallel, each on its own dp_profile of the same
+ * file: the samples, counted in file order in chunks of chunk, are this
+ * reader's when chunk index % parts == part; the others are skipped
+ * unparsed. Takes effect from the next rewind; parts <= 1: every sample. */
+void dp_profile_share_samples(dp_profile *p, unsigned part, unsigned parts, uint64_t chunk);
+/* Adds the sample counts (status, per event) that another reader of the
+ * same file made of its share to p's; with records, its counts of the other
+ * records too (readers that each read part of the file: dp_profile_seek). */
+void dp_profile_add_counts(dp_profile *p, const dp_profile *other, bool records);
+
+/* A map of the file for readers in parallel, made by the next side-band
+ * pass (dp_profile_skip_samples) after dp_profile_index: where the
+ * side-band records are, and where every chunk-th sample starts. Another
+ * reader of the same file seeks to those instead of walking all of it. */
+typedef struct dp_profile_map {
+	const uint64_t *side, *chunks;
+	size_t nside, nchunks;
+} dp_profile_map;
+void dp_profile_index(dp_profile *p, uint64_t chunk);
+/* false when there is none, or the file cannot be read from an offset (a
+ * perf.data compressed with -z decompresses as one stream). Valid until
+ * p is closed or indexed again. */
+bool dp_profile_index_get(const dp_profile *p, dp_profile_map *m);
+/* The position of the next record (of the PACKED record being read, while
+ * inside one), and reading from such a position. */
+uint64_t dp_profile_tell(const dp_profile *p);
+void dp_profile_seek(dp_profile *p, uint64_t pos);
+
 const dp_read_status *dp_profile_status(const dp_profile *p);
 const dp_event_info *dp_profile_events(const dp_profile *p, size_t *n);
 /* Sensors by id (the index); entries without a name were never described. */

@@ -1,0 +1,205 @@
+#include "part.h"
+#include "context.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Samples are dealt to the parts in chunks of this many, in turn: small
+ * enough that a short profile still spreads, large enough that each part
+ * reads long runs of the file. */
+#define CHUNK 1024
+
+/* The side-band records, read where the first part's map says they are. */
+static void replay_side_band(dp_report_part *w)
+{
+	dp_record rec;
+
+	for (size_t i = 0; i < w->map->nside; i++) {
+		uint64_t at = w->map->side[i];
+
+		dp_profile_seek(w->p, at);
+		/* a PACKED record's records are all at its offset */
+		do {
+			if (dp_profile_next(w->p, &rec) <= 0)
+				break;
+			dp_decoder_observe(w->dec, &rec);
+			dp_annotator_observe(w->ann, &rec);
+			dp_row_ctx_observe(w->rows, &rec);
+		} while (dp_profile_tell(w->p) == at);
+	}
+}
+
+int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned index, unsigned nparts,
+			uint64_t tlo, uint64_t thi, const dp_profile_map *map, dp_error *err)
+{
+	dp_decode_opts dopts = {o->symfs, false};
+	dp_record rec;
+
+	memset(w, 0, sizeof(*w));
+	w->o = o;
+	w->index = index;
+	w->nparts = nparts;
+	w->tlo = tlo;
+	w->thi = thi;
+	w->p = dp_profile_open(o->input, err);
+	if (!w->p)
+		return -1;
+	w->dec = dp_decoder_new(w->p, &dopts, err);
+	if (!w->dec)
+		goto fail;
+	w->ann = dp_annotator_new(w->dec, w->p, err);
+	if (!w->ann)
+		goto fail;
+	w->rows = dp_row_ctx_new(w->p, w->dec, w->ann);
+	/* one pass over the side-band records for every stage, then the samples */
+	dp_profile_rewind(w->p);
+	w->start = dp_profile_tell(w->p);
+	dp_profile_skip_samples(w->p, true);
+	if (map) {
+		w->map = map;
+		replay_side_band(w);
+	} else {
+		if (index == 0 && nparts > 1)
+			dp_profile_index(w->p, CHUNK);
+		while (dp_profile_next(w->p, &rec) > 0) {
+			dp_decoder_observe(w->dec, &rec);
+			dp_annotator_observe(w->ann, &rec);
+			dp_row_ctx_observe(w->rows, &rec);
+		}
+		if (index == 0 && nparts > 1 && dp_profile_index_get(w->p, &w->own_map))
+			w->map = &w->own_map;
+	}
+	dp_profile_skip_samples(w->p, false);
+	dp_decoder_ready(w->dec);
+	dp_annotator_ready(w->ann);
+	dp_row_ctx_ready(w->rows);
+	/* without a map, each part walks the file and takes its chunks of it
+	 * (after dp_row_ctx_new: it found the profile's first sample) */
+	if (!w->map)
+		dp_profile_share_samples(w->p, index, nparts, CHUNK);
+	dp_profile_rewind(w->p);
+	dp_report_ctx *marks = dp_row_ctx_marks(w->rows);
+	if (o->between[0] && dp_report_ctx_between(marks, o->between[0], o->between[1], err) < 0)
+		goto fail;
+	/* the counters' rates are shown by the first part only */
+	if (o->counters && index == 0 && dp_report_ctx_counters(marks, w->p, o->counters, err) < 0)
+		goto fail;
+	w->attrs = dp_attr_ctx_new(w->rows, w->ann, w->p);
+	if (o->where && !(w->where = dp_expr_parse(o->where, w->attrs, err)))
+		goto fail;
+	size_t nev;
+	dp_profile_events(w->p, &nev);
+	dp_agg_init(&w->agg, o->levels, o->nlevels, nev, o->metric);
+	return 0;
+fail:
+	dp_report_part_free(w);
+	return -1;
+}
+
+const dp_profile_map *dp_report_part_map(const dp_report_part *w)
+{
+	return w->map;
+}
+
+static void progress(const dp_report_part *w, const dp_record *r, size_t size)
+{
+	if (!size)
+		return;
+	fprintf(stderr, "\rreading %s: %3d%%", w->o->input,
+		(int)(100.0 * (double)r->offset / (double)size));
+}
+
+/* The records from the current position to end (exclusive): 0 at the end
+ * of the file, < 0 on corrupt data, 1 at end. */
+static int stream(dp_report_part *w, uint64_t end, size_t size)
+{
+	const dp_report_opts *o = w->o;
+	dp_report_ctx *marks = dp_row_ctx_marks(w->rows);
+	dp_record rec;
+	int n = 0;
+
+	/* (UINT64_MAX: to the end, and no telling: a compressed perf.data
+	 * stream has no position) */
+	while ((end == UINT64_MAX || dp_profile_tell(w->p) < end) &&
+	       (n = dp_profile_next(w->p, &rec)) > 0) {
+		dp_decoded x;
+		dp_annotation an;
+		dp_row row;
+		uint64_t keys[DP_AGG_MAX_LEVELS][DP_AGG_MAX_ATTRS];
+
+		if (rec.kind != DP_R_SAMPLE)
+			continue;
+		if (!(++w->read & 0xffff))
+			progress(w, &rec, size);
+		dp_decode_sample(w->dec, rec.sample, &x);
+		if (o->verdicts && !(o->verdicts & (1u << x.verdict)))
+			continue;
+		dp_annotate(w->ann, rec.sample, &x, &an);
+		dp_row_fill(w->rows, rec.sample, &x, &an, &row);
+		if (row.time_rel < w->tlo || row.time_rel > w->thi)
+			continue;
+		if (!dp_report_ctx_inside(marks, rec.sample->pid, rec.sample->tid,
+					  rec.sample->time))
+			continue;
+		if (w->where && !dp_expr_eval(w->where, w->attrs, &row))
+			continue;
+		w->kept++;
+		dp_agg_keys(&w->agg, w->attrs, &row, keys);
+		dp_agg_add(&w->agg, (const uint64_t(*)[DP_AGG_MAX_ATTRS])keys, rec.sample->event,
+			   rec.sample->period ? rec.sample->period : 1, rec.sample->weight);
+		if (o->on_row)
+			o->on_row(o->on_row_ctx, w->attrs, &row);
+	}
+	return end != UINT64_MAX && dp_profile_tell(w->p) >= end ? 1 : n;
+}
+
+void dp_report_part_stream(dp_report_part *w)
+{
+	struct stat sb;
+	size_t size = 0;
+
+	if (w->o->progress && w->index == 0 && stat(w->o->input, &sb) == 0)
+		size = (size_t)sb.st_size;
+	if (!w->map) {
+		w->rc = stream(w, UINT64_MAX, size);
+	} else {
+		/* chunk c from the c-th mark (the first from the file's first
+		 * record) to the next; chunk c is part c % nparts' */
+		size_t n = w->map->nchunks ? w->map->nchunks : 1;
+
+		for (size_t c = w->index; c < n; c += w->nparts) {
+			dp_profile_seek(w->p, c ? w->map->chunks[c] : w->start);
+			w->rc = stream(w, c + 1 < n ? w->map->chunks[c + 1] : UINT64_MAX, size);
+			if (w->rc < 0)
+				break;
+		}
+	}
+	if (size)
+		fprintf(stderr, "\r%40s\r", "");
+}
+
+void dp_report_part_merge(dp_report_part *dst, dp_report_part *src)
+{
+	dst->read += src->read;
+	dst->kept += src->kept;
+	dp_profile_add_counts(dst->p, src->p, dst->map != NULL);
+	if (src->rc < 0 && dst->rc >= 0)
+		dst->rc = src->rc;
+	dp_decoder_add_stats(dst->dec, src->dec);
+	dp_annotator_add_stats(dst->ann, src->ann);
+	dp_agg_merge(&dst->agg, dst->attrs, &src->agg, src->attrs);
+}
+
+void dp_report_part_free(dp_report_part *w)
+{
+	if (w->agg.nodes.v)
+		dp_agg_free(&w->agg);
+	dp_expr_free(w->where);
+	dp_attr_ctx_free(w->attrs);
+	dp_row_ctx_free(w->rows);
+	dp_annotator_free(w->ann);
+	dp_decoder_free(w->dec);
+	dp_profile_close(w->p);
+	memset(w, 0, sizeof(*w));
+}

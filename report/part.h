@@ -1,0 +1,47 @@
+/* One report pipeline over a profile: its own reader, decoder, annotator,
+ * rows, attributes, filter and aggregate. A parallel report runs one per
+ * worker, each over its share of the samples (dp_profile_share_samples):
+ * nothing mutable is shared, so decode's and annotate's caches need no
+ * locks; the aggregates are merged at the end. */
+#ifndef DP_REPORT_PART_H
+#define DP_REPORT_PART_H
+
+#include "report.h"
+#include "expr.h"
+
+typedef struct dp_report_part {
+	const dp_report_opts *o;
+	unsigned index, nparts;
+	dp_profile *p;
+	dp_decoder *dec;
+	dp_annotator *ann;
+	dp_row_ctx *rows;
+	dp_attr_ctx *attrs;
+	dp_expr *where;
+	dp_agg agg;
+	uint64_t read, kept;
+	uint64_t tlo, thi; /* --time, relative */
+	int rc;		   /* of the last dp_profile_next: < 0 corrupt data */
+	dp_error err;	   /* when dp_report_part_open failed */
+	/* the first part's map of the file: where the others seek to */
+	const dp_profile_map *map;
+	dp_profile_map own_map;
+	uint64_t start; /* the first record's position */
+} dp_report_part;
+
+/* Opens the profile and reads its side-band records for every stage; ready
+ * to stream its share of the samples. The first part (index 0) walks the
+ * whole file and maps it (dp_report_part_map); the others are given that
+ * map, when there is one, and read only what it points them to. -1 with
+ * err set. */
+int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned index, unsigned nparts,
+			uint64_t tlo, uint64_t thi, const dp_profile_map *map, dp_error *err);
+/* The first part's map of the file, or NULL when its file cannot seek. */
+const dp_profile_map *dp_report_part_map(const dp_report_part *w);
+/* Streams the part's samples into its aggregate (and o->on_row). */
+void dp_report_part_stream(dp_report_part *w);
+/* Adds the counts and groups of src to dst (dst's names). */
+void dp_report_part_merge(dp_report_part *dst, dp_report_part *src);
+void dp_report_part_free(dp_report_part *w);
+
+#endif

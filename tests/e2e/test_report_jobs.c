@@ -1,0 +1,232 @@
+/* dataprof report --jobs: the output is the same, byte for byte, whatever
+ * the number of threads that read the samples, on a profile of several
+ * processes, threads and heap objects, in text, JSON and CSV; on a raw
+ * profile cut short, and on perf.data files of several kinds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record_util.h"
+#include "tu_feature.h"
+#include "util.h"
+
+/* Each part of the report takes 1024 samples in turn (report/part.c): with
+ * fewer than this many, some of the 4 parts would have nothing to do. */
+#define ENOUGH_SAMPLES (4 * 1024 * 2)
+
+static char *mixed_profile;
+
+/* threads (4 threads), forker (3 children and an exec) and objects (heap
+ * blocks of four sites, globals, statics, TLS, stack) in one recording,
+ * every page fault a sample, with the heap tracked. */
+static const char *profile(void)
+{
+	if (!mixed_profile) {
+		char *th = tu_fixture("threads_O2"), *fk = tu_fixture("forker_O2"),
+		     *ob = tu_fixture("objects_O2");
+		char *cmd = dp_asprintf("sh -c \"'%s' 4 4096 & '%s' 3; '%s'; wait\"", th, fk, ob);
+		tu_result res;
+
+		mixed_profile = tu_path("mixed.dprof");
+		assert_int_equal(rec_run(&res, mixed_profile, "--heap -e page-faults", cmd), 0);
+		tu_result_free(&res);
+		free(cmd);
+		free(th);
+		free(fk);
+		free(ob);
+	}
+	return mixed_profile;
+}
+
+static char *report(const char *file, int jobs, const char *args)
+{
+	tu_result res;
+	char *out;
+
+	if (tu_sh(&res, "'%s' report --jobs %d '%s' %s", DATAPROF_BIN, jobs, file, args) != 0)
+		fail_msg("report --jobs %d %s: %s", jobs, args, res.err);
+	out = res.out;
+	free(res.err);
+	return out;
+}
+
+/* The first line where a and b differ, for the failure message. */
+static void assert_same(const char *a, const char *b, const char *what)
+{
+	size_t line = 1, i = 0;
+
+	if (!strcmp(a, b))
+		return;
+	while (a[i] && a[i] == b[i])
+		line += a[i++] == '\n';
+	const char *la = a + i, *lb = b + i;
+	while (la > a && la[-1] != '\n')
+		la--, lb--;
+	fail_msg("%s: --jobs 1 and 4 differ at line %zu:\n  1: %.200s\n  4: %.200s", what, line, la,
+		 lb);
+}
+
+/* The number of data lines (not comments) of a CSV output. */
+static size_t csv_rows(const char *csv)
+{
+	size_t n = 0;
+
+	for (const char *p = csv; (p = strchr(p, '\n')); p++)
+		n++;
+	return n ? n - 1 : 0;
+}
+
+static void test_profile_is_mixed(void **state)
+{
+	(void)state;
+	char *pids = report(profile(), 1, "--by pid --csv");
+	char *tids = report(profile(), 1, "--by tid --csv");
+	char *kinds = report(profile(), 1, "--by kind --csv");
+	char *head = report(profile(), 1, "--by event -n 1");
+	unsigned long n = 0;
+
+	const char *s = strstr(head, "\n# ");
+	assert_non_null(s);
+	for (s += 3; *s; s++)
+		if (*s >= '0' && *s <= '9')
+			n = n * 10 + (unsigned long)(*s - '0');
+		else if (*s != ',')
+			break;
+	printf("profile: %lu samples, %zu processes, %zu threads\n", n, csv_rows(pids),
+	       csv_rows(tids));
+	/* threads, forker and its 3 children, objects (and the shell, unless
+	 * it took no page fault of its own) */
+	if (csv_rows(pids) < 5 || csv_rows(tids) < csv_rows(pids) + 3)
+		fail_msg("not the processes and threads expected:\n%s\n%s", pids, tids);
+	if (!strstr(kinds, "heap") || !strstr(kinds, "global"))
+		fail_msg("no heap or global object:\n%s", kinds);
+	if (n < ENOUGH_SAMPLES)
+		fail_msg("%lu samples: fewer than the %d that give each of 4 parts some", n,
+			 ENOUGH_SAMPLES);
+	free(pids);
+	free(tids);
+	free(kinds);
+	free(head);
+}
+
+static const char *const views[] = {
+    "",
+    "--json",
+    "--by process,thread --then object --then member -n 100,100,100",
+    "--by object,site --then member --then line -n 1000,1000,1000",
+    "--json --by function --then object,kind",
+    "--csv --by pid,tid,event --then line",
+    "--csv --by insn --then verdict,reason",
+    "--json --by time:10ms --then process",
+    "--by member --where 'kind=heap' -m samples",
+    "--by file --verdict verified,exact --time 1ms..",
+};
+
+static void test_same_for_any_jobs(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		char *one = report(profile(), 1, views[i]), *four = report(profile(), 4, views[i]);
+
+		assert_same(one, four, views[i][0] ? views[i] : "the default view");
+		free(one);
+		free(four);
+	}
+}
+
+/* A profile cut inside a record: every part stops where one part does,
+ * and the warning is the same. */
+static void test_truncated(void **state)
+{
+	char *cut = tu_path("mixed_cut.dprof");
+	tu_result r1, r4;
+
+	(void)state;
+	assert_int_equal(tu_sh(&r1, "head -c $(( $(stat -c %%s '%s') * 2 / 3 )) '%s' > '%s'",
+			       profile(), profile(), cut),
+			 0);
+	tu_result_free(&r1);
+	assert_int_equal(tu_sh(&r1, "'%s' report --jobs 1 --json '%s'", DATAPROF_BIN, cut), 0);
+	assert_int_equal(tu_sh(&r4, "'%s' report --jobs 4 --json '%s'", DATAPROF_BIN, cut), 0);
+	assert_same(r1.out, r4.out, "a truncated profile");
+	assert_same(r1.err, r4.err, "a truncated profile's warning");
+	assert_non_null(strstr(r4.err, "cut short"));
+	tu_result_free(&r1);
+	tu_result_free(&r4);
+	free(cut);
+}
+
+/* perf.data files of other machines (tests/data/perf-data): file mode,
+ * where parts seek; pipe mode; compressed with -z, where each part walks
+ * the whole stream and takes its chunks of samples. */
+static void test_perf_data(void **state)
+{
+	static const char *const files[] = {
+	    "quipper-forkexit-3.8.data",	  "quipper-throttle-3.8.data",
+	    "quipper-callgraph-3.8.data",	  "perfparser-parallel_static_gcc.zstd.data",
+	    "mstange-fibo.compressed2.pipe.data",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *path = dp_asprintf("%s/perf-data/%s", DATA_DIR, files[i]);
+		char *args[] = {"", "--json --by process,pid --then function,event"};
+
+		for (int k = 0; k < 2; k++) {
+			char *one = report(path, 1, args[k]), *four = report(path, 4, args[k]);
+
+			assert_same(one, four, files[i]);
+			free(one);
+			free(four);
+		}
+		free(path);
+	}
+}
+
+/* A pipe can be read once: whatever --jobs says, stdin is read in one part. */
+static void test_stdin(void **state)
+{
+	tu_result a, b;
+
+	(void)state;
+	assert_int_equal(
+	    tu_sh(&a, "'%s' report --jobs 4 - < '%s' | tail -n +2", DATAPROF_BIN, profile()), 0);
+	assert_int_equal(
+	    tu_sh(&b, "'%s' report --jobs 1 '%s' | tail -n +2", DATAPROF_BIN, profile()), 0);
+	assert_same(b.out, a.out, "stdin");
+	tu_result_free(&a);
+	tu_result_free(&b);
+}
+
+static void test_bad_jobs(void **state)
+{
+	tu_result res;
+
+	(void)state;
+	assert_int_equal(tu_sh(&res, "'%s' report --jobs 0 '%s'", DATAPROF_BIN, profile()), 2);
+	assert_non_null(strstr(res.err, "--jobs"));
+	tu_result_free(&res);
+	assert_int_equal(tu_sh(&res, "'%s' report -j x '%s'", DATAPROF_BIN, profile()), 2);
+	tu_result_free(&res);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_profile_is_mixed),
+	    cmocka_unit_test(test_same_for_any_jobs),
+	    cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_perf_data),
+	    cmocka_unit_test(test_stdin),
+	    cmocka_unit_test(test_bad_jobs),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	free(mixed_profile);
+	return rc;
+}
