@@ -123,7 +123,11 @@ static int record_sim(const dp_record_opts *ro, const dp_event_spec *ev, size_t 
 			fprintf(stderr, "%s%s %llu of %llu", i ? ", " : "", ev[i].name,
 				(unsigned long long)res.ev_samples[i],
 				(unsigned long long)res.totals[ev[i].sim_kind]);
-		fprintf(stderr, "), %.1f KiB written to '%s' ]\n", (double)res.bytes / 1024.0,
+		fprintf(stderr, ")");
+		if (res.heap_raw)
+			fprintf(stderr, ", heap records %.1f KiB packed into %.1f KiB",
+				(double)res.heap_raw / 1024.0, (double)res.heap_packed / 1024.0);
+		fprintf(stderr, ", %.1f KiB written to '%s' ]\n", (double)res.bytes / 1024.0,
 			o.output);
 	}
 	rc = res.exit_code;
@@ -136,17 +140,25 @@ out:
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"event", required_argument, 0, 'e'},  {"count", required_argument, 0, 'c'},
-		{"freq", required_argument, 0, 'F'},   {"pid", required_argument, 0, 'p'},
-		{"output", required_argument, 0, 'o'}, {"call-graph", no_argument, 0, 'g'},
-		{"mmap-pages", required_argument, 0, 'm'}, {"no-regs", no_argument, 0, 'R'},
-		{"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
-		{"heap", optional_argument, 0, 'H'},   {"heap-depth", required_argument, 0, 'D'},
-		{"alloc-fn", required_argument, 0, 'A'},
-		{"counters", required_argument, 0, 'C'}, {"interval", required_argument, 0, 'I'},
-		{"markers", no_argument, 0, 'M'},
-		{"sim-cache", required_argument, 0, 'S'}, {"sim-skid", required_argument, 0, 'K'},
-		{0, 0, 0, 0},
+	    {"event", required_argument, 0, 'e'},
+	    {"count", required_argument, 0, 'c'},
+	    {"freq", required_argument, 0, 'F'},
+	    {"pid", required_argument, 0, 'p'},
+	    {"output", required_argument, 0, 'o'},
+	    {"call-graph", no_argument, 0, 'g'},
+	    {"mmap-pages", required_argument, 0, 'm'},
+	    {"no-regs", no_argument, 0, 'R'},
+	    {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},
+	    {"heap", optional_argument, 0, 'H'},
+	    {"heap-depth", required_argument, 0, 'D'},
+	    {"alloc-fn", required_argument, 0, 'A'},
+	    {"counters", required_argument, 0, 'C'},
+	    {"interval", required_argument, 0, 'I'},
+	    {"markers", no_argument, 0, 'M'},
+	    {"sim-cache", required_argument, 0, 'S'},
+	    {"sim-skid", required_argument, 0, 'K'},
+	    {0, 0, 0, 0},
 	};
 	spec_vec ev = {0};
 	DP_VEC(char *) env = {0};
@@ -201,7 +213,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'm':
 			if (!dp_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > (1u << 20)) {
-				cli_error("-m needs a power of two number of pages, not '%s'", optarg);
+				cli_error("-m needs a power of two number of pages, not '%s'",
+					  optarg);
 				goto out;
 			}
 			o.mmap_pages = (size_t)v;
@@ -303,15 +316,16 @@ int cmd_record(int argc, char **argv)
 		}
 		if (!lib) {
 			cli_error("--heap: libdataprof_heap.so is not next to dataprof nor in "
-				  "%s from it; reinstall dataprof", DATAPROF_AGENT_RELDIR);
+				  "%s from it; reinstall dataprof",
+				  DATAPROF_AGENT_RELDIR);
 			goto out;
 		}
-		dp_vec_push(&env, dp_asprintf("LD_PRELOAD=%s%s%s", lib, old ? ":" : "",
-					      old ? old : ""));
-		dp_vec_push(&env, dp_asprintf("DATAPROF_HEAP_MIN=%llu",
-					      (unsigned long long)heap_min));
-		dp_vec_push(&env, dp_asprintf("DATAPROF_HEAP_DEPTH=%llu",
-					      (unsigned long long)heap_depth));
+		dp_vec_push(&env,
+			    dp_asprintf("LD_PRELOAD=%s%s%s", lib, old ? ":" : "", old ? old : ""));
+		dp_vec_push(&env,
+			    dp_asprintf("DATAPROF_HEAP_MIN=%llu", (unsigned long long)heap_min));
+		dp_vec_push(
+		    &env, dp_asprintf("DATAPROF_HEAP_DEPTH=%llu", (unsigned long long)heap_depth));
 		free(lib);
 		o.agent = true;
 	}

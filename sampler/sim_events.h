@@ -56,7 +56,8 @@ typedef struct dp_sim_opts {
 typedef struct dp_sim_result {
 	int exit_code; /* the program's */
 	uint64_t samples, bytes;
-	uint64_t totals[DPS_NKINDS]; /* summed over processes */
+	uint64_t heap_raw, heap_packed; /* --heap: its records' bytes before and after packing */
+	uint64_t totals[DPS_NKINDS];	/* summed over processes */
 	bool have_totals;
 	uint64_t *ev_samples; /* per event, nevents (the caller frees) */
 } dp_sim_result;

@@ -7,6 +7,7 @@
 #include "procfs.h"
 #include "recorder.h"
 #include "target.h"
+#include "heap_pack.h"
 #include "../profile/writer.h"
 
 #include <errno.h>
@@ -98,7 +99,7 @@ static void build_argv(const dp_sim_opts *o, int fd, uint64_t t0, str_vec *av)
 				  : o->period	? o->period
 						: dp_sim_default_period(e->sim_kind);
 
-dp_vec_push(av, dp_asprintf("--dp-event=%d,%llu,%llu,%llu,%llu", e->sim_kind,
+		dp_vec_push(av, dp_asprintf("--dp-event=%d,%llu,%llu,%llu,%llu", e->sim_kind,
 					    (unsigned long long)(o->count_only ? 0 : period),
 					    (unsigned long long)(DPS_ID_BASE + i),
 					    (unsigned long long)e->attr.config1,
@@ -188,6 +189,7 @@ typedef struct sim_sink {
 	dp_sim_result *res;
 	dp_writer *w;
 	dp_buf pending;
+	dp_heap_pack pack; /* heap records packed as the agent's are (heap_pack.h) */
 	uint64_t last_time;
 	bool broken;
 } sim_sink;
@@ -250,7 +252,10 @@ static void take(sim_sink *s)
 		}
 		if (h->type == DP_REC_META)
 			take_total(s, (const char *)h, h->size);
-		dp_writer_add(s->w, h, h->size);
+		if (h->type == DP_REC_ALLOC || h->type == DP_REC_FREE)
+			dp_heap_pack_add(&s->pack, h, h->size, s->w);
+		else
+			dp_writer_add(s->w, h, h->size);
 		off += h->size;
 	}
 	memmove(s->pending.p, s->pending.p + off, s->pending.len - off);
@@ -355,7 +360,12 @@ int dp_sim_run(const dp_sim_opts *o, dp_sim_result *res, dp_error *err)
 	sink.res = res;
 	sink.w = &w;
 	sink.last_time = t0;
+	dp_heap_pack_init(&sink.pack);
 	read_tool(&sink, p[0]);
+	dp_heap_pack_flush(&sink.pack, &w);
+	res->heap_raw = sink.pack.raw;
+	res->heap_packed = sink.pack.packed;
+	dp_heap_pack_free(&sink.pack);
 	dp_buf_free(&sink.pending);
 	while (waitpid(t.pid, &status, 0) < 0 && errno == EINTR)
 		;
