@@ -428,56 +428,6 @@ static void test_layout_diff(void **state)
  * data breakpoint's trap gives them (test_decode_truth.c, which needs
  * breakpoints that fire). Here the simulator's truth says which
  * instruction and address each sample really had. */
-typedef struct twin_ctx {
-	uint64_t want_insn;
-	/* the last sample, waiting for its truth */
-	bool have;
-	dp_verdict verdict;
-	uint64_t data_addr, insn_ip;
-	uint8_t size;
-	size_t samples, verified, verified_right, insn_right;
-} twin_ctx;
-
-static void twin_walk(const char *profile, twin_ctx *c)
-{
-	dp_error err = {{0}};
-	dp_profile *p = dp_profile_open(profile, &err);
-	dp_decoder *d;
-	dp_record r;
-
-	if (!p)
-		fail_msg("%s", err.msg);
-	d = dp_decoder_open(p, NULL, &err);
-	if (!d)
-		fail_msg("%s", err.msg);
-	while (dp_profile_next(p, &r) > 0) {
-		if (r.kind == DP_R_SAMPLE) {
-			dp_decoded x;
-
-			dp_decode_sample(d, r.sample, &x);
-			c->have = true;
-			c->verdict = x.verdict;
-			c->data_addr = x.data_addr;
-			c->insn_ip = x.insn_ip;
-			c->size = x.size;
-		} else if (r.kind == DP_R_OTHER && r.type == DP_REC_SIM_TRUTH && c->have) {
-			struct dp_rec_sim_truth t;
-
-			memcpy(&t, r.other, sizeof(t));
-			c->have = false;
-			c->samples++;
-			c->insn_right += c->insn_ip == t.ip;
-			if (c->verdict == DP_V_VERIFIED) {
-				c->verified++;
-				c->verified_right += c->data_addr < t.addr + DP_MAX(t.size, 1) &&
-						     c->data_addr + DP_MAX(c->size, 1) > t.addr;
-			}
-		}
-	}
-	dp_decoder_free(d);
-	dp_profile_close(p);
-}
-
 static void twin_bpwatch(const char *fixture)
 {
 	char *fx = tu_fixture(fixture), *prof = tu_path("twin.dprof");
@@ -490,7 +440,8 @@ static void twin_bpwatch(const char *fixture)
 	n = tu_truth_parse(res.out, &t);
 	for (size_t i = 0; i < n; i++) {
 		const char *name = tu_truth_get(&t[i], "name"), *expect;
-		twin_ctx c = {0};
+		dp_sim_accuracy c;
+		dp_error err = {{0}};
 		tu_result rr;
 		char *opts;
 
@@ -503,11 +454,13 @@ static void twin_bpwatch(const char *fixture)
 		if (tu_sh(&rr, "'%s' record -q -o '%s' %s -- '%s' %s", DATAPROF_BIN, prof, opts, fx,
 			  name) != 0)
 			fail_msg("record %s: %s", name, rr.err);
-		twin_walk(prof, &c);
+		/* the library's scoring, as dataprof accuracy does it */
+		memset(&c, 0, sizeof(c));
+		assert_int_equal(dp_sim_accuracy_run(prof, &c, &err), 0);
 		printf("%s %-18s expect %-12s: %2zu samples, verified %zu (right %zu), "
 		       "instruction right %zu\n",
-		       fixture, name, expect, c.samples, c.verified, c.verified_right,
-		       c.insn_right);
+		       fixture, name, expect, (size_t)c.samples, (size_t)c.verified,
+		       (size_t)c.verified_right, (size_t)c.insn_right);
 		patterns++;
 		verified += c.verified;
 		right += c.verified_right;
