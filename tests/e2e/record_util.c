@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dataprof/format.h"
 
@@ -93,4 +94,22 @@ void rec_copy_tagged(const char *src, const char *dst, const char *key, const ch
 		fail_msg("cannot write %s", dst);
 	free(data);
 	free(rec);
+}
+
+bool rec_have_sim(const char **why)
+{
+	char *dir = dp_strdup(DATAPROF_BIN), *tool;
+	bool ok;
+
+	*strrchr(dir, '/') = 0;
+	tool = dp_asprintf("%s/valgrind/dpsim-amd64-linux", dir);
+	ok = access(tool, X_OK) == 0;
+	*why = ok ? NULL : "dataprof was built without its Valgrind tool (DATAPROF_SIM)";
+	free(tool);
+	free(dir);
+	if (ok && system("valgrind --version >/dev/null 2>&1") != 0) {
+		*why = "valgrind is not installed";
+		ok = false;
+	}
+	return ok;
 }

@@ -2,6 +2,8 @@
 #ifndef DP_RECORD_UTIL_H
 #define DP_RECORD_UTIL_H
 
+#include <stdbool.h>
+
 #include "dataprof/profile.h"
 #include "tu.h"
 
@@ -24,5 +26,9 @@ char *rec_fixture(const char *fixture, const char *args, const char *opts, const
  * its header: another file (another run identity, docs/history.md) with
  * the same samples, cheaper than recording again. */
 void rec_copy_tagged(const char *src, const char *dst, const char *key, const char *value);
+
+/* Can record sim: events here (dataprof's Valgrind tool built, valgrind
+ * installed)? When not, *why says what is missing. */
+bool rec_have_sim(const char **why);
 
 #endif

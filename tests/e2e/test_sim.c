@@ -25,24 +25,6 @@
 #define CG_GEOM	 "l1d=32K:8:64,l2=none,llc=2M:16:64"
 #define CG_FLAGS "--D1=32768,8,64 --LL=2097152,16,64"
 
-static bool have_sim(const char **why)
-{
-	char *dir = dp_strdup(DATAPROF_BIN), *tool;
-	bool ok;
-
-	*strrchr(dir, '/') = 0;
-	tool = dp_asprintf("%s/valgrind/dpsim-amd64-linux", dir);
-	ok = access(tool, X_OK) == 0;
-	*why = ok ? NULL : "dataprof was built without its Valgrind tool (DATAPROF_SIM)";
-	free(tool);
-	free(dir);
-	if (ok && system("valgrind --version >/dev/null 2>&1") != 0) {
-		*why = "valgrind is not installed";
-		ok = false;
-	}
-	return ok;
-}
-
 /* The count before ',,NAME' in stat -x, output. */
 static uint64_t stat_count(const char *text, const char *name)
 {
@@ -619,7 +601,7 @@ int main(void)
 	};
 	int rc;
 
-	if (!have_sim(&why)) {
+	if (!rec_have_sim(&why)) {
 		printf("test_sim: skipped: %s\n", why);
 		return 77;
 	}
