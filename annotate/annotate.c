@@ -20,10 +20,10 @@ struct site {
 struct insn_note {
 	dp_code_loc loc;
 	uint32_t type, member; /* the construct's */
-	uint32_t cons;         /* index + 1 in the image's constructs; 0: none */
-	uint8_t reason;        /* dp_annot_reason when type is 0 */
-	bool indexed;          /* see dp_construct.indexed */
-	bool weak;             /* from a load's destination: the object's own type wins */
+	uint32_t cons;	       /* index + 1 in the image's constructs; 0: none */
+	uint8_t reason;	       /* dp_annot_reason when type is 0 */
+	bool indexed;	       /* see dp_construct.indexed */
+	bool weak;	       /* from a load's destination: the object's own type wins */
 	uint64_t type_size;    /* of the construct's type, when indexed */
 	uint32_t special;      /* [dataprof] or [syscall NAME]: not the program's; 0 */
 	uint8_t special_reason;
@@ -31,12 +31,12 @@ struct insn_note {
 
 /* What annotate needs of a mapping, worked out on its first sample. */
 struct map_note {
-	uint32_t base;	   /* its name without the directory: "libc.so.6", "[heap]" */
+	uint32_t base;	    /* its name without the directory: "libc.so.6", "[heap]" */
 	uint32_t data_name; /* "libc.so.6 (data)": an address in it outside every variable */
-	bool named_file;   /* a file's mapping, not "//anon" nor "[heap]" */
-	bool own;          /* dataprof's agent library */
-	dp_map *prev;	   /* the mapping just below it when last asked (for .bss) */
-	uint64_t prev_end; /* until when prev is valid (its end time) */
+	bool named_file;    /* a file's mapping, not "//anon" nor "[heap]" */
+	bool own;	    /* dataprof's agent library */
+	dp_map *prev;	    /* the mapping just below it when last asked (for .bss) */
+	uint64_t prev_end;  /* until when prev is valid (its end time) */
 };
 
 struct dp_annotator {
@@ -63,7 +63,7 @@ struct dp_annotator {
 const char *dp_object_kind_name(dp_object_kind k)
 {
 	static const char *const n[DP_OBJ_COUNT] = {
-		"none", "global", "static", "tls", "stack", "heap", "mapping",
+	    "none", "global", "static", "tls", "stack", "heap", "mapping",
 	};
 	return (unsigned)k < DP_OBJ_COUNT ? n[k] : "?";
 }
@@ -282,7 +282,8 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 			if (!dp_alloc_fns_match(&a->alloc_fns, &a->strs, fr[k].function))
 				break;
 			/* the outermost one named: what the program called */
-			dp_alloc_fn_plain(dp_strtab_get(&a->strs, fr[k].function), via, sizeof(via));
+			dp_alloc_fn_plain(dp_strtab_get(&a->strs, fr[k].function), via,
+					  sizeof(via));
 		}
 		if (k < nf || !nf) {
 			/* a frame of the program (or one nothing is known of) */
@@ -307,7 +308,8 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 		s.site = dp_strtab_intern(&a->strs, buf);
 	}
 	if (via[0])
-		snprintf(buf, sizeof(buf), "heap@%s (via %s)", dp_strtab_get(&a->strs, s.site), via);
+		snprintf(buf, sizeof(buf), "heap@%s (via %s)", dp_strtab_get(&a->strs, s.site),
+			 via);
 	else
 		snprintf(buf, sizeof(buf), "heap@%s", dp_strtab_get(&a->strs, s.site));
 	s.object = dp_strtab_intern(&a->strs, buf);
@@ -325,7 +327,8 @@ static void typed_object(dp_annotator *a, Dwarf_Die *type, uint64_t off, unsigne
 	o->type = e->type;
 	o->member = e->member;
 	if (e->result != DP_PATH_OK)
-		o->type_reason = e->result == DP_PATH_PADDING ? DP_AR_PADDING : DP_AR_OFFSET_OUTSIDE;
+		o->type_reason =
+		    e->result == DP_PATH_PADDING ? DP_AR_PADDING : DP_AR_OFFSET_OUTSIDE;
 }
 
 /* The process's executable: the mapped ELF file that asks for an interpreter
@@ -460,8 +463,8 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 			mn->prev_end = prev ? prev->end_time : 0;
 		}
 		dp_image *pim = prev && map_note_of(a, prev)->named_file
-					? dp_decoder_map_image(a->dec, prev)
-					: NULL;
+				    ? dp_decoder_map_image(a->dec, prev)
+				    : NULL;
 		for (size_t i = 0; pim && i < pim->segs.n; i++) {
 			const dp_segment *sg = &pim->segs.v[i];
 			uint64_t lo = sg->vaddr + prev->bias, hi = lo + sg->memsz;
@@ -479,16 +482,18 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 		if (im) {
 			dp_image_dwarf *id = image_state(a, im);
 			/* the code that touched it names its unit, when it is in this image */
-			const dp_static_var *v =
-				dp_static_in_unit(id, &a->strs, addr - m->bias, x->image == im ? cu_off : 0);
+			const dp_static_var *v = dp_static_in_unit(id, &a->strs, addr - m->bias,
+								   x->image == im ? cu_off : 0);
 
 			if (v) {
-				o->obj_kind = v->kind == DP_VAR_GLOBAL ? DP_OBJ_GLOBAL : DP_OBJ_STATIC;
+				o->obj_kind =
+				    v->kind == DP_VAR_GLOBAL ? DP_OBJ_GLOBAL : DP_OBJ_STATIC;
 				o->object = v->name;
 				o->obj_addr = v->addr + m->bias;
 				o->obj_size = v->size;
 				if (v->has_type)
-					typed_object(a, (Dwarf_Die *)&v->type, addr - o->obj_addr, x->size, o);
+					typed_object(a, (Dwarf_Die *)&v->type, addr - o->obj_addr,
+						     x->size, o);
 				else
 					o->type_reason = DP_AR_NO_TYPE;
 				return;
@@ -515,7 +520,8 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 				o->obj_addr = fs - block + v->addr;
 				o->obj_size = v->size;
 				if (v->has_type)
-					typed_object(a, (Dwarf_Die *)&v->type, addr - o->obj_addr, x->size, o);
+					typed_object(a, (Dwarf_Die *)&v->type, addr - o->obj_addr,
+						     x->size, o);
 				return;
 			}
 		}
@@ -540,8 +546,7 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 
 /* The value the operand's base register had at the access: the sampled one
  * when the registers are from before it, or when it did not change it. */
-static bool base_value(const dp_sample *s, const dp_decoded *x, const dp_construct *k,
-		       uint64_t *v)
+static bool base_value(const dp_sample *s, const dp_decoded *x, const dp_construct *k, uint64_t *v)
 {
 	if (k->base < 0 || k->base == PERF_REG_X86_IP || !(s->regs_user.mask & (1ull << k->base)))
 		return false;
@@ -596,8 +601,8 @@ static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, cons
 	memset(&n, 0, sizeof(n));
 	/* the construct first: computing it may add source locations */
 	k = x->insn >= 0 && x->table
-		    ? dp_construct_of(id, &a->strs, x->table, x->insn, x->insn_vaddr, x->mem)
-		    : NULL;
+		? dp_construct_of(id, &a->strs, x->table, x->insn, x->insn_vaddr, x->mem)
+		: NULL;
 	n.loc = *dp_code_at(id, &a->strs, x->insn >= 0 ? x->insn_vaddr : x->ip_vaddr);
 	if (k) {
 		n.cons = (uint32_t)(k - id->cons_v->v) + 1;
@@ -681,8 +686,8 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 			 * from where the pointer pointed (or else the block's start) */
 			uint64_t tsz = n->type_size;
 			int64_t off = base_value(s, x, k, &base)
-					      ? k->adj + (int64_t)(x->data_addr - base)
-					      : (int64_t)(x->data_addr - o->obj_addr);
+					  ? k->adj + (int64_t)(x->data_addr - base)
+					  : (int64_t)(x->data_addr - o->obj_addr);
 
 			if (off >= 0) {
 				o->type_reason = DP_AR_NONE;
@@ -727,8 +732,8 @@ void dp_annotate_print_summary(const dp_annotator *a, FILE *f)
 		100.0 * (double)s->with_member / (double)s->samples);
 	for (int k = 1; k < DP_OBJ_COUNT; k++)
 		if (s->by_kind[k])
-			fprintf(f, "#   %-8s %9" PRIu64 "\n", dp_object_kind_name((dp_object_kind)k),
-				s->by_kind[k]);
+			fprintf(f, "#   %-8s %9" PRIu64 "\n",
+				dp_object_kind_name((dp_object_kind)k), s->by_kind[k]);
 	for (int r = 1; r < DP_AR_COUNT; r++)
 		if (s->obj_reason[r])
 			fprintf(f, "# no object: %-40s %9" PRIu64 "\n",

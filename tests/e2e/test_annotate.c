@@ -32,7 +32,8 @@ typedef struct an_ctx {
 static const tu_truth *object_named(an_ctx *c, const char *name)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->t[i].kind, "object") && !strcmp(tu_truth_get(&c->t[i], "name"), name))
+		if (!strcmp(c->t[i].kind, "object") &&
+		    !strcmp(tu_truth_get(&c->t[i], "name"), name))
 			return &c->t[i];
 	return NULL;
 }
@@ -137,10 +138,10 @@ static void visit(an_ctx *c, const dp_sample *s, const dp_decoded *x, const dp_a
 			       tu_truth_get(t, "line") ? tu_truth_get(t, "line") : "-",
 			       dp_object_kind_name(a->obj_kind), dp_strtab_get(c->strs, a->object),
 			       dp_strtab_get(c->strs, a->site), dp_strtab_get(c->strs, a->member),
-			       innermost(c, a), a->line_no,
-			       a->obj_reason ? " obj: " : "",
-			       a->obj_reason ? dp_annot_reason_name(a->obj_reason)
-					     : a->type_reason ? dp_annot_reason_name(a->type_reason) : "");
+			       innermost(c, a), a->line_no, a->obj_reason ? " obj: " : "",
+			       a->obj_reason	? dp_annot_reason_name(a->obj_reason)
+			       : a->type_reason ? dp_annot_reason_name(a->type_reason)
+						: "");
 		return;
 	}
 }
@@ -225,17 +226,20 @@ static void check_moved_debug(const char *how)
 
 	if (!strcmp(how, "debuglink")) {
 		/* the DWARF in a separate file named by .gnu_debuglink beside it */
-		tu_sh(&res, "set -e; d='%s/debuglink'; mkdir -p \"$d\"; cp '%s' \"$d/objects\"; cd \"$d\";"
-			    "objcopy --only-keep-debug objects objects.debug;"
-			    "objcopy --strip-debug --add-gnu-debuglink=objects.debug objects",
-		      dir, fx);
+		tu_sh(
+		    &res,
+		    "set -e; d='%s/debuglink'; mkdir -p \"$d\"; cp '%s' \"$d/objects\"; cd \"$d\";"
+		    "objcopy --only-keep-debug objects objects.debug;"
+		    "objcopy --strip-debug --add-gnu-debuglink=objects.debug objects",
+		    dir, fx);
 	} else {
 		/* dwz: the DWARF two programs share moved to a supplementary file
 		 * (.gnu_debugaltlink) */
-		tu_sh(&res, "set -e; command -v dwz >/dev/null || exit 77; d='%s/dwz'; mkdir -p \"$d\";"
-			    "cp '%s' \"$d/objects\"; cp '%s' \"$d/other\"; cd \"$d\";"
-			    "dwz -m common.dwz -M \"$d/common.dwz\" objects other;"
-			    "readelf -S objects | grep -q gnu_debugaltlink",
+		tu_sh(&res,
+		      "set -e; command -v dwz >/dev/null || exit 77; d='%s/dwz'; mkdir -p \"$d\";"
+		      "cp '%s' \"$d/objects\"; cp '%s' \"$d/other\"; cd \"$d\";"
+		      "dwz -m common.dwz -M \"$d/common.dwz\" objects other;"
+		      "readelf -S objects | grep -q gnu_debugaltlink",
 		      dir, fx, fx0);
 		if (res.status == 77) {
 			tu_result_free(&res);
@@ -302,12 +306,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_objects_O0),
-		cmocka_unit_test(test_objects_O2),
-		cmocka_unit_test(test_objects_cxx_O0),
-		cmocka_unit_test(test_objects_cxx_O2),
-		cmocka_unit_test(test_objects_debuglink),
-		cmocka_unit_test(test_objects_dwz),
+	    cmocka_unit_test(test_objects_O0),	      cmocka_unit_test(test_objects_O2),
+	    cmocka_unit_test(test_objects_cxx_O0),    cmocka_unit_test(test_objects_cxx_O2),
+	    cmocka_unit_test(test_objects_debuglink), cmocka_unit_test(test_objects_dwz),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);
