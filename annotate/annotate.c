@@ -2,6 +2,8 @@
 #include "path_cache.h"
 #include "heap_index.h"
 #include "alloc_fns.h"
+#include "alloc_wrapper.h"
+#include "stack_height.h"
 #include "special.h"
 
 #include <asm/perf_regs.h>
@@ -46,6 +48,7 @@ struct dp_annotator {
 	dp_heap_index heap;
 	dp_hashmap sites; /* (pid, call chain) hash -> site record index */
 	dp_alloc_fns alloc_fns;
+	dp_hashmap wrappers; /* image id << 48 | return vaddr -> 1 wrapper, 2 not */
 	DP_VEC(struct site) site_v;
 	uint32_t s_stack, s_heap, s_anon, s_dataprof;
 	dp_annotate_stats st;
@@ -111,6 +114,7 @@ dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err)
 	dp_heap_init(&a->heap);
 	dp_hashmap_init(&a->sites, 256);
 	dp_alloc_fns_init(&a->alloc_fns);
+	dp_hashmap_init(&a->wrappers, 64);
 	if (p && dp_profile_meta(p, "alloc_fn"))
 		dp_alloc_fns_add(&a->alloc_fns, dp_profile_meta(p, "alloc_fn"));
 	dp_path_cache_init(&a->paths);
@@ -157,6 +161,7 @@ void dp_annotator_free(dp_annotator *a)
 	dp_heap_free(&a->heap);
 	dp_hashmap_free(&a->sites);
 	dp_alloc_fns_free(&a->alloc_fns);
+	dp_hashmap_free(&a->wrappers);
 	dp_vec_free(&a->site_v);
 	dp_vec_free(&a->images);
 	dp_path_cache_free(&a->paths);
@@ -228,9 +233,11 @@ static int next_frame(dp_annotator *a, const dp_heap_block *b, int i, dp_image_d
 		return -1;
 	if (!FRAME_SLOT(b->frames[i + 1]))
 		return i + 1; /* unwound exactly */
-	(void)a;
 	if (id && dp_cfa_rule(id->cfi, vaddr - id->cfi_bias, &reg, &off) &&
-	    reg == PERF_REG_X86_SP) {
+	    (reg == PERF_REG_X86_SP ||
+	     /* CFA = rbp + 16: the frame's height from its code instead */
+	     (reg == PERF_REG_X86_BP &&
+	      dp_stack_height(dp_decoder_function_table(a->dec, id->im, vaddr), vaddr, &off)))) {
 		uint64_t want = FRAME_SLOT(b->frames[i]) + (uint64_t)off / 8;
 
 		for (int j = i + 1; j < (int)b->nframes; j++)
@@ -250,9 +257,25 @@ static uint64_t chain_key(const dp_heap_block *b)
 	return h;
 }
 
+/* Is the function of im that the call returning to ret (an ELF virtual
+ * address) is in a simple wrapper of the allocator it called
+ * (alloc_wrapper.c)? Decided once per call site. */
+static bool simple_wrapper(dp_annotator *a, dp_image *im, uint64_t ret)
+{
+	uint64_t key = (uint64_t)im->id << 48 | (ret & ((1ull << 48) - 1)), v;
+
+	if (!dp_hashmap_get(&a->wrappers, key, &v)) {
+		v = dp_alloc_wrapper_returns(dp_decoder_function_table(a->dec, im, ret), ret) ? 1
+											      : 2;
+		dp_hashmap_put(&a->wrappers, key, v);
+	}
+	return v == 1;
+}
+
 /* The allocation site of a heap block: the line of the first call on its
  * chain outside allocator code (malloc, operator new, the standard
- * library's allocators, luaM_*, ...: alloc_fns.c), inlined frames
+ * library's allocators, luaM_*, ...: alloc_fns.c, and functions that only
+ * return what their allocator call gave: alloc_wrapper.c), inlined frames
  * included; the allocator functions stepped over are named after it. */
 static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 {
@@ -279,7 +302,10 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 		if (id)
 			nf = dp_code_frames(id, &a->strs, vaddr, fr, 16);
 		for (k = 0; k < nf; k++) {
-			if (!dp_alloc_fns_match(&a->alloc_fns, &a->strs, fr[k].function))
+			/* the physical function, its callee allocator code: a
+			 * wrapper if all it does is return the block */
+			if (!dp_alloc_fns_match(&a->alloc_fns, &a->strs, fr[k].function) &&
+			    (k < nf - 1 || !simple_wrapper(a, im, vaddr + 1)))
 				break;
 			/* the outermost one named: what the program called */
 			dp_alloc_fn_plain(dp_strtab_get(&a->strs, fr[k].function), via,

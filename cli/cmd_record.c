@@ -39,7 +39,8 @@ static void usage(FILE *f)
 		"      --heap[=MIN]      track heap blocks of at least MIN (bytes, 4K, 1M; 0:\n"
 		"                        all) with their allocation sites, for data objects\n"
 		"      --heap-depth N    unwind N frames exactly per allocation (slow; by\n"
-		"                        default the stack above malloc is scanned)\n"
+		"                        default the stack above malloc is scanned; sim:\n"
+		"                        events unwind 8 by default, at no cost)\n"
 		"      --alloc-fn GLOB   a function of the program's that allocates for\n"
 		"                        its callers (a wrapper, a pool): heap blocks are\n"
 		"                        named by its caller; repeat or separate with\n"
@@ -164,7 +165,7 @@ int cmd_record(int argc, char **argv)
 	DP_VEC(char *) env = {0};
 	bool heap = false;
 	dp_buf alloc_fns = {0};
-	uint64_t heap_min = 0, heap_depth = 1;
+	uint64_t heap_min = 0, heap_depth = 0; /* 0: the default of the recorder */
 	char why[160];
 	dp_record_opts o;
 	dp_record_result res;
@@ -287,7 +288,10 @@ int cmd_record(int argc, char **argv)
 	if (cli_sim_split(ev.v, ev.n, &sim) < 0)
 		goto out;
 	if (sim) {
-		rc = record_sim(&o, ev.v, ev.n, sim_cache, sim_skid, heap, heap_depth, markers);
+		/* Valgrind unwinds exactly and cheaply: deep enough for the site
+		 * past wrappers (lua at depth 8: no slower, a smaller profile) */
+		rc = record_sim(&o, ev.v, ev.n, sim_cache, sim_skid, heap,
+				heap_depth ? heap_depth : 8, markers);
 		goto out;
 	}
 	if (sim_cache || sim_skid) {
@@ -325,7 +329,8 @@ int cmd_record(int argc, char **argv)
 		dp_vec_push(&env,
 			    dp_asprintf("DATAPROF_HEAP_MIN=%llu", (unsigned long long)heap_min));
 		dp_vec_push(
-		    &env, dp_asprintf("DATAPROF_HEAP_DEPTH=%llu", (unsigned long long)heap_depth));
+		    &env, dp_asprintf("DATAPROF_HEAP_DEPTH=%llu",
+				      (unsigned long long)(heap_depth ? heap_depth : 1)));
 		free(lib);
 		o.agent = true;
 	}

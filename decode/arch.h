@@ -66,6 +66,7 @@ typedef struct dp_insn {
 	int8_t df_dst;	    /* register written */
 	int8_t df_src;	    /* register read (MOV, LEA, ADDREG) */
 	uint8_t df_indexed; /* LEA with an index register: an unknown offset */
+	uint8_t cc;	    /* DP_CC_*: what a conditional branch tests */
 	int64_t df_imm;	    /* LEA displacement, ADD immediate */
 	/* control flow into this instruction (insn_table.c) */
 	uint8_t npred; /* how many instructions can run just before it; 255: unknown */
@@ -79,7 +80,13 @@ enum {
 	DP_DF_ADD,    /* dst += imm */
 	DP_DF_LOAD,   /* dst = 64-bit load through mem[0] */
 	DP_DF_ADDREG, /* dst += src (a pointer plus a scaled index, or the reverse) */
+	DP_DF_STORE,  /* 64-bit store of register src through mem[0] */
+	DP_DF_TESTZ,  /* sets the zero flag from whether src (or, src none, the 64-bit
+			 value at mem[0]) is zero: test r,r; cmp r,0; cmp [m],0 */
 };
+
+/* The condition of a conditional branch, where annotate needs it. */
+enum { DP_CC_OTHER, DP_CC_Z, DP_CC_NZ };
 
 typedef DP_VEC(dp_insn) dp_insn_vec;
 

@@ -279,7 +279,30 @@ static void dataflow(const cs_x86 *x, const char *m, dp_insn *in)
 	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
 
 	in->df = DP_DF_NONE;
-	if (x->op_count != 2 || a->type != X86_OP_REG || a->size != 8)
+	in->df_dst = in->df_src = DP_REG_NONE;
+	if (x->op_count != 2)
+		return;
+	/* null tests and spills: annotate's allocator-wrapper detection */
+	if (!strcmp(m, "test") && a->type == X86_OP_REG && b->type == X86_OP_REG &&
+	    a->reg == b->reg && a->size == 8) {
+		in->df = DP_DF_TESTZ;
+		in->df_src = (int8_t)perf_reg(a->reg);
+		return;
+	}
+	if (!strcmp(m, "cmp") && b->type == X86_OP_IMM && b->imm == 0 && a->size == 8 &&
+	    (a->type == X86_OP_REG || a->type == X86_OP_MEM)) {
+		in->df = DP_DF_TESTZ;
+		in->df_src = a->type == X86_OP_REG ? (int8_t)perf_reg(a->reg) : DP_REG_NONE;
+		return;
+	}
+	if (!strcmp(m, "mov") && a->type == X86_OP_MEM && b->type == X86_OP_REG && b->size == 8) {
+		in->df = DP_DF_STORE;
+		in->df_src = (int8_t)perf_reg(b->reg);
+		if (in->df_src < 0)
+			in->df = DP_DF_NONE;
+		return;
+	}
+	if (a->type != X86_OP_REG || a->size != 8)
 		return;
 	in->df_dst = (int8_t)perf_reg(a->reg);
 	if (in->df_dst < 0)
@@ -330,6 +353,10 @@ static void classify(dp_arch *a, const cs_insn *ci, dp_insn *in)
 			break;
 		}
 	}
+	if (in->flags & DP_INSN_COND)
+		in->cc = ci->id == X86_INS_JE	 ? DP_CC_Z
+			 : ci->id == X86_INS_JNE ? DP_CC_NZ
+						 : DP_CC_OTHER;
 	if (in->flags & (DP_INSN_CALL | DP_INSN_JUMP | DP_INSN_COND)) {
 		if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
 			in->target = (uint64_t)x->operands[0].imm;

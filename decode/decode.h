@@ -92,6 +92,10 @@ dp_maps *dp_decoder_maps(dp_decoder *d);
 /* The binary behind any file mapping (code or data), with its bias set in
  * the map; NULL if it cannot be opened or the mapping is not a file. */
 dp_image *dp_decoder_map_image(dp_decoder *d, dp_map *m);
+/* The decoded instructions of the function of im holding vaddr (an ELF
+ * virtual address), built once and kept with the image; NULL where no
+ * function is known there. */
+const dp_func_table *dp_decoder_function_table(dp_decoder *d, dp_image *im, uint64_t vaddr);
 /* How to free the state a later stage keeps in dp_image.annot. */
 void dp_decoder_set_annot_free(dp_decoder *d, void (*fn)(void *));
 /* The thread pointer (fs base) of tid, when the profile recorded it. */

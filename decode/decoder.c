@@ -260,6 +260,25 @@ static dp_reason map_image(dp_decoder *d, dp_map *m)
 	return s->image ? DP_RS_NOT_ELF : s->problem.reason;
 }
 
+/* fn's instruction table, decoded on first use */
+static dp_func_table *function_table(dp_decoder *d, dp_image *im, const dp_symbol *fn,
+				     dp_func_table **slot)
+{
+	if (!*slot) {
+		*slot = dp_func_table_build(d->arch, im, fn);
+		d->st.functions_decoded++;
+	}
+	return *slot;
+}
+
+const dp_func_table *dp_decoder_function_table(dp_decoder *d, dp_image *im, uint64_t vaddr)
+{
+	dp_func_table **slot = NULL;
+	const dp_symbol *fn = dp_image_function(im, vaddr, &slot);
+
+	return fn ? function_table(d, im, fn, slot) : NULL;
+}
+
 static ip_entry *lookup_entry(dp_decoder *d, dp_image *im, uint64_t vaddr, const ev_info *e)
 {
 	/* 0-11: semantics and class; 12-15: a fixed skid (one per profile) and class */
@@ -280,11 +299,7 @@ static ip_entry *lookup_entry(dp_decoder *d, dp_image *im, uint64_t vaddr, const
 	if (!fn) {
 		ent.fail = DP_RS_NO_SYMBOL;
 	} else {
-		if (!*slot) {
-			*slot = dp_func_table_build(d->arch, im, fn);
-			d->st.functions_decoded++;
-		}
-		ent.table = *slot;
+		ent.table = function_table(d, im, fn, slot);
 		ent.function = fn->name;
 		ent.function_vaddr = fn->addr;
 		dp_backtrack(ent.table, vaddr, e->sem, e->cls, e->skid, &ent.bt);

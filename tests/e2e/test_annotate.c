@@ -296,6 +296,21 @@ static void test_objects_cxx_O2(void **state)
 	check("objects_cxx_O2", 0.95);
 }
 
+/* Blocks allocated through wrappers nothing names (xmalloc and kin):
+ * their site is the wrapper's caller; functions that fill in the block or
+ * do more are the site themselves (fixture wrappers.c). */
+static void test_wrappers_O0(void **state)
+{
+	(void)state;
+	check("wrappers_O0", 0.95);
+}
+
+static void test_wrappers_O2(void **state)
+{
+	(void)state;
+	check("wrappers_O2", 0.95);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -309,6 +324,7 @@ int main(void)
 	    cmocka_unit_test(test_objects_O0),	      cmocka_unit_test(test_objects_O2),
 	    cmocka_unit_test(test_objects_cxx_O0),    cmocka_unit_test(test_objects_cxx_O2),
 	    cmocka_unit_test(test_objects_debuglink), cmocka_unit_test(test_objects_dwz),
+	    cmocka_unit_test(test_wrappers_O0),	      cmocka_unit_test(test_wrappers_O2),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);
