@@ -295,6 +295,38 @@ static int exit_code_of(int status)
 	return 1;
 }
 
+/* The command as Valgrind would start it, checked first: a command not
+ * found fails as under a kernel event (exit 127, the same line), and a
+ * program the tool cannot run (it is built for x86-64 only: Valgrind
+ * would say it failed to start the tool) is named with what to do. */
+static int check_command(const dp_sim_opts *o, dp_sim_result *res, dp_error *err)
+{
+	char path[4096];
+	unsigned char h[20];
+	int e = dp_target_find(o->argv[0], path, sizeof(path), err), fd;
+	ssize_t n;
+
+	if (e) {
+		res->exit_code = e == ENOENT ? 127 : 126;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, h, sizeof(h)) : -1;
+	if (fd >= 0)
+		close(fd);
+	/* ELF identification: class at 4, data at 5, e_machine (little-endian) at 18 */
+	if (n == (ssize_t)sizeof(h) && !memcmp(h, "\177ELF", 4) &&
+	    (h[4] != 2 || h[5] != 1 || (h[18] | h[19] << 8) != 62)) {
+		dp_error_set(err,
+			     "sim: '%s' is a %s program and dataprof's Valgrind tool runs x86-64 "
+			     "programs only: record it with a kernel event (-e cpu-clock, -e "
+			     "page-faults)",
+			     o->argv[0], h[4] == 1 ? "32-bit" : "non-x86-64");
+		return -1;
+	}
+	return 0;
+}
+
 int dp_sim_run(const dp_sim_opts *o, dp_sim_result *res, dp_error *err)
 {
 	char tool[4096];
@@ -327,6 +359,8 @@ int dp_sim_run(const dp_sim_opts *o, dp_sim_result *res, dp_error *err)
 			     "headers were missing: install 'valgrind' and rebuild)");
 		return -1;
 	}
+	if (check_command(o, res, err) < 0)
+		return -1;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	if (dp_writer_open(&w, o->output, t0,
 			   (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec, err) < 0)

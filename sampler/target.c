@@ -3,13 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-int dp_target_fork(dp_target *t, char *const argv[], char *const env[], int keep_fd,
-		   dp_error *err)
+int dp_target_fork(dp_target *t, char *const argv[], char *const env[], int keep_fd, dp_error *err)
 {
 	int go[2], ex[2];
 
@@ -53,6 +53,43 @@ int dp_target_fork(dp_target *t, char *const argv[], char *const env[], int keep
 	return 0;
 }
 
+static void exec_error(dp_error *err, const char *cmd, int e)
+{
+	dp_error_set(err, "cannot execute '%s': %s%s", cmd, strerror(e),
+		     e == ENOENT ? " (check the command name and PATH)" : "");
+}
+
+int dp_target_find(const char *cmd, char *path, size_t len, dp_error *err)
+{
+	const char *dirs = getenv("PATH");
+	int e = ENOENT;
+
+	if (!*cmd) {
+		exec_error(err, cmd, ENOENT);
+		return ENOENT;
+	}
+	if (strchr(cmd, '/')) {
+		snprintf(path, len, "%s", cmd);
+		e = access(path, X_OK) == 0 ? 0 : errno;
+	} else {
+		/* execvp's default PATH when none is set */
+		for (const char *d = dirs ? dirs : "/bin:/usr/bin"; e && d;) {
+			const char *end = strchr(d, ':');
+			int n = end ? (int)(end - d) : (int)strlen(d);
+
+			snprintf(path, len, "%.*s%s%s", n, d, n ? "/" : "", cmd);
+			if (access(path, X_OK) == 0)
+				e = 0;
+			else if (errno == EACCES)
+				e = EACCES; /* as execvp: kept unless found further on */
+			d = end ? end + 1 : NULL;
+		}
+	}
+	if (e)
+		exec_error(err, cmd, e);
+	return e;
+}
+
 int dp_target_go(dp_target *t, const char *cmd, dp_error *err)
 {
 	int e = 0;
@@ -71,8 +108,7 @@ int dp_target_go(dp_target *t, const char *cmd, dp_error *err)
 	if (n == (ssize_t)sizeof(e)) {
 		waitpid(t->pid, NULL, 0);
 		t->exec_errno = e;
-		dp_error_set(err, "cannot execute '%s': %s%s", cmd, strerror(e),
-			     e == ENOENT ? " (check the command name and PATH)" : "");
+		exec_error(err, cmd, e);
 		return -1;
 	}
 	return 0;

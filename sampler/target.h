@@ -21,6 +21,10 @@ int dp_target_fork(dp_target *t, char *const argv[], char *const env[], int keep
 /* Lets the child exec. Returns 0, or -1 (message in err) if exec failed, in
  * which case the child has been reaped. */
 int dp_target_go(dp_target *t, const char *cmd, dp_error *err);
+/* Finds cmd as execvp would (a path when it holds '/', else along PATH)
+ * into path; returns 0, or the errno exec would fail with (ENOENT, EACCES)
+ * with the same one-line message in err as dp_target_go's. */
+int dp_target_find(const char *cmd, char *path, size_t len, dp_error *err);
 /* Kills and reaps a child that never went. */
 void dp_target_abort(dp_target *t);
 

@@ -307,7 +307,8 @@ static void test_lua_heap_objects(void **state)
 
 		for (char *line = strtok(rep.out, "\n"); line; line = strtok(NULL, "\n"))
 			if (sscanf(line, "1,%255[^,],%lu,", obj, &n) == 2 &&
-			    (!strncmp(obj, "heap@lmem.c:", 12) || !strncmp(obj, "heap@lauxlib.c:", 15)))
+			    (!strncmp(obj, "heap@lmem.c:", 12) ||
+			     !strncmp(obj, "heap@lauxlib.c:", 15)))
 				wrapped += n;
 		printf("lua: %lu of %lu heap samples on lmem.c/lauxlib.c sites\n", wrapped, heap);
 		assert_true(wrapped * 20 <= heap);
@@ -595,6 +596,51 @@ static void test_bad_input(void **state)
 	bad("", "stat -e sim:l1d-miss --sim-cache l3=1M:8:64 -- true", "unknown level 'l3'");
 	bad("", "record -e sim:l1d-miss,cpu-clock -o /dev/null -- true", "cannot be mixed");
 	bad("PATH=/nonexistent", "stat -e sim:l1d-miss -- /bin/true", "Debian package 'valgrind'");
+	/* a command not found or not executable: as under a kernel event, and
+	 * no profile left behind */
+	{
+		char *prof = tu_path("nocmd.dprof"), *args, *tiny = tu_path("tiny32"), *plain;
+		tu_result r;
+
+		args = dp_asprintf("record -e sim:l1d-miss -o '%s' -- /nonexistent/prog", prof);
+		bad("", args, "cannot execute '/nonexistent/prog': No such file or directory");
+		assert_int_equal(tu_sh(&r, "'%s' %s", DATAPROF_BIN, args), 127);
+		tu_result_free(&r);
+		assert_int_not_equal(access(prof, F_OK), 0);
+		free(args);
+		/* a program Valgrind cannot run with the tool: a 32-bit x86 ELF
+		 * (exit(0) by int 0x80), built here byte by byte */
+		assert_int_equal(
+		    tu_sh(
+			&r,
+			"/usr/bin/python3 -c 'import struct,sys\n"
+			"code=bytes([0xb8,1,0,0,0,0x31,0xdb,0xcd,0x80])\n"
+			"base=0x08048000; off=52+32\n"
+			"eh=b\"\\x7fELF\\x01\\x01\\x01\"+bytes(9)+struct.pack(\"<HHIIIIIHHHHHH\",2,"
+			"3,1,"
+			"base+off,52,0,0,52,32,1,0,0,0)\n"
+			"ph=struct.pack(\"<IIIIIIII\",1,0,base,base,off+len(code),off+len(code),5,"
+			"0x1000)\n"
+			"open(sys.argv[1],\"wb\").write(eh+ph+code)' '%s' && chmod +x '%s'",
+			tiny, tiny),
+		    0);
+		tu_result_free(&r);
+		args = dp_asprintf("record -e sim:l1d-miss -o '%s' -- '%s'", prof, tiny);
+		bad("", args, "is a 32-bit program and dataprof's Valgrind tool runs x86-64");
+		assert_int_not_equal(access(prof, F_OK), 0);
+		free(args);
+		plain = tu_path("plain.txt");
+		assert_int_equal(tu_sh(&r, "echo hello > '%s'", plain), 0);
+		tu_result_free(&r);
+		args = dp_asprintf("record -e sim:l1d-miss -o '%s' -- '%s'", prof, plain);
+		bad("", args, "Permission denied");
+		assert_int_equal(tu_sh(&r, "'%s' %s", DATAPROF_BIN, args), 126);
+		tu_result_free(&r);
+		free(args);
+		free(plain);
+		free(tiny);
+		free(prof);
+	}
 }
 
 int main(void)
