@@ -31,6 +31,7 @@ typedef struct site_count {
 
 typedef struct corpus_ctx {
 	size_t samples, memory, object, type, member, heap, own, syscall;
+	size_t verdicts[DP_V_COUNT]; /* of the program's samples (not own, not syscall) */
 	size_t leaks;		     /* samples in dataprof's code named as the program's */
 	site_count sites[MAX_SITES]; /* heap samples by (site, type) */
 	size_t nsites;
@@ -82,8 +83,11 @@ static void measure(const char *prof, const char *name, corpus_ctx *c)
 		     strcmp(dp_strtab_get(strs, an.object), "[dataprof]")))
 			c->leaks++;
 		c->syscall += an.obj_reason == DP_AR_SYSCALL;
-		if (an.obj_reason == DP_AR_OWN_WORK || an.obj_reason == DP_AR_SYSCALL ||
-		    (x.verdict != DP_V_EXACT && x.verdict != DP_V_VERIFIED) || !x.data_addr)
+		if (an.obj_reason == DP_AR_OWN_WORK || an.obj_reason == DP_AR_SYSCALL)
+			continue;
+		if ((unsigned)x.verdict < DP_V_COUNT)
+			c->verdicts[x.verdict]++;
+		if ((x.verdict != DP_V_EXACT && x.verdict != DP_V_VERIFIED) || !x.data_addr)
 			continue;
 		c->memory++;
 		c->object += an.obj_kind != DP_OBJ_NONE && an.obj_kind != DP_OBJ_MAPPING;
@@ -100,6 +104,19 @@ static void measure(const char *prof, const char *name, corpus_ctx *c)
 	       name, c->samples, c->memory, 100.0 * (double)c->object / (double)c->memory,
 	       100.0 * (double)c->type / (double)c->memory,
 	       100.0 * (double)c->member / (double)c->memory, c->heap, c->own, c->syscall);
+	{
+		size_t n = 0;
+
+		for (int v = 0; v < DP_V_COUNT; v++)
+			n += c->verdicts[v];
+		printf("  verdicts of its %zu own samples:", n);
+		for (int v = 0; v < DP_V_COUNT; v++)
+			printf(" %s %.1f%%", dp_verdict_name((dp_verdict)v),
+			       n ? 100.0 * (double)c->verdicts[v] / (double)n : 0.0);
+		printf("\n");
+		/* every sample of the program has one verdict */
+		assert_int_equal(n, c->samples - c->own - c->syscall);
+	}
 	for (size_t i = 0; i < c->nsites; i++)
 		if (c->sites[i].n * 50 >= c->heap)
 			printf("  heap@%s  %s  %zu\n", c->sites[i].site, c->sites[i].type,
