@@ -48,6 +48,10 @@ enum {
 	CLI_O_MARKDOWN,
 	CLI_O_SYMFS,
 	CLI_O_WIDTH,
+	CLI_O_PER, /* diff's and history's comparison */
+	CLI_O_CONFIDENCE,
+	CLI_O_NOISE,
+	CLI_O_FAIL_IF,
 };
 /* one line each: clang-format would break the braces over three */
 /* clang-format off */
@@ -66,16 +70,24 @@ enum {
 #define CLI_OPT_WIDTH    {"width", required_argument, 0, CLI_O_WIDTH}
 #define CLI_OPT_JOBS     {"jobs", required_argument, 0, 'j'}
 #define CLI_OPT_HELP     {"help", no_argument, 0, 'h'}
+#define CLI_OPT_PER        {"per", required_argument, 0, CLI_O_PER}
+#define CLI_OPT_CONFIDENCE {"confidence", required_argument, 0, CLI_O_CONFIDENCE}
+#define CLI_OPT_NOISE      {"noise", required_argument, 0, CLI_O_NOISE}
+#define CLI_OPT_FAIL_IF    {"fail-if", required_argument, 0, CLI_O_FAIL_IF}
 /* clang-format on */
 
 typedef enum cli_format { CLI_FMT_TEXT, CLI_FMT_CSV, CLI_FMT_JSON, CLI_FMT_MARKDOWN } cli_format;
 
+struct dp_diff_opts;
 /* What the shared options said, and how the command takes them. */
 typedef struct cli_common {
 	const char *cmd; /* "report": for the messages */
 	void (*usage)(FILE *f);
 	bool top_per_level; /* -n 20,5: a count per level (report) */
 	int min_width;	    /* --width's least (40) */
+	/* --per, --confidence, --noise, --fail-if go straight there */
+	struct dp_diff_opts *diff;
+	bool per_interval; /* --per interval (diff's --between) */
 
 	const char *input, *where, *time_range, *symfs;
 	const char *by_text; /* --by as written; NULL: not given */

@@ -54,18 +54,7 @@ static void usage(FILE *f)
 		  CLI_EXIT_FAIL_IF, CLI_EXIT_FAIL_IF);
 }
 
-enum {
-	O_NOISE = 255,
-	O_BASE = 256,
-	O_NEW,
-	O_PER,
-	O_CONF,
-	O_TOL,
-	O_FAIL,
-	O_EVENT,
-	O_BETWEEN,
-	O_FORCE,
-};
+enum { O_BASE = 256, O_NEW, O_TOL, O_EVENT, O_BETWEEN, O_FORCE };
 
 int cmd_diff(int argc, char **argv)
 {
@@ -74,11 +63,11 @@ int cmd_diff(int argc, char **argv)
 	    {"base", required_argument, 0, O_BASE},
 	    {"new", required_argument, 0, O_NEW},
 	    CLI_OPT_METRIC,
-	    {"per", required_argument, 0, O_PER},
-	    {"confidence", required_argument, 0, O_CONF},
+	    CLI_OPT_PER,
+	    CLI_OPT_CONFIDENCE,
 	    {"line-tolerance", required_argument, 0, O_TOL},
-	    {"noise", required_argument, 0, O_NOISE},
-	    {"fail-if", required_argument, 0, O_FAIL},
+	    CLI_OPT_NOISE,
+	    CLI_OPT_FAIL_IF,
 	    {"event", required_argument, 0, O_EVENT},
 	    CLI_OPT_WHERE,
 	    CLI_OPT_TIME,
@@ -109,6 +98,8 @@ int cmd_diff(int argc, char **argv)
 	o.line_tolerance = 5;
 	cli_common_init(&co, "diff", usage);
 	co.min_width = 60;
+	co.diff = &o;
+	co.per_interval = true;
 	/* BASE... -- NEW...: the "--" separates the profiles, options may be
 	 * anywhere; it becomes a word getopt keeps in place among the others */
 	for (int i = 0; i < argc; i++) {
@@ -127,37 +118,6 @@ int cmd_diff(int argc, char **argv)
 		case O_NEW:
 			dp_vec_push(&news, optarg);
 			break;
-		case O_PER: {
-			int p;
-			for (p = 0; p <= DP_PER_INTERVAL; p++)
-				if (!strcmp(optarg, dp_diff_per_name((dp_diff_per)p)))
-					break;
-			if (p > DP_PER_INTERVAL) {
-				dp_error_set(&err, "--per '%s': use second, run, ginsn or interval",
-					     optarg);
-				goto bad;
-			}
-			o.per = (dp_diff_per)p;
-			break;
-		}
-		case O_CONF:
-			if (!cli_parse_fraction(optarg, &o.confidence) || o.confidence <= 0) {
-				dp_error_set(
-				    &err,
-				    "--confidence '%s': a level between 0 and 1 (0.95) or a "
-				    "percentage (95%%)",
-				    optarg);
-				goto bad;
-			}
-			break;
-		case O_NOISE:
-			if (!cli_parse_fraction(optarg, &o.noise)) {
-				dp_error_set(
-				    &err, "--noise '%s': a fraction (0.05) or a percentage (5%%)",
-				    optarg);
-				goto bad;
-			}
-			break;
 		case O_TOL:
 			if (!dp_parse_u64(optarg, &v) || v > 10000) {
 				dp_error_set(&err, "--line-tolerance '%s': a number of lines",
@@ -165,13 +125,6 @@ int cmd_diff(int argc, char **argv)
 				goto bad;
 			}
 			o.line_tolerance = (unsigned)v;
-			break;
-		case O_FAIL:
-			if (o.nfail == DP_DIFF_MAX_FAIL) {
-				dp_error_set(&err, "at most %d --fail-if", DP_DIFF_MAX_FAIL);
-				goto bad;
-			}
-			o.fail_if[o.nfail++] = optarg;
 			break;
 		case O_EVENT:
 			o.run.event = optarg;

@@ -68,15 +68,11 @@ enum {
 	O_LABEL,
 	O_EVENT,
 	O_LAST,
-	O_PER,
-	O_CONF,
-	O_NOISE,
 	O_PROGRAM,
 	O_CSV,
 	O_HTML,
 	O_BASELINE,
 	O_BASELINE_N,
-	O_FAIL,
 };
 
 typedef struct hopts {
@@ -101,16 +97,16 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 	    CLI_OPT_WHERE,
 	    {"last", required_argument, 0, O_LAST},
 	    CLI_OPT_METRIC,
-	    {"per", required_argument, 0, O_PER},
-	    {"confidence", required_argument, 0, O_CONF},
-	    {"noise", required_argument, 0, O_NOISE},
+	    CLI_OPT_PER,
+	    CLI_OPT_CONFIDENCE,
+	    CLI_OPT_NOISE,
 	    {"program", required_argument, 0, O_PROGRAM},
 	    CLI_OPT_TOP,
 	    {"csv", no_argument, 0, O_CSV}, /* show's, while --json is check's */
 	    {"html", required_argument, 0, O_HTML},
 	    {"baseline", required_argument, 0, O_BASELINE},
 	    {"baseline-commits", required_argument, 0, O_BASELINE_N},
-	    {"fail-if", required_argument, 0, O_FAIL},
+	    CLI_OPT_FAIL_IF,
 	    CLI_OPT_JSON,
 	    CLI_OPT_MARKDOWN,
 	    CLI_OPT_HELP,
@@ -122,6 +118,7 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 	int c, st;
 
 	cli_common_init(&co, "history", usage);
+	co.diff = d;
 	d->confidence = 0.95;
 	d->line_tolerance = 5;
 	o->show.last = 10;
@@ -185,36 +182,6 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 		case O_BASELINE:
 			o->check.baseline = optarg;
 			break;
-		case O_PER: {
-			int p;
-			for (p = 0; p < DP_PER_INTERVAL; p++)
-				if (!strcmp(optarg, dp_diff_per_name((dp_diff_per)p)))
-					break;
-			if (p == DP_PER_INTERVAL) {
-				dp_error_set(err, "--per '%s': use second, run or ginsn", optarg);
-				return -1;
-			}
-			d->per = (dp_diff_per)p;
-			break;
-		}
-		case O_CONF:
-			if (!cli_parse_fraction(optarg, &d->confidence) || d->confidence <= 0) {
-				dp_error_set(
-				    err,
-				    "--confidence '%s': a level between 0 and 1 (0.95) or a "
-				    "percentage (95%%)",
-				    optarg);
-				return -1;
-			}
-			break;
-		case O_NOISE:
-			if (!cli_parse_fraction(optarg, &d->noise)) {
-				dp_error_set(
-				    err, "--noise '%s': a fraction (0.05) or a percentage (5%%)",
-				    optarg);
-				return -1;
-			}
-			break;
 		case O_PROGRAM:
 			o->show.program = o->check.program = optarg;
 			break;
@@ -223,13 +190,6 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 			break;
 		case O_HTML:
 			o->html = optarg;
-			break;
-		case O_FAIL:
-			if (d->nfail == DP_DIFF_MAX_FAIL) {
-				dp_error_set(err, "at most %d --fail-if", DP_DIFF_MAX_FAIL);
-				return -1;
-			}
-			d->fail_if[d->nfail++] = optarg;
 			break;
 		default:
 			/* 1: the help is shown */

@@ -1,6 +1,7 @@
 /* The options several commands share (cli.h): one parser, one message and
  * one help line each, so that report, view, diff... take them alike. */
 #include "cli.h"
+#include "../compare/diff.h"
 #include "../compare/runtab.h"
 #include "../report/report.h"
 #include "util.h"
@@ -73,6 +74,51 @@ static int parse_then(cli_common *co, const char *arg)
 	return CLI_OPT_TAKEN;
 }
 
+static int parse_per(cli_common *co, const char *arg)
+{
+	int last = co->per_interval ? DP_PER_INTERVAL : DP_PER_GINSN;
+
+	for (int p = 0; p <= last; p++)
+		if (!strcmp(arg, dp_diff_per_name((dp_diff_per)p))) {
+			co->diff->per = (dp_diff_per)p;
+			return CLI_OPT_TAKEN;
+		}
+	cli_error("--per '%s': use second, run%s", arg,
+		  co->per_interval ? ", ginsn or interval" : " or ginsn");
+	return 2;
+}
+
+/* diff's and history's: how runs compare, into co->diff */
+static int parse_compare(cli_common *co, int c, const char *arg)
+{
+	dp_diff_opts *d = co->diff;
+
+	switch (c) {
+	case CLI_O_PER:
+		return parse_per(co, arg);
+	case CLI_O_CONFIDENCE:
+		if (!cli_parse_fraction(arg, &d->confidence) || d->confidence <= 0) {
+			cli_error("--confidence '%s': a level between 0 and 1 (0.95) or a "
+				  "percentage (95%%)",
+				  arg);
+			return 2;
+		}
+		return CLI_OPT_TAKEN;
+	case CLI_O_NOISE:
+		if (!cli_parse_fraction(arg, &d->noise)) {
+			cli_error("--noise '%s': a fraction (0.05) or a percentage (5%%)", arg);
+			return 2;
+		}
+		return CLI_OPT_TAKEN;
+	}
+	if (d->nfail == DP_DIFF_MAX_FAIL) {
+		cli_error("at most %d --fail-if", DP_DIFF_MAX_FAIL);
+		return 2;
+	}
+	d->fail_if[d->nfail++] = arg;
+	return CLI_OPT_TAKEN;
+}
+
 /* The options whose value is checked here: a message and 2 if it is bad. */
 static int parse_value(cli_common *co, int c, const char *arg)
 {
@@ -115,6 +161,11 @@ static int parse_value(cli_common *co, int c, const char *arg)
 		}
 		co->jobs = (unsigned)v;
 		return CLI_OPT_TAKEN;
+	case CLI_O_PER:
+	case CLI_O_CONFIDENCE:
+	case CLI_O_NOISE:
+	case CLI_O_FAIL_IF:
+		return parse_compare(co, c, arg);
 	}
 	/* getopt_long's '?': it said which option it does not know */
 	fprintf(stderr, "'dataprof %s --help' lists the options\n", co->cmd);

@@ -45,6 +45,11 @@ static const shared_opt opts[] = {
     {"symfs", 0, NULL, NULL, "/", "look for the profiled binaries under DIR first"},
     {"width", 0, NULL, NULL, "100", "text width (default: the terminal's, or 80)"},
     {"help", 'h', NULL, NULL, "", "show this help"},
+    {"per", 0, NULL, NULL, "run", NULL},
+    {"confidence", 0, "0", "--confidence '0': a level between 0 and 1 (0.95) or a percentage (95%)",
+     "0.9", NULL},
+    {"noise", 0, "x", "--noise 'x': a fraction (0.05) or a percentage (5%)", "5%", NULL},
+    {"fail-if", 0, NULL, NULL, "'member=x: period > +10%'", NULL},
 };
 
 /* The shared options each command takes, those of them whose help line is
@@ -57,9 +62,12 @@ static const struct {
     {"view", "input where time symfs help", "", ""},
     {"export", "input where time symfs help", "input", ""},
     {"annotate", "input where time top json symfs help", "input", ""},
-    {"diff", "by metric where time verdict json markdown top symfs width help", "time", ""},
+    {"diff",
+     "by metric where time verdict json markdown top symfs width help per confidence noise "
+     "fail-if",
+     "time", ""},
     {"layout", "metric where time verdict top json symfs help", "", ""},
-    {"history", "by where metric top json markdown help", "", "where"},
+    {"history", "by where metric top json markdown help per confidence noise fail-if", "", "where"},
     {"markers", "input help", "", ""},
     {"dump", "input symfs help", "", ""},
 };
@@ -223,7 +231,8 @@ static void test_unknown_and_missing(void **state)
 	}
 }
 
-/* what differs by design: report's --top per level, --width's least */
+/* what differs by design: report's --top per level, --width's least, the
+ * intervals of diff --between to compare per */
 static void test_per_command(void **state)
 {
 	(void)state;
@@ -233,6 +242,10 @@ static void test_per_command(void **state)
 	expect_usage_error("diff", "--width 59", "--width needs 60 or more columns", NULL);
 	expect_usage_error("report", "-b function -t line -t line -t line -t line",
 			   "at most 3 --then levels", NULL);
+	expect_usage_error("diff", "--per x", "--per 'x': use second, run, ginsn or interval",
+			   NULL);
+	expect_usage_error("history", "--per interval",
+			   "--per 'interval': use second, run or ginsn", NULL);
 }
 
 int main(void)
