@@ -2,8 +2,11 @@
 #ifndef DP_CLI_H
 #define DP_CLI_H
 
+#include "../report/agg.h"
+
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
@@ -21,7 +24,6 @@ int cmd_history(int argc, char **argv);
 int cmd_layout(int argc, char **argv);
 int cmd_accuracy(int argc, char **argv);
 
-struct dp_agg_level;
 struct dp_error;
 /* "object,member" into a level (--by, --then); -1 with a message. */
 int cli_parse_level(const char *list, struct dp_agg_level *lv, struct dp_error *err);
@@ -32,6 +34,93 @@ int cli_parse_metric(const char *name, int *metric, struct dp_error *err);
 int cli_check_filters(const char *where, const char *time_range);
 /* "exact,verified" into a bit mask of verdicts. */
 int cli_parse_verdicts(const char *list, unsigned *mask, struct dp_error *err);
+
+/* The options several commands share: one entry, one parser and one help
+ * line each (common_opts.c). A command's getopt_long table names the entries
+ * it takes, in its own order (getopt_long lists the matches of an ambiguous
+ * abbreviation in that order), its switch takes its own options and hands
+ * the rest to cli_common_opt. The values are above any command's own. */
+enum {
+	CLI_O_TIME = 0x1000,
+	CLI_O_VERDICT,
+	CLI_O_CSV,
+	CLI_O_JSON,
+	CLI_O_MARKDOWN,
+	CLI_O_SYMFS,
+	CLI_O_WIDTH,
+	CLI_O_PER, /* diff's and history's comparison */
+	CLI_O_CONFIDENCE,
+	CLI_O_NOISE,
+	CLI_O_FAIL_IF,
+};
+/* one line each: clang-format would break the braces over three */
+/* clang-format off */
+#define CLI_OPT_INPUT    {"input", required_argument, 0, 'i'}
+#define CLI_OPT_WHERE    {"where", required_argument, 0, 'w'}
+#define CLI_OPT_TIME     {"time", required_argument, 0, CLI_O_TIME}
+#define CLI_OPT_VERDICT  {"verdict", required_argument, 0, CLI_O_VERDICT}
+#define CLI_OPT_METRIC   {"metric", required_argument, 0, 'm'}
+#define CLI_OPT_TOP      {"top", required_argument, 0, 'n'}
+#define CLI_OPT_BY       {"by", required_argument, 0, 'b'}
+#define CLI_OPT_THEN     {"then", required_argument, 0, 't'}
+#define CLI_OPT_CSV      {"csv", no_argument, 0, CLI_O_CSV}
+#define CLI_OPT_JSON     {"json", no_argument, 0, CLI_O_JSON}
+#define CLI_OPT_MARKDOWN {"markdown", no_argument, 0, CLI_O_MARKDOWN}
+#define CLI_OPT_SYMFS    {"symfs", required_argument, 0, CLI_O_SYMFS}
+#define CLI_OPT_WIDTH    {"width", required_argument, 0, CLI_O_WIDTH}
+#define CLI_OPT_JOBS     {"jobs", required_argument, 0, 'j'}
+#define CLI_OPT_HELP     {"help", no_argument, 0, 'h'}
+#define CLI_OPT_PER        {"per", required_argument, 0, CLI_O_PER}
+#define CLI_OPT_CONFIDENCE {"confidence", required_argument, 0, CLI_O_CONFIDENCE}
+#define CLI_OPT_NOISE      {"noise", required_argument, 0, CLI_O_NOISE}
+#define CLI_OPT_FAIL_IF    {"fail-if", required_argument, 0, CLI_O_FAIL_IF}
+/* clang-format on */
+
+typedef enum cli_format { CLI_FMT_TEXT, CLI_FMT_CSV, CLI_FMT_JSON, CLI_FMT_MARKDOWN } cli_format;
+
+struct dp_diff_opts;
+/* What the shared options said, and how the command takes them. */
+typedef struct cli_common {
+	const char *cmd; /* "report": for the messages */
+	void (*usage)(FILE *f);
+	bool top_per_level; /* -n 20,5: a count per level (report) */
+	int min_width;	    /* --width's least (40) */
+	/* --per, --confidence, --noise, --fail-if go straight there */
+	struct dp_diff_opts *diff;
+	bool per_interval; /* --per interval (diff's --between) */
+
+	const char *input, *where, *time_range, *symfs;
+	const char *by_text; /* --by as written; NULL: not given */
+	bool have_by, metric_given;
+	dp_agg_level by, then[DP_AGG_MAX_LEVELS - 1];
+	int nthen;
+	dp_metric metric;
+	unsigned verdicts; /* bit per dp_verdict; 0: all */
+	size_t top[DP_AGG_MAX_LEVELS];
+	int width;
+	unsigned jobs;
+	cli_format format; /* the last of --csv, --json, --markdown */
+} cli_common;
+
+/* The defaults: the profile dataprof.dprof, metric period, --width 40 or more. */
+void cli_common_init(cli_common *co, const char *cmd, void (*usage)(FILE *f));
+/* Takes what getopt_long returned (c, optarg) into co: CLI_OPT_TAKEN, or the
+ * status to exit with now: 0 after -h, 2 after saying what is wrong (a bad
+ * value, an option the command does not know). */
+#define CLI_OPT_TAKEN (-1)
+int cli_common_opt(cli_common *co, int c);
+/* After the options: the profile named after them into co->input, then
+ * --where and --time checked; -1 after saying what is wrong (exit 2). */
+int cli_common_profile(cli_common *co, int argc, char **argv);
+struct dp_report_opts;
+struct dp_run_opts;
+/* co's input, filters, metric, counts and sizes into a report's options. */
+void cli_common_to_report(const cli_common *co, struct dp_report_opts *o);
+/* co's filters (--where, --time, --verdict, --symfs) into a run's options. */
+void cli_common_to_run(const cli_common *co, struct dp_run_opts *o);
+/* Prints a command's help, fmt formatted: a line "@NAME" stands for the
+ * shared help line of --NAME, its text from column col. */
+void cli_usage(FILE *f, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* "0.05" or "5%" into a fraction in [0, 1); false otherwise. */
 bool cli_parse_fraction(const char *s, double *out);

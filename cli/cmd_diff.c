@@ -11,109 +11,95 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: dataprof diff [OPTIONS] BASE NEW\n"
-		"       dataprof diff [OPTIONS] BASE... -- NEW...\n"
-		"       dataprof diff [OPTIONS] --base FILE... --new FILE...\n\n"
-		"Compares runs of one program: the samples of each key (--by) in the BASE\n"
-		"profiles against the NEW ones, per unit of work, and says which changes\n"
-		"are beyond noise. Several profiles a side are pooled; two or more a side\n"
-		"let diff measure the noise between runs.\n\n"
-		"  -b, --by A[,B...]       keys (default member): function, line, object,\n"
-		"                          member (type.member), site, ... -- not addresses\n"
-		"      --base FILE         a BASE profile (repeat)\n"
-		"      --new FILE          a NEW profile (repeat)\n"
-		"  -m, --metric M          samples, period (default) or weight\n"
-		"      --per UNIT          normalise per second (of recorded time: default),\n"
-		"                          run (each run did the same work), ginsn (1e9\n"
-		"                          instructions, when counted) or interval (of\n"
-		"                          --between A B)\n"
-		"      --confidence P      level of the intervals (default 0.95), shared\n"
-		"                          among the keys compared\n"
-		"      --noise CV          assume the machine's noise between runs is at\n"
-		"                          least CV (5%%) beyond Poisson; measured when a\n"
-		"                          side has two runs or more\n"
-		"      --line-tolerance N  match file.c:120 to file.c:123 in the same function\n"
-		"                          when lines moved by up to N (default 5; 0: exact)\n"
-		"      --fail-if EXPR      exit %d when a change beyond noise crosses it, e.g.\n"
-		"                          'member=struct node.next: period > +10%%' (repeat)\n"
-		"      --event NAME        the event to compare (default: the first)\n"
-		"  -w, --where EXPR        keep the samples that match (as report)\n"
-		"      --time START..END   keep a time range of each run\n"
-		"      --between A B       keep what each thread did from code mark A to its\n"
-		"                          next mark B; --per interval: per such interval\n"
-		"      --verdict LIST      keep these verdicts\n"
-		"      --force             compare different programs or events anyway\n"
-		"      --json              JSON (schema dataprof-diff/1, docs/diff.md)\n"
-		"      --markdown          a Markdown table for a pull request\n"
-		"  -n, --top N             rows shown (default 20)\n"
-		"      --symfs DIR         look for the profiled binaries under DIR first\n"
-		"      --width N           text width (default: the terminal's, or 80)\n"
-		"  -h, --help              show this help\n\n"
-		"Exit status: 0, %d when a --fail-if held, 1 on errors, 2 on bad usage.\n",
-		CLI_EXIT_FAIL_IF, CLI_EXIT_FAIL_IF);
+	cli_usage(f, 26,
+		  "usage: dataprof diff [OPTIONS] BASE NEW\n"
+		  "       dataprof diff [OPTIONS] BASE... -- NEW...\n"
+		  "       dataprof diff [OPTIONS] --base FILE... --new FILE...\n\n"
+		  "Compares runs of one program: the samples of each key (--by) in the BASE\n"
+		  "profiles against the NEW ones, per unit of work, and says which changes\n"
+		  "are beyond noise. Several profiles a side are pooled; two or more a side\n"
+		  "let diff measure the noise between runs.\n\n"
+		  "  -b, --by A[,B...]       keys (default member): function, line, object,\n"
+		  "                          member (type.member), site, ... -- not addresses\n"
+		  "      --base FILE         a BASE profile (repeat)\n"
+		  "      --new FILE          a NEW profile (repeat)\n"
+		  "@metric\n"
+		  "      --per UNIT          normalise per second (of recorded time: default),\n"
+		  "                          run (each run did the same work), ginsn (1e9\n"
+		  "                          instructions, when counted) or interval (of\n"
+		  "                          --between A B)\n"
+		  "      --confidence P      level of the intervals (default 0.95), shared\n"
+		  "                          among the keys compared\n"
+		  "      --noise CV          assume the machine's noise between runs is at\n"
+		  "                          least CV (5%%) beyond Poisson; measured when a\n"
+		  "                          side has two runs or more\n"
+		  "      --line-tolerance N  match file.c:120 to file.c:123 in the same function\n"
+		  "                          when lines moved by up to N (default 5; 0: exact)\n"
+		  "      --fail-if EXPR      exit %d when a change beyond noise crosses it, e.g.\n"
+		  "                          'member=struct node.next: period > +10%%' (repeat)\n"
+		  "      --event NAME        the event to compare (default: the first)\n"
+		  "@where\n"
+		  "      --time START..END   keep a time range of each run\n"
+		  "      --between A B       keep what each thread did from code mark A to its\n"
+		  "                          next mark B; --per interval: per such interval\n"
+		  "@verdict\n"
+		  "      --force             compare different programs or events anyway\n"
+		  "      --json              JSON (schema dataprof-diff/1, docs/diff.md)\n"
+		  "      --markdown          a Markdown table for a pull request\n"
+		  "  -n, --top N             rows shown (default 20)\n"
+		  "@symfs\n"
+		  "@width\n"
+		  "@help\n\n"
+		  "Exit status: 0, %d when a --fail-if held, 1 on errors, 2 on bad usage.\n",
+		  CLI_EXIT_FAIL_IF, CLI_EXIT_FAIL_IF);
 }
 
-enum {
-	O_NOISE = 255,
-	O_BASE = 256,
-	O_NEW,
-	O_PER,
-	O_CONF,
-	O_TOL,
-	O_FAIL,
-	O_EVENT,
-	O_TIME,
-	O_BETWEEN,
-	O_VERDICT,
-	O_FORCE,
-	O_JSON,
-	O_MD,
-	O_SYMFS,
-	O_WIDTH
-};
+enum { O_BASE = 256, O_NEW, O_TOL, O_EVENT, O_BETWEEN, O_FORCE };
 
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"by", required_argument, 0, 'b'},
+	    CLI_OPT_BY,
 	    {"base", required_argument, 0, O_BASE},
 	    {"new", required_argument, 0, O_NEW},
-	    {"metric", required_argument, 0, 'm'},
-	    {"per", required_argument, 0, O_PER},
-	    {"confidence", required_argument, 0, O_CONF},
+	    CLI_OPT_METRIC,
+	    CLI_OPT_PER,
+	    CLI_OPT_CONFIDENCE,
 	    {"line-tolerance", required_argument, 0, O_TOL},
-	    {"noise", required_argument, 0, O_NOISE},
-	    {"fail-if", required_argument, 0, O_FAIL},
+	    CLI_OPT_NOISE,
+	    CLI_OPT_FAIL_IF,
 	    {"event", required_argument, 0, O_EVENT},
-	    {"where", required_argument, 0, 'w'},
-	    {"time", required_argument, 0, O_TIME},
+	    CLI_OPT_WHERE,
+	    CLI_OPT_TIME,
 	    {"between", required_argument, 0, O_BETWEEN},
-	    {"verdict", required_argument, 0, O_VERDICT},
+	    CLI_OPT_VERDICT,
 	    {"force", no_argument, 0, O_FORCE},
-	    {"json", no_argument, 0, O_JSON},
-	    {"markdown", no_argument, 0, O_MD},
-	    {"top", required_argument, 0, 'n'},
-	    {"symfs", required_argument, 0, O_SYMFS},
-	    {"width", required_argument, 0, O_WIDTH},
-	    {"help", no_argument, 0, 'h'},
+	    CLI_OPT_JSON,
+	    CLI_OPT_MARKDOWN,
+	    CLI_OPT_TOP,
+	    CLI_OPT_SYMFS,
+	    CLI_OPT_WIDTH,
+	    CLI_OPT_HELP,
 	    {0, 0, 0, 0},
 	};
+	cli_common co;
 	dp_diff_opts o;
 	dp_diff_result r;
 	dp_error err = {{0}};
 	DP_VEC(const char *) base = {0}, news = {0};
 	static char sep[] = "\x1f--";
 	char **args = dp_calloc((size_t)argc + 1, sizeof(char *));
-	int c, dashdash = -1, rc = 2, format = 0;
+	int c, st, dashdash = -1, rc = 2;
 	uint64_t v;
 
 	memset(&o, 0, sizeof(o));
-	o.metric = DP_M_PERIOD;
 	o.per = DP_PER_SECOND;
 	o.confidence = 0.95;
 	o.line_tolerance = 5;
-	o.by_text = "member";
+	cli_common_init(&co, "diff", usage);
+	co.min_width = 60;
+	co.diff = &o;
+	co.per_interval = true;
 	/* BASE... -- NEW...: the "--" separates the profiles, options may be
 	 * anywhere; it becomes a word getopt keeps in place among the others */
 	for (int i = 0; i < argc; i++) {
@@ -126,55 +112,11 @@ int cmd_diff(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, args, "b:m:w:n:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'b':
-			if (cli_parse_level(optarg, &o.by, &err) < 0)
-				goto bad;
-			o.by_text = optarg;
-			break;
 		case O_BASE:
 			dp_vec_push(&base, optarg);
 			break;
 		case O_NEW:
 			dp_vec_push(&news, optarg);
-			break;
-		case 'm': {
-			int m;
-
-			if (cli_parse_metric(optarg, &m, &err) < 0)
-				goto bad;
-			o.metric = (dp_metric)m;
-			break;
-		}
-		case O_PER: {
-			int p;
-			for (p = 0; p <= DP_PER_INTERVAL; p++)
-				if (!strcmp(optarg, dp_diff_per_name((dp_diff_per)p)))
-					break;
-			if (p > DP_PER_INTERVAL) {
-				dp_error_set(&err, "--per '%s': use second, run, ginsn or interval",
-					     optarg);
-				goto bad;
-			}
-			o.per = (dp_diff_per)p;
-			break;
-		}
-		case O_CONF:
-			if (!cli_parse_fraction(optarg, &o.confidence) || o.confidence <= 0) {
-				dp_error_set(
-				    &err,
-				    "--confidence '%s': a level between 0 and 1 (0.95) or a "
-				    "percentage (95%%)",
-				    optarg);
-				goto bad;
-			}
-			break;
-		case O_NOISE:
-			if (!cli_parse_fraction(optarg, &o.noise)) {
-				dp_error_set(
-				    &err, "--noise '%s': a fraction (0.05) or a percentage (5%%)",
-				    optarg);
-				goto bad;
-			}
 			break;
 		case O_TOL:
 			if (!dp_parse_u64(optarg, &v) || v > 10000) {
@@ -184,21 +126,8 @@ int cmd_diff(int argc, char **argv)
 			}
 			o.line_tolerance = (unsigned)v;
 			break;
-		case O_FAIL:
-			if (o.nfail == DP_DIFF_MAX_FAIL) {
-				dp_error_set(&err, "at most %d --fail-if", DP_DIFF_MAX_FAIL);
-				goto bad;
-			}
-			o.fail_if[o.nfail++] = optarg;
-			break;
 		case O_EVENT:
 			o.run.event = optarg;
-			break;
-		case 'w':
-			o.run.where = optarg;
-			break;
-		case O_TIME:
-			o.run.time_range = optarg;
 			break;
 		case O_BETWEEN:
 			if (optind >= argc || args[optind] == sep) {
@@ -208,45 +137,22 @@ int cmd_diff(int argc, char **argv)
 			o.run.between[0] = optarg;
 			o.run.between[1] = args[optind++];
 			break;
-		case O_VERDICT:
-			if (cli_parse_verdicts(optarg, &o.run.verdicts, &err) < 0)
-				goto bad;
-			break;
 		case O_FORCE:
 			o.force = true;
 			break;
-		case O_JSON:
-			format = 1;
-			break;
-		case O_MD:
-			format = 2;
-			break;
-		case 'n':
-			if (!dp_parse_u64(optarg, &v) || !v) {
-				dp_error_set(&err, "--top '%s': a positive count", optarg);
-				goto bad;
-			}
-			o.top = (size_t)v;
-			break;
-		case O_SYMFS:
-			o.run.symfs = optarg;
-			break;
-		case O_WIDTH:
-			if (!dp_parse_u64(optarg, &v) || v < 60) {
-				dp_error_set(&err, "--width needs 60 or more columns");
-				goto bad;
-			}
-			o.width = (int)v;
-			break;
-		case 'h':
-			usage(stdout);
-			rc = 0;
-			goto out;
 		default:
-			fprintf(stderr, "'dataprof diff --help' lists the options\n");
-			goto out;
+			if ((st = cli_common_opt(&co, c)) != CLI_OPT_TAKEN) {
+				rc = st;
+				goto out;
+			}
 		}
 	}
+	cli_common_to_run(&co, &o.run);
+	o.metric = co.metric;
+	o.top = co.top[0];
+	o.width = co.width;
+	o.by = co.by;
+	o.by_text = co.by_text ? co.by_text : "member";
 	if (cli_check_filters(o.run.where, o.run.time_range) < 0)
 		goto out; /* rc is 2 */
 	if (!o.by.nattrs)
@@ -299,9 +205,9 @@ int cmd_diff(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (format == 1)
+	if (co.format == CLI_FMT_JSON)
 		dp_diff_json(&r, stdout);
-	else if (format == 2)
+	else if (co.format == CLI_FMT_MARKDOWN)
 		dp_diff_markdown(&r, stdout);
 	else
 		dp_diff_text(&r, stdout);

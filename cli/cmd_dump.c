@@ -22,20 +22,21 @@ typedef struct dump_opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: dataprof dump [OPTIONS] [FILE]\n\n"
-		   "Prints every record of a profile (dataprof.dprof by default) or of a\n"
-		   "perf.data file, one line each: offset (z0x...: in the data decompressed\n"
-		   "from perf's compressed records), time, type and fields.\n\n"
-		   "  -i, --input FILE   the profile (also the positional FILE)\n"
-		   "  -r, --regs         print the sampled registers\n"
-		   "  -g, --callchain    print call chains\n"
-		   "  -s, --summary      print only the summary\n"
-		   "  -d, --decoded      one line per sample: the causing instruction, its\n"
-		   "                     data address (computed and hardware) and the verdict\n"
-		   "  -a, --annotated    one line per sample: function, source line, data object,\n"
-		   "                     type and member path, and why any is missing\n"
-		   "      --symfs DIR    look for the profiled binaries under DIR first\n"
-		   "  -h, --help         show this help\n");
+	cli_usage(f, 21,
+		  "usage: dataprof dump [OPTIONS] [FILE]\n\n"
+		  "Prints every record of a profile (dataprof.dprof by default) or of a\n"
+		  "perf.data file, one line each: offset (z0x...: in the data decompressed\n"
+		  "from perf's compressed records), time, type and fields.\n\n"
+		  "@input\n"
+		  "  -r, --regs         print the sampled registers\n"
+		  "  -g, --callchain    print call chains\n"
+		  "  -s, --summary      print only the summary\n"
+		  "  -d, --decoded      one line per sample: the causing instruction, its\n"
+		  "                     data address (computed and hardware) and the verdict\n"
+		  "  -a, --annotated    one line per sample: function, source line, data object,\n"
+		  "                     type and member path, and why any is missing\n"
+		  "@symfs\n"
+		  "@help\n");
 }
 
 static dp_profile_format st_format(const dp_profile *p)
@@ -357,25 +358,28 @@ static void print_record(const dp_profile *p, const dp_record *r, const dump_opt
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"input", required_argument, 0, 'i'}, {"regs", no_argument, 0, 'r'},
-		{"callchain", no_argument, 0, 'g'},   {"summary", no_argument, 0, 's'},
-		{"decoded", no_argument, 0, 'd'},     {"symfs", required_argument, 0, 'S'},
-		{"annotated", no_argument, 0, 'a'},
-		{"help", no_argument, 0, 'h'},        {0, 0, 0, 0},
+	    CLI_OPT_INPUT,
+	    {"regs", no_argument, 0, 'r'},
+	    {"callchain", no_argument, 0, 'g'},
+	    {"summary", no_argument, 0, 's'},
+	    {"decoded", no_argument, 0, 'd'},
+	    CLI_OPT_SYMFS,
+	    {"annotated", no_argument, 0, 'a'},
+	    CLI_OPT_HELP,
+	    {0, 0, 0, 0},
 	};
-	const char *path = "dataprof.dprof";
+	cli_common co;
+	const char *path;
 	dump_opts o = {0};
 	dp_error err = {{0}};
 	dp_profile *p;
 	dp_record r;
 	int c, rc;
 
+	cli_common_init(&co, "dump", usage);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:rgsdah", opts, NULL)) != -1) {
 		switch (c) {
-		case 'i':
-			path = optarg;
-			break;
 		case 'r':
 			o.regs = true;
 			break;
@@ -391,19 +395,15 @@ int cmd_dump(int argc, char **argv)
 		case 'a':
 			o.annotated = o.decoded = true;
 			break;
-		case 'S':
-			o.symfs = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			fprintf(stderr, "'dataprof dump --help' lists the options\n");
-			return 2;
+			if ((rc = cli_common_opt(&co, c)) != CLI_OPT_TAKEN)
+				return rc;
 		}
 	}
-	if (cli_one_profile(argc, argv, "dump", &path) < 0)
+	if (cli_common_profile(&co, argc, argv) < 0)
 		return 2;
+	path = co.input;
+	o.symfs = co.symfs;
 	p = dp_profile_open(path, &err);
 	if (!p) {
 		cli_error("%s", err.msg);

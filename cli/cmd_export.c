@@ -9,21 +9,22 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: dataprof export [OPTIONS] [PROFILE]\n\n"
-		"Writes a profile (dataprof.dprof by default, or a perf.data file) for other\n"
-		"tools (docs/export.md); give one or both:\n\n"
-		"  -i, --input FILE      the profile (also the positional PROFILE)\n"
-		"      --perfetto FILE   Chrome trace event JSON for ui.perfetto.dev and\n"
-		"                        chrome://tracing: samples as instant events per thread,\n"
-		"                        marker regions as slices, counters as counter tracks\n"
-		"      --pprof FILE      pprof's profile.proto, gzip-compressed (FILE.pb.gz), for\n"
-		"                        pprof, Pyroscope, Parca: stacks with data labels\n"
-		"      --counters GLOBS  the counters for --perfetto (default: as view's)\n"
-		"  -w, --where EXPR      keep the samples that match (as in report)\n"
-		"      --time START..END keep a time range (1s..2.5s, 100ms..)\n"
-		"      --symfs DIR       look for the profiled binaries under DIR first\n"
-		"  -h, --help            show this help\n");
+	cli_usage(
+	    f, 24,
+	    "usage: dataprof export [OPTIONS] [PROFILE]\n\n"
+	    "Writes a profile (dataprof.dprof by default, or a perf.data file) for other\n"
+	    "tools (docs/export.md); give one or both:\n\n"
+	    "  -i, --input FILE      the profile (also the positional PROFILE)\n"
+	    "      --perfetto FILE   Chrome trace event JSON for ui.perfetto.dev and\n"
+	    "                        chrome://tracing: samples as instant events per thread,\n"
+	    "                        marker regions as slices, counters as counter tracks\n"
+	    "      --pprof FILE      pprof's profile.proto, gzip-compressed (FILE.pb.gz), for\n"
+	    "                        pprof, Pyroscope, Parca: stacks with data labels\n"
+	    "      --counters GLOBS  the counters for --perfetto (default: as view's)\n"
+	    "@where\n"
+	    "@time\n"
+	    "@symfs\n"
+	    "@help\n");
 }
 
 typedef struct both {
@@ -44,30 +45,31 @@ static void on_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"input", required_argument, 0, 'i'},
-	    {"perfetto", required_argument, 0, 'P'}, {"pprof", required_argument, 0, 'G'},
-	    {"counters", required_argument, 0, 'K'}, {"where", required_argument, 0, 'w'},
-	    {"time", required_argument, 0, 'T'},     {"symfs", required_argument, 0, 'S'},
-	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0},
+	    CLI_OPT_INPUT,
+	    {"perfetto", required_argument, 0, 'P'},
+	    {"pprof", required_argument, 0, 'G'},
+	    {"counters", required_argument, 0, 'K'},
+	    CLI_OPT_WHERE,
+	    CLI_OPT_TIME,
+	    CLI_OPT_SYMFS,
+	    CLI_OPT_HELP,
+	    {0, 0, 0, 0},
 	};
+	cli_common co;
 	const char *perfetto = NULL, *pprof = NULL, *globs = NULL;
 	dp_report_opts o;
 	dp_report_result res;
 	dp_series_set ss = {0};
 	dp_error err = {{0}};
 	both b = {0};
-	int c, rc = 1;
+	int c, st, rc = 1;
 
 	memset(&o, 0, sizeof(o));
 	memset(&res, 0, sizeof(res));
-	o.input = "dataprof.dprof";
-	o.metric = DP_M_PERIOD;
+	cli_common_init(&co, "export", usage);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:w:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'i':
-			o.input = optarg;
-			break;
 		case 'P':
 			perfetto = optarg;
 			break;
@@ -77,27 +79,14 @@ int cmd_export(int argc, char **argv)
 		case 'K':
 			globs = optarg;
 			break;
-		case 'w':
-			o.where = optarg;
-			break;
-		case 'T':
-			o.time_range = optarg;
-			break;
-		case 'S':
-			o.symfs = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			fprintf(stderr, "'dataprof export --help' lists the options\n");
-			return 2;
+			if ((st = cli_common_opt(&co, c)) != CLI_OPT_TAKEN)
+				return st;
 		}
 	}
-	if (cli_one_profile(argc, argv, "export", &o.input) < 0)
+	if (cli_common_profile(&co, argc, argv) < 0)
 		return 2;
-	if (cli_check_filters(o.where, o.time_range) < 0)
-		return 2;
+	cli_common_to_report(&co, &o);
 	if (!perfetto && !pprof) {
 		cli_error("export needs --perfetto FILE.json or --pprof FILE.pb.gz (or both)");
 		return 2;

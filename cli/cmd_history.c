@@ -10,8 +10,8 @@
 
 static void usage(FILE *f)
 {
-	fprintf(
-	    f,
+	cli_usage(
+	    f, 23,
 	    "usage: dataprof history --db DB add [OPTIONS] PROFILE... --commit SHA\n"
 	    "       dataprof history --db DB show [OPTIONS] [--html FILE]\n"
 	    "       dataprof history --db DB check [OPTIONS] [PROFILE...] [--commit SHA]\n"
@@ -32,7 +32,7 @@ static void usage(FILE *f)
 	    "  -b, --by A[,B...]    an attribute list to keep (repeat; default: function,\n"
 	    "                       line, object and member, each on its own)\n"
 	    "  --event NAME         the event kept (default: the first)\n"
-	    "  -w, --where EXPR     keep the samples that match (as report)\n\n"
+	    "@where\n\n"
 	    "show: each key per commit, oldest first; * marks a change beyond noise\n"
 	    "  --last N             the newest N commits (default 10)\n"
 	    "  --html FILE          a page with a chart per key (offline, one file)\n"
@@ -46,7 +46,7 @@ static void usage(FILE *f)
 	    "  --markdown, --json   as diff (JSON: dataprof-history-check/1)\n\n"
 	    "show and check:\n"
 	    "  -b, --by A[,B...]    the attribute list (default member)\n"
-	    "  -m, --metric M       samples, period (default) or weight\n"
+	    "@metric\n"
 	    "  --per UNIT           second (default), run, ginsn (as diff)\n"
 	    "  --confidence P       level of the intervals (default 0.95)\n"
 	    "  --noise CV           assume at least this run-to-run noise (as diff)\n"
@@ -55,7 +55,7 @@ static void usage(FILE *f)
 	    "  --branch NAME        only runs of this branch\n"
 	    "  -n, --top N          keys shown (default 20)\n\n"
 	    "import FROM, export TO: copies every run from FROM (into TO), each once\n\n"
-	    "  -h, --help           show this help\n\n"
+	    "@help\n\n"
 	    "Exit status: 0, %d when a --fail-if held, 1 on errors, 2 on bad usage.\n",
 	    CLI_EXIT_FAIL_IF, CLI_EXIT_FAIL_IF);
 }
@@ -68,17 +68,11 @@ enum {
 	O_LABEL,
 	O_EVENT,
 	O_LAST,
-	O_PER,
-	O_CONF,
-	O_NOISE,
 	O_PROGRAM,
 	O_CSV,
 	O_HTML,
 	O_BASELINE,
 	O_BASELINE_N,
-	O_FAIL,
-	O_JSON,
-	O_MD,
 };
 
 typedef struct hopts {
@@ -98,31 +92,33 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 	    {"commit-time", required_argument, 0, O_COMMIT_TIME},
 	    {"branch", required_argument, 0, O_BRANCH},
 	    {"label", required_argument, 0, O_LABEL},
-	    {"by", required_argument, 0, 'b'},
+	    CLI_OPT_BY,
 	    {"event", required_argument, 0, O_EVENT},
-	    {"where", required_argument, 0, 'w'},
+	    CLI_OPT_WHERE,
 	    {"last", required_argument, 0, O_LAST},
-	    {"metric", required_argument, 0, 'm'},
-	    {"per", required_argument, 0, O_PER},
-	    {"confidence", required_argument, 0, O_CONF},
-	    {"noise", required_argument, 0, O_NOISE},
+	    CLI_OPT_METRIC,
+	    CLI_OPT_PER,
+	    CLI_OPT_CONFIDENCE,
+	    CLI_OPT_NOISE,
 	    {"program", required_argument, 0, O_PROGRAM},
-	    {"top", required_argument, 0, 'n'},
-	    {"csv", no_argument, 0, O_CSV},
+	    CLI_OPT_TOP,
+	    {"csv", no_argument, 0, O_CSV}, /* show's, while --json is check's */
 	    {"html", required_argument, 0, O_HTML},
 	    {"baseline", required_argument, 0, O_BASELINE},
 	    {"baseline-commits", required_argument, 0, O_BASELINE_N},
-	    {"fail-if", required_argument, 0, O_FAIL},
-	    {"json", no_argument, 0, O_JSON},
-	    {"markdown", no_argument, 0, O_MD},
-	    {"help", no_argument, 0, 'h'},
+	    CLI_OPT_FAIL_IF,
+	    CLI_OPT_JSON,
+	    CLI_OPT_MARKDOWN,
+	    CLI_OPT_HELP,
 	    {0, 0, 0, 0},
 	};
 	dp_diff_opts *d = &o->show.diff;
+	cli_common co;
 	uint64_t v;
-	int c;
+	int c, st;
 
-	d->metric = DP_M_PERIOD;
+	cli_common_init(&co, "history", usage);
+	co.diff = d;
 	d->confidence = 0.95;
 	d->line_tolerance = 5;
 	o->show.last = 10;
@@ -152,7 +148,7 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 		case O_LABEL:
 			o->add.label = optarg;
 			break;
-		case 'b':
+		case 'b': /* add keeps several lists: not the shared --by */
 			if (o->nby == DP_HISTORY_MAX_BY) {
 				dp_error_set(err, "at most %d --by lists", DP_HISTORY_MAX_BY);
 				return -1;
@@ -164,9 +160,6 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 			break;
 		case O_EVENT:
 			o->add.run.event = o->show.event = o->check.event = optarg;
-			break;
-		case 'w':
-			o->add.run.where = optarg;
 			break;
 		case O_LAST:
 			if (!dp_parse_u64(optarg, &v) || !v) {
@@ -189,53 +182,8 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 		case O_BASELINE:
 			o->check.baseline = optarg;
 			break;
-		case 'm': {
-			int m;
-
-			if (cli_parse_metric(optarg, &m, err) < 0)
-				return -1;
-			d->metric = (dp_metric)m;
-			break;
-		}
-		case O_PER: {
-			int p;
-			for (p = 0; p < DP_PER_INTERVAL; p++)
-				if (!strcmp(optarg, dp_diff_per_name((dp_diff_per)p)))
-					break;
-			if (p == DP_PER_INTERVAL) {
-				dp_error_set(err, "--per '%s': use second, run or ginsn", optarg);
-				return -1;
-			}
-			d->per = (dp_diff_per)p;
-			break;
-		}
-		case O_CONF:
-			if (!cli_parse_fraction(optarg, &d->confidence) || d->confidence <= 0) {
-				dp_error_set(
-				    err,
-				    "--confidence '%s': a level between 0 and 1 (0.95) or a "
-				    "percentage (95%%)",
-				    optarg);
-				return -1;
-			}
-			break;
-		case O_NOISE:
-			if (!cli_parse_fraction(optarg, &d->noise)) {
-				dp_error_set(
-				    err, "--noise '%s': a fraction (0.05) or a percentage (5%%)",
-				    optarg);
-				return -1;
-			}
-			break;
 		case O_PROGRAM:
 			o->show.program = o->check.program = optarg;
-			break;
-		case 'n':
-			if (!dp_parse_u64(optarg, &v) || !v) {
-				dp_error_set(err, "--top '%s': a positive count", optarg);
-				return -1;
-			}
-			d->top = (size_t)v;
 			break;
 		case O_CSV:
 			o->show.csv = true;
@@ -243,27 +191,19 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 		case O_HTML:
 			o->html = optarg;
 			break;
-		case O_FAIL:
-			if (d->nfail == DP_DIFF_MAX_FAIL) {
-				dp_error_set(err, "at most %d --fail-if", DP_DIFF_MAX_FAIL);
-				return -1;
-			}
-			d->fail_if[d->nfail++] = optarg;
-			break;
-		case O_JSON:
-			o->check.format = DP_HF_JSON;
-			break;
-		case O_MD:
-			o->check.format = DP_HF_MARKDOWN;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
 		default:
-			fprintf(stderr, "'dataprof history --help' lists the options\n");
-			return 2;
+			/* 1: the help is shown */
+			if ((st = cli_common_opt(&co, c)) != CLI_OPT_TAKEN)
+				return st ? st : 1;
 		}
 	}
+	o->add.run.where = co.where;
+	d->metric = co.metric;
+	d->top = co.top[0];
+	if (co.format == CLI_FMT_JSON)
+		o->check.format = DP_HF_JSON;
+	else if (co.format == CLI_FMT_MARKDOWN)
+		o->check.format = DP_HF_MARKDOWN;
 	return 0;
 }
 

@@ -22,19 +22,20 @@ typedef struct markers_opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: dataprof markers [OPTIONS] [FILE]\n\n"
-		   "The time between the code marks of each thread of a profile\n"
-		   "(dataprof.dprof by default), recorded with 'dataprof record --markers':\n"
-		   "by default between consecutive marks, grouped by the pair of markers;\n"
-		   "each interval has the overheads of the marks it spans subtracted:\n"
-		   "  (time of the later mark - time of the earlier) - overheads of the marks\n"
-		   "  from the earlier up to the later.\n\n"
-		   "  -i, --input FILE   the profile (also the positional FILE)\n"
-		   "  -b, --between A,B  from each mark A to the next mark B of the same thread\n"
-		   "                     (names or numbers; repeat for more pairs)\n"
-		   "  -a, --each         list every occurrence, not only count/min/median/max\n"
-		   "  -j, --json         JSON (schema in docs/markers.md)\n"
-		   "  -h, --help         show this help\n");
+	cli_usage(f, 21,
+		  "usage: dataprof markers [OPTIONS] [FILE]\n\n"
+		  "The time between the code marks of each thread of a profile\n"
+		  "(dataprof.dprof by default), recorded with 'dataprof record --markers':\n"
+		  "by default between consecutive marks, grouped by the pair of markers;\n"
+		  "each interval has the overheads of the marks it spans subtracted:\n"
+		  "  (time of the later mark - time of the earlier) - overheads of the marks\n"
+		  "  from the earlier up to the later.\n\n"
+		  "@input\n"
+		  "  -b, --between A,B  from each mark A to the next mark B of the same thread\n"
+		  "                     (names or numbers; repeat for more pairs)\n"
+		  "  -a, --each         list every occurrence, not only count/min/median/max\n"
+		  "  -j, --json         JSON (schema in docs/markers.md)\n"
+		  "@help\n");
 }
 
 static void human(char *out, size_t len, uint64_t ns)
@@ -224,25 +225,27 @@ static int parse_pair(const dp_marks *m, const char *arg, pair *p)
 int cmd_markers(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"input", required_argument, 0, 'i'}, {"between", required_argument, 0, 'b'},
-		{"each", no_argument, 0, 'a'},        {"json", no_argument, 0, 'j'},
-		{"help", no_argument, 0, 'h'},        {0, 0, 0, 0},
+	    CLI_OPT_INPUT,
+	    {"between", required_argument, 0, 'b'}, /* -b, -j: not --by, --jobs */
+	    {"each", no_argument, 0, 'a'},
+	    {"json", no_argument, 0, 'j'},
+	    CLI_OPT_HELP,
+	    {0, 0, 0, 0},
 	};
-	const char *path = "dataprof.dprof";
+	cli_common co;
+	const char *path;
 	markers_opts o = {0};
 	dp_marks m = {0};
 	dp_interval_sets s = {0};
 	dp_error err = {{0}};
 	dp_profile *p;
 	dp_record r;
-	int c, rc = 1;
+	int c, st, rc = 1;
 
+	cli_common_init(&co, "markers", usage);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:b:ajh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'i':
-			path = optarg;
-			break;
 		case 'b':
 			dp_vec_push(&o.pairs, optarg);
 			break;
@@ -252,16 +255,14 @@ int cmd_markers(int argc, char **argv)
 		case 'j':
 			o.json = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			fprintf(stderr, "'dataprof markers --help' lists the options\n");
-			return 2;
+			if ((st = cli_common_opt(&co, c)) != CLI_OPT_TAKEN)
+				return st;
 		}
 	}
-	if (cli_one_profile(argc, argv, "markers", &path) < 0)
+	if (cli_common_profile(&co, argc, argv) < 0)
 		return 2;
+	path = co.input;
 	p = dp_profile_open(path, &err);
 	if (!p) {
 		cli_error("%s", err.msg);

@@ -14,28 +14,28 @@
 
 static void usage(FILE *f)
 {
-	fprintf(
-	    f,
+	cli_usage(
+	    f, 24,
 	    "usage: dataprof view [OPTIONS] [FILE]\n\n"
 	    "Writes one HTML page of a profile (dataprof.dprof by default, or a perf.data\n"
 	    "file) that opens from disk with no network: system counters over time, a lane\n"
 	    "of sample density per thread, the samples and code marks around a time bar,\n"
 	    "and the data objects, members and lines of the range shown (docs/view.md).\n\n"
-	    "  -i, --input FILE      the profile (also the positional FILE)\n"
+	    "@input\n"
 	    "  -o, --output FILE     the page (default: the profile's name with .html; -: stdout)\n"
 	    "      --counters GLOBS  the counters to draw (default: CPU time, faults, memory,\n"
 	    "                        context switches, those the profile has)\n"
 	    "      --cpus            a lane per CPU too\n"
 	    "      --buckets N       time buckets over the samples' span (default 4096)\n"
-	    "  -w, --where EXPR      keep the samples that match (as in report)\n"
-	    "      --time START..END keep a time range (1s..2.5s, 100ms..)\n"
-	    "      --symfs DIR       look for the profiled binaries under DIR first\n"
+	    "@where\n"
+	    "@time\n"
+	    "@symfs\n"
 	    "      --annotate-top N  the hottest functions the annotate pane lists (default 8,\n"
 	    "                        and those of the 10 hottest objects and instructions;\n"
 	    "                        0: no pane)\n"
 	    "      --source-dir DIR, --prefix-strip N   where the pane finds the source\n"
 	    "                        (as in annotate)\n"
-	    "  -h, --help            show this help\n");
+	    "@help\n");
 }
 
 /* "run.dprof" -> "run.html"; "perf.data" -> "perf.html" */
@@ -71,20 +71,21 @@ static void view_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 int cmd_view(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"input", required_argument, 0, 'i'},
+	    CLI_OPT_INPUT,
 	    {"output", required_argument, 0, 'o'},
 	    {"counters", required_argument, 0, 'K'},
 	    {"cpus", no_argument, 0, 'C'},
 	    {"buckets", required_argument, 0, 'N'},
-	    {"where", required_argument, 0, 'w'},
-	    {"time", required_argument, 0, 'T'},
-	    {"symfs", required_argument, 0, 'S'},
+	    CLI_OPT_WHERE,
+	    CLI_OPT_TIME,
+	    CLI_OPT_SYMFS,
 	    {"annotate-top", required_argument, 0, 'A'},
 	    {"source-dir", required_argument, 0, 'D'},
 	    {"prefix-strip", required_argument, 0, 'P'},
-	    {"help", no_argument, 0, 'h'},
+	    CLI_OPT_HELP,
 	    {0, 0, 0, 0},
 	};
+	cli_common co;
 	dp_report_opts o;
 	dp_view_opts vo = {0};
 	dp_report_result res;
@@ -96,18 +97,14 @@ int cmd_view(int argc, char **argv)
 	char *out = NULL, *tmp = NULL;
 	const char *output = NULL;
 	FILE *f;
-	int c, rc = 1;
+	int c, st, rc = 1;
 	uint64_t v;
 
 	memset(&o, 0, sizeof(o));
-	o.input = "dataprof.dprof";
-	o.metric = DP_M_PERIOD;
+	cli_common_init(&co, "view", usage);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:w:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'i':
-			o.input = optarg;
-			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -124,15 +121,6 @@ int cmd_view(int argc, char **argv)
 				return 2;
 			}
 			vo.max_buckets = (uint32_t)v;
-			break;
-		case 'w':
-			o.where = optarg;
-			break;
-		case 'T':
-			o.time_range = optarg;
-			break;
-		case 'S':
-			o.symfs = optarg;
 			break;
 		case 'A':
 			if (!dp_parse_u64(optarg, &annotate_top) || annotate_top > 1000) {
@@ -151,18 +139,14 @@ int cmd_view(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			fprintf(stderr, "'dataprof view --help' lists the options\n");
-			return 2;
+			if ((st = cli_common_opt(&co, c)) != CLI_OPT_TAKEN)
+				return st;
 		}
 	}
-	if (cli_one_profile(argc, argv, "view", &o.input) < 0)
+	if (cli_common_profile(&co, argc, argv) < 0)
 		return 2;
-	if (cli_check_filters(o.where, o.time_range) < 0)
-		return 2;
+	cli_common_to_report(&co, &o);
 	/* the report's own tree is not used: one group keeps it small */
 	dp_attr_parse("event", &o.levels[0].attrs[0], &err);
 	o.levels[0].nattrs = 1;
