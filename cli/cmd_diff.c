@@ -132,7 +132,8 @@ int cmd_diff(int argc, char **argv)
 		case O_BETWEEN:
 			if (optind >= argc || args[optind] == sep) {
 				cli_error("--between takes two markers: --between A B");
-				return 2;
+				rc = 2;
+				goto out; /* frees what earlier options gathered */
 			}
 			o.run.between[0] = optarg;
 			o.run.between[1] = args[optind++];

@@ -246,6 +246,10 @@ static void test_per_command(void **state)
 			   NULL);
 	expect_usage_error("history", "--per interval",
 			   "--per 'interval': use second, run or ginsn", NULL);
+	/* one marker only, after profiles given: one line, exit 2 and nothing
+	 * leaked (AddressSanitizer's exit 1 here before) */
+	expect_usage_error("diff", "--base a.dprof --new b.dprof --between A",
+			   "--between takes two markers: --between A B", NULL);
 }
 
 int main(void)
