@@ -1,6 +1,7 @@
 /* dataprof record */
 #include "cli.h"
 #include "units.h"
+#include "../sampler/procfs.h"
 #include "../sampler/recorder.h"
 #include "sim_cli.h"
 
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXIT_OWN_FAILURE 125 /* as timeout(1): the command's own codes stay free */
 
@@ -15,7 +17,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dataprof record [OPTIONS] [--] COMMAND [ARGS...]\n"
-		"       dataprof record [OPTIONS] -p PID [-- COMMAND [ARGS...]]\n\n"
+		"       dataprof record [OPTIONS] -p PID [-- COMMAND [ARGS...]]\n"
+		"       dataprof record [OPTIONS] -a|-C LIST [--duration SECS] [-- COMMAND...]\n\n"
 		"Samples events of COMMAND (and its threads and children) or of a running\n"
 		"process, with the registers of each sample, into a raw profile.\n\n"
 		"  -e, --event EVENT     event to sample; repeat or separate with commas.\n"
@@ -31,6 +34,11 @@ static void usage(FILE *f)
 		"                        page faults and breakpoints: every event)\n"
 		"  -p, --pid PID         attach to process PID and its threads; with a\n"
 		"                        COMMAND, record until it exits\n"
+		"  -a, --all-cpus        every process on every CPU (CAP_PERFMON, root, or\n"
+		"                        kernel.perf_event_paranoid <= 0); with a COMMAND,\n"
+		"                        until it exits\n"
+		"  -C, --cpu LIST        as -a, on these CPUs only (0,2 or 0-3)\n"
+		"      --duration SECS   stop recording -a or -p after SECS seconds\n"
 		"  -o, --output FILE     write the profile to FILE (default dataprof.dprof)\n"
 		"  -g, --call-graph      record user-space call chains\n"
 		"  -m, --mmap-pages N    ring buffer data pages per CPU, a power of two\n"
@@ -94,9 +102,9 @@ static int record_sim(const dp_record_opts *ro, const dp_event_spec *ev, size_t 
 	int rc = EXIT_OWN_FAILURE;
 
 	memset(&o, 0, sizeof(o));
-	if (ro->pid || ro->freq || markers || ro->counters || ro->callchain) {
-		cli_error("sim: events run the command on a simulator: -p, -F, -g, --counters and "
-			  "--markers do not apply (use -c N for the period)");
+	if (ro->pid || ro->system_wide || ro->freq || markers || ro->counters || ro->callchain) {
+		cli_error("sim: events run the command on a simulator: -p, -a, -C, -F, -g, "
+			  "--counters and --markers do not apply (use -c N for the period)");
 		return EXIT_OWN_FAILURE;
 	}
 	if (cli_sim_geometry(&o.geo, cache) < 0)
@@ -154,7 +162,10 @@ int cmd_record(int argc, char **argv)
 	    {"heap", optional_argument, 0, 'H'},
 	    {"heap-depth", required_argument, 0, 'D'},
 	    {"alloc-fn", required_argument, 0, 'A'},
-	    {"counters", required_argument, 0, 'C'},
+	    {"counters", required_argument, 0, 'N'},
+	    {"all-cpus", no_argument, 0, 'a'},
+	    {"cpu", required_argument, 0, 'C'},
+	    {"duration", required_argument, 0, 'T'},
 	    {"interval", required_argument, 0, 'I'},
 	    {"markers", no_argument, 0, 'M'},
 	    {"sim-cache", required_argument, 0, 'S'},
@@ -179,7 +190,7 @@ int cmd_record(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.output = "dataprof.dprof";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:c:F:p:o:gm:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:c:F:p:o:gm:qhaC:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (add_events(optarg, &ev, &err) < 0) {
@@ -247,9 +258,29 @@ int cmd_record(int argc, char **argv)
 		case 'q':
 			o.quiet = true;
 			break;
-		case 'C':
+		case 'N':
 			o.counters = optarg;
 			break;
+		case 'a':
+			o.system_wide = true;
+			break;
+		case 'C':
+			o.system_wide = true; /* as perf: the CPUs' every process */
+			o.cpu_list = optarg;
+			break;
+		case 'T': {
+			double secs;
+			char *end;
+
+			secs = strtod(optarg, &end);
+			if (end == optarg || *end || !(secs > 0) || secs > 1e6) {
+				cli_error("--duration needs a positive number of seconds, not '%s'",
+					  optarg);
+				goto out;
+			}
+			o.duration_ns = (uint64_t)(secs * 1e9);
+			break;
+		}
 		case 'I':
 			if (cli_parse_interval(optarg, &o.interval_ns) < 0)
 				goto out;
@@ -281,10 +312,33 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	o.argv = argv + optind;
-	if (!o.pid && !o.argv[0]) {
-		cli_error("nothing to record: give a command after '--', or -p PID");
+	if (!o.pid && !o.system_wide && !o.argv[0]) {
+		cli_error("nothing to record: give a command after '--', -p PID or -a");
 		goto out;
 	}
+	if (o.system_wide && (o.pid || heap || markers || o.counters)) {
+		cli_error("-a and -C record every process on the CPUs: -p, --heap, --markers and "
+			  "--counters need a command of their own (record it without -a)");
+		goto out;
+	}
+	if (o.duration_ns && !o.pid && !o.system_wide) {
+		cli_error("--duration stops -a or -p: a command is recorded to its end (run "
+			  "'timeout SECS COMMAND' to stop it)");
+		goto out;
+	}
+	if (o.cpu_list) {
+		dp_int_vec cpus = {0};
+		bool ok = dp_parse_cpu_list(o.cpu_list, &cpus);
+
+		dp_vec_free(&cpus);
+		if (!ok) {
+			cli_error("-C '%s' is not a CPU list: write 0,2 or 0-3", o.cpu_list);
+			goto out;
+		}
+	}
+	if (o.system_wide && !o.duration_ns && !o.argv[0] && !o.quiet && isatty(2))
+		fprintf(stderr, "dataprof: recording every process until Ctrl-C (--duration "
+				"SECS to stop by itself)\n");
 	if (cli_sim_split(ev.v, ev.n, &sim) < 0)
 		goto out;
 	if (sim) {
@@ -328,9 +382,8 @@ int cmd_record(int argc, char **argv)
 			    dp_asprintf("LD_PRELOAD=%s%s%s", lib, old ? ":" : "", old ? old : ""));
 		dp_vec_push(&env,
 			    dp_asprintf("DATAPROF_HEAP_MIN=%llu", (unsigned long long)heap_min));
-		dp_vec_push(
-		    &env, dp_asprintf("DATAPROF_HEAP_DEPTH=%llu",
-				      (unsigned long long)(heap_depth ? heap_depth : 1)));
+		dp_vec_push(&env, dp_asprintf("DATAPROF_HEAP_DEPTH=%llu",
+					      (unsigned long long)(heap_depth ? heap_depth : 1)));
 		free(lib);
 		o.agent = true;
 	}

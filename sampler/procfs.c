@@ -33,9 +33,41 @@ char *dp_read_file(const char *path, size_t *len)
 	return b.p;
 }
 
+bool dp_parse_cpu_list(const char *text, dp_int_vec *out)
+{
+	const char *p = text;
+
+	out->n = 0;
+	while (*p && *p != '\n') {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0)
+			goto bad;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a)
+				goto bad;
+		}
+		if (b > 65535)
+			goto bad;
+		for (long i = a; i <= b; i++)
+			dp_vec_push(out, (int)i);
+		if (*end != ',' && *end && *end != '\n')
+			goto bad;
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (out->n)
+		return true;
+bad:
+	out->n = 0;
+	return false;
+}
+
 int dp_online_cpus(dp_int_vec *out)
 {
-	char *s = dp_read_file("/sys/devices/system/cpu/online", NULL), *p;
+	char *s = dp_read_file("/sys/devices/system/cpu/online", NULL);
 
 	out->n = 0;
 	if (!s) {
@@ -44,20 +76,28 @@ int dp_online_cpus(dp_int_vec *out)
 			dp_vec_push(out, i);
 		return out->n ? 0 : -1;
 	}
-	for (p = s; *p && *p != '\n';) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p)
-			break;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (long i = a; i <= b; i++)
-			dp_vec_push(out, (int)i);
-		p = *end == ',' ? end + 1 : end;
-	}
+	dp_parse_cpu_list(s, out);
 	free(s);
 	return out->n ? 0 : -1;
+}
+
+int dp_all_processes(dp_int_vec *out)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	out->n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (pid > 0 && !*end)
+			dp_vec_push(out, (int)pid);
+	}
+	closedir(d);
+	return 0;
 }
 
 int dp_process_threads(pid_t pid, dp_int_vec *out)

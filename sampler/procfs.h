@@ -13,6 +13,11 @@ typedef DP_VEC(int) dp_int_vec;
 
 /* Online CPUs (from /sys/devices/system/cpu/online). */
 int dp_online_cpus(dp_int_vec *out);
+/* A CPU list as the kernel writes them ("0-3,6") into out; false, with
+ * out emptied, when text is not one. */
+bool dp_parse_cpu_list(const char *text, dp_int_vec *out);
+/* Every process's ID, from /proc. */
+int dp_all_processes(dp_int_vec *out);
 /* Threads of a process (/proc/PID/task). */
 int dp_process_threads(pid_t pid, dp_int_vec *out);
 /* The CPU model name, or "unknown". */

@@ -31,7 +31,7 @@
 
 #define DEFAULT_FREQ  4000 /* perf record's default */
 #define DEFAULT_PAGES 128  /* 512 KiB per CPU: within perf_event_mlock_kb for a normal user */
-#define POLL_MS       100  /* drain at least this often, so a killed recorder loses little */
+#define POLL_MS	      100  /* drain at least this often, so a killed recorder loses little */
 #define GRACE_NS      3000000000ull
 
 typedef struct rec_event {
@@ -56,8 +56,9 @@ typedef struct recorder {
 	dp_target target;
 	dp_agent_sink agent;
 	dp_collector coll; /* system counters */
-	pid_t child;    /* what we wait for: the target, or -p's command */
-	pid_t attached; /* -p */
+	pid_t child;	   /* what we wait for: the target, or -p's command */
+	pid_t attached;	   /* -p; -1 with -a: events not tied to a process of ours */
+	uint64_t deadline; /* --duration: when to stop; 0: none */
 	int child_status;
 	bool child_done, target_gone, interrupted, disk_full;
 	int interrupts;
@@ -83,13 +84,14 @@ static void build_attr(recorder *r, size_t i)
 	const dp_record_opts *o = r->o;
 	const dp_event_spec *s = &o->events[i];
 	struct perf_event_attr *a = &r->ev[i].attr;
-	size_t ring = (o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+	size_t ring =
+	    (o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
 
 	*a = s->attr;
 	a->size = sizeof(*a);
 	a->disabled = 1;
-	a->enable_on_exec = o->pid == 0;
-	a->inherit = 1;
+	a->enable_on_exec = o->pid == 0 && !o->system_wide;
+	a->inherit = !o->system_wide; /* a CPU's event sees every task already */
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -160,6 +162,31 @@ static int open_one(recorder *r, size_t i, pid_t pid, int cpu)
 	}
 }
 
+/* -a needs more than sampling one's own programs: say exactly what. */
+static void system_wide_error(int cpu, const dp_event_spec *s, int en, dp_error *err)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int level = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 2;
+		fclose(f);
+	}
+	if (en == EACCES || en == EPERM)
+		dp_error_set(
+		    err,
+		    "recording every process (-a, -C) needs CAP_PERFMON (or root) or "
+		    "kernel.perf_event_paranoid 0 or lower (it is %d): as root run 'sysctl "
+		    "kernel.perf_event_paranoid=0', or record a command or -p PID instead",
+		    level);
+	else if (en == ENODEV || en == ENXIO)
+		dp_error_set(err, "CPU %d cannot be sampled (%s): give online CPUs with -C", cpu,
+			     strerror(en));
+	else
+		dp_event_open_error(s, en, err);
+}
+
 static int open_events(recorder *r, const dp_int_vec *tids, dp_error *err)
 {
 	size_t pages = r->o->mmap_pages ? r->o->mmap_pages : DEFAULT_PAGES;
@@ -181,6 +208,9 @@ static int open_events(recorder *r, const dp_int_vec *tids, dp_error *err)
 						break; /* the thread exited meanwhile */
 					if (r->o->pid)
 						dp_attach_error(r->o->pid, e->spec, errno, err);
+					else if (r->o->system_wide)
+						system_wide_error(r->cpus.v[c], e->spec, errno,
+								  err);
 					else
 						dp_event_open_error(e->spec, errno, err);
 					return -1;
@@ -192,12 +222,15 @@ static int open_events(recorder *r, const dp_int_vec *tids, dp_error *err)
 							     "cannot map a %zu KiB ring buffer: %s "
 							     "(lower -m, or raise "
 							     "kernel.perf_event_mlock_kb)",
-							     pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
+							     pages * (size_t)sysconf(_SC_PAGESIZE) /
+								 1024,
 							     strerror(errno));
 						return -1;
 					}
-				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[c].fd) < 0) {
-					dp_error_set(err, "cannot share the ring buffer of CPU %d: %s",
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[c].fd) <
+					   0) {
+					dp_error_set(err,
+						     "cannot share the ring buffer of CPU %d: %s",
 						     r->cpus.v[c], strerror(errno));
 					return -1;
 				}
@@ -306,6 +339,8 @@ static void write_header_meta(recorder *r)
 		snprintf(buf, sizeof(buf), "%d", (int)o->pid);
 		dp_writer_add_meta(&r->w, "attach_pid", buf);
 	}
+	if (o->system_wide)
+		dp_writer_add_meta(&r->w, "system_wide", o->cpu_list ? o->cpu_list : "all");
 	if (uname(&u) == 0) {
 		dp_writer_add_meta(&r->w, "hostname", u.nodename);
 		dp_writer_add_meta(&r->w, "kernel", u.release);
@@ -404,6 +439,8 @@ static void run_loop(recorder *r)
 			r->target_gone = true;
 		if (r->child_done || r->target_gone)
 			break;
+		if (r->deadline && dp_now_ns() >= r->deadline)
+			break;
 		if (r->interrupted && r->attached)
 			break;
 		escalate(r);
@@ -450,10 +487,11 @@ static void warn_silent_breakpoints(recorder *r)
 			dp_probe_run(DP_PROBE_BREAKPOINT, &probe);
 		probed = true;
 		if (!probe.ok)
-			msg = dp_asprintf("event '%s' gave no sample: hardware breakpoints do not "
-					  "fire on this machine (a probe: %s); here use -e page-faults "
-					  "or sim: events ('dataprof doctor' says what works)",
-					  e->name, probe.detail);
+			msg = dp_asprintf(
+			    "event '%s' gave no sample: hardware breakpoints do not "
+			    "fire on this machine (a probe: %s); here use -e page-faults "
+			    "or sim: events ('dataprof doctor' says what works)",
+			    e->name, probe.detail);
 		else
 			msg = dp_asprintf("event '%s' gave no sample: nothing touched 0x%llx while "
 					  "it ran (breakpoints do fire here); check the address: a "
@@ -509,8 +547,8 @@ static void print_summary(const recorder *r, const dp_record_opts *o)
 	if (r->coll.open)
 		fprintf(stderr, ", %llu counter readings", (unsigned long long)r->coll.readings);
 	if (hp->raw)
-		fprintf(stderr, ", heap records %.1f KiB packed into %.1f KiB", (double)hp->raw / 1024.0,
-			(double)hp->packed / 1024.0);
+		fprintf(stderr, ", heap records %.1f KiB packed into %.1f KiB",
+			(double)hp->raw / 1024.0, (double)hp->packed / 1024.0);
 	fprintf(stderr, ", %llu lost, %.1f KiB written to '%s' ]\n", (unsigned long long)r->lost,
 		(double)r->w.written / 1024.0, o->output);
 	if (r->lost)
@@ -560,6 +598,54 @@ static int open_counters(recorder *r, const dp_int_vec *tids, dp_error *err)
 				 r->o->interval_ns ? r->o->interval_ns : 100000000ull, err);
 }
 
+/* -C: the CPUs asked for, each one online. */
+static int pick_cpus(dp_int_vec *cpus, const char *list, dp_error *err)
+{
+	dp_int_vec want = {0};
+	int rc = 0;
+
+	if (!dp_parse_cpu_list(list, &want)) {
+		dp_error_set(err, "-C '%s' is not a CPU list: write 0,2 or 0-3", list);
+		rc = -1;
+	}
+	for (size_t i = 0; !rc && i < want.n; i++) {
+		size_t k = 0;
+
+		while (k < cpus->n && cpus->v[k] != want.v[i])
+			k++;
+		if (k == cpus->n) {
+			dp_error_set(
+			    err, "-C: CPU %d is not online (see /sys/devices/system/cpu/online)",
+			    want.v[i]);
+			rc = -1;
+		}
+	}
+	if (!rc) {
+		cpus->n = 0;
+		for (size_t i = 0; i < want.n; i++)
+			dp_vec_push(cpus, want.v[i]);
+	}
+	dp_vec_free(&want);
+	return rc;
+}
+
+/* The mappings and names of what is already running: -p's process, or with
+ * -a every process (one that exits meanwhile is simply not there). */
+static void synth_processes(recorder *r)
+{
+	dp_int_vec pids = {0};
+
+	if (!r->o->system_wide) {
+		dp_synth_process(&r->w, r->o->pid, &r->ev[0].attr, r->ev[0].ids.v[0]);
+		return;
+	}
+	dp_all_processes(&pids);
+	for (size_t i = 0; i < pids.n; i++)
+		if (pids.v[i] != getpid())
+			dp_synth_process(&r->w, pids.v[i], &r->ev[0].attr, r->ev[0].ids.v[0]);
+	dp_vec_free(&pids);
+}
+
 int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 {
 	recorder r;
@@ -585,10 +671,15 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		dp_error_set(err, "cannot find the online CPUs");
 		goto out;
 	}
+	if (o->cpu_list && pick_cpus(&r.cpus, o->cpu_list, err) < 0)
+		goto out;
 	if (setup_signals(&r, &oldmask, err) < 0)
 		goto out;
 
-	if (o->pid) {
+	if (o->system_wide) {
+		r.attached = -1;
+		dp_vec_push(&tids, -1); /* per CPU, every task */
+	} else if (o->pid) {
 		r.attached = o->pid;
 		if (dp_process_threads(o->pid, &tids) < 0) {
 			dp_error_set(err, "no process %d to attach to (%s)", (int)o->pid,
@@ -607,8 +698,8 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 				o->argv[0], why);
 		if (o->agent && make_agent_env(&r, o, &env, err) < 0)
 			goto out_sig;
-		if (dp_target_fork(&r.target, o->argv, env.v ? env.v : o->env, r.agent.wfd,
-				   err) < 0)
+		if (dp_target_fork(&r.target, o->argv, env.v ? env.v : o->env, r.agent.wfd, err) <
+		    0)
 			goto out_sig;
 		dp_agent_sink_close_writer(&r.agent);
 		launched = true;
@@ -634,11 +725,13 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 	dp_collector_write_sensors(&r.coll, &r.w);
 	if (dp_collector_start(&r.coll, err) < 0)
 		goto out_writer;
-	if (o->pid) {
+	if (o->pid || o->system_wide) {
 		if (r.nev)
-			dp_synth_process(&r.w, o->pid, &r.ev[0].attr, r.ev[0].ids.v[0]);
+			synth_processes(&r);
 		dp_writer_flush(&r.w);
 		ioctl_all(&r, PERF_EVENT_IOC_ENABLE);
+		if (o->duration_ns)
+			r.deadline = dp_now_ns() + o->duration_ns;
 		if (o->argv && o->argv[0]) {
 			if (dp_target_fork(&r.target, o->argv, o->env, -1, err) < 0 ||
 			    dp_target_go(&r.target, o->argv[0], err) < 0)

@@ -22,6 +22,9 @@ typedef struct dp_record_opts {
 	size_t mmap_pages; /* -m: data pages per CPU ring (power of two) */
 	const char *output;
 	pid_t pid;         /* -p: attach; 0: launch argv */
+	bool system_wide;  /* -a: every process on the CPUs (cpu_list, or all online) */
+	const char *cpu_list; /* -C: "0-3,6"; NULL: every online CPU */
+	uint64_t duration_ns; /* --duration: stop after this long (-a, -p); 0: none */
 	char **argv;       /* the command (launch), or what to wait for with -p */
 	char **env;        /* extra environment for the launched command */
 	bool agent;        /* open the agent channel (heap tracker, markers) */

@@ -160,6 +160,21 @@ static void test_kernel_sampling_refused(void **state)
 	}
 }
 
+/* -a: every process is more than one's own: one line saying what it needs */
+static void test_system_wide_refused(void **state)
+{
+	tu_result res;
+
+	(void)state;
+	as_user(&res, "'%s' record -e cpu-clock -a --duration 0.2 -o a.dprof", bin);
+	printf("-a: exit %d: %s", res.status, res.err);
+	assert_int_equal(res.status, 125);
+	assert_one_line(&res);
+	assert_non_null(strstr(res.err, "needs CAP_PERFMON (or root) or "
+					"kernel.perf_event_paranoid 0 or lower (it is 2)"));
+	tu_result_free(&res);
+}
+
 static void test_other_users_process(void **state)
 {
 	char *fx = user_fixture("sleeper_O2");
@@ -402,6 +417,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_program),
 		cmocka_unit_test(test_kernel_sampling_refused),
+		cmocka_unit_test(test_system_wide_refused),
 		cmocka_unit_test(test_other_users_process),
 		cmocka_unit_test(test_setuid_not_profiled),
 		cmocka_unit_test(test_setuid_ignores_environment),
