@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-
 static void metrics(FILE *f, const uint64_t *m)
 {
 	fprintf(f, "\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"weight\":%" PRIu64, m[0], m[1],
@@ -51,7 +50,8 @@ static void node(const dp_report_result *r, FILE *f, uint32_t idx)
 			if (i)
 				fputc(',', f);
 			dp_json_str(f, dp_report_ctx_counter_name(c, i));
-			if (dp_report_ctx_counter(c, i, t0, t0 + a->bucket, &rate, text, sizeof(text)))
+			if (dp_report_ctx_counter(c, i, t0, t0 + a->bucket, &rate, text,
+						  sizeof(text)))
 				fprintf(f, ":%.6g", rate);
 			else
 				fputs(":null", f);
@@ -86,14 +86,16 @@ void dp_report_json(const dp_report_result *r, FILE *f)
 	for (int d = 0; d < g->nlevels; d++) {
 		fputs(d ? ",[" : "[", f);
 		for (int i = 0; i < g->levels[d].nattrs; i++)
-			fprintf(f, "%s\"%s\"", i ? "," : "", dp_attr_name(g->levels[d].attrs[i].id));
+			fprintf(f, "%s\"%s\"", i ? "," : "",
+				dp_attr_name(g->levels[d].attrs[i].id));
 		fputc(']', f);
 	}
 	fputs("],\"events\":[", f);
 	for (size_t e = 0; e < r->nev; e++) {
 		fputs(e ? ",{\"name\":" : "{\"name\":", f);
 		dp_json_str(f, r->ev[e].name ? r->ev[e].name : "?");
-		fprintf(f, ",\"samples_read\":%" PRIu64 ",\"ip_semantics\":\"%s\",\"class\":\"%s\"}",
+		fprintf(f,
+			",\"samples_read\":%" PRIu64 ",\"ip_semantics\":\"%s\",\"class\":\"%s\"}",
 			r->ev[e].samples, dp_ip_semantics_name(r->ev[e].ip_sem),
 			dp_event_class_name(r->ev[e].evclass));
 	}

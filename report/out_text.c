@@ -47,7 +47,8 @@ static void key_text(const dp_report_result *r, const dp_agg_node *n, char *out,
 	out[0] = 0;
 	for (int i = 0; i < lv->nattrs && o < len; i++) {
 		char buf[64];
-		const char *s = dp_attr_format(r->attrs, &lv->attrs[i], n->key[i], buf, sizeof(buf));
+		const char *s =
+		    dp_attr_format(r->attrs, &lv->attrs[i], n->key[i], buf, sizeof(buf));
 		o += (size_t)snprintf(out + o, len - o, "%s%s", i ? "  |  " : "", s);
 	}
 }
@@ -81,8 +82,10 @@ static void print_node(const dp_report_result *r, FILE *f, uint32_t idx, int wid
 	const dp_agg_node *n = &g->nodes.v[idx], *parent = &g->nodes.v[n->parent];
 	const dp_agg_node *root = &g->nodes.v[0];
 	uint64_t v = dp_agg_value(n, g->metric);
-	double pct = n->depth == 1 ? (root->m[g->metric] ? 100.0 * (double)v / (double)root->m[g->metric] : 0)
-				   : (parent->m[g->metric] ? 100.0 * (double)v / (double)parent->m[g->metric] : 0);
+	double pct =
+	    n->depth == 1
+		? (root->m[g->metric] ? 100.0 * (double)v / (double)root->m[g->metric] : 0)
+		: (parent->m[g->metric] ? 100.0 * (double)v / (double)parent->m[g->metric] : 0);
 	int indent = (int)(n->depth - 1) * 3;
 	char num[32], key[1024], shown[1024];
 	int used;
@@ -93,7 +96,8 @@ static void print_node(const dp_report_result *r, FILE *f, uint32_t idx, int wid
 	fprintf(f, "%*s%7.2f%% %9s  ", indent, "", pct, thousands(n->m[0], num, sizeof(num)));
 	if (r->nev > 1)
 		for (uint32_t e = 0; e < r->nev; e++)
-			fprintf(f, "%10s ", thousands(dp_agg_event_m(g, idx, e)[0], num, sizeof(num)));
+			fprintf(f, "%10s ",
+				thousands(dp_agg_event_m(g, idx, e)[0], num, sizeof(num)));
 	fprintf(f, "%s\n", shown);
 	if (n->depth == 1 && r->o->counters)
 		print_counters(r, f, n, indent + 19);
@@ -102,7 +106,8 @@ static void print_node(const dp_report_result *r, FILE *f, uint32_t idx, int wid
 		for (uint32_t i = 0; i < n->nchildren && i < top; i++)
 			print_node(r, f, n->children[i], width);
 		if (n->nchildren > top)
-			fprintf(f, "%*s  (%u more)\n", indent + 3, "", n->nchildren - (uint32_t)top);
+			fprintf(f, "%*s  (%u more)\n", indent + 3, "",
+				n->nchildren - (uint32_t)top);
 	}
 }
 
@@ -123,7 +128,9 @@ static void print_verdicts(const dp_report_result *r, FILE *f)
 		fprintf(f, " %s %.1f%%%s", dp_verdict_name((dp_verdict)v),
 			100.0 * (double)tot[v] / (double)all, v + 1 < DP_V_COUNT ? "," : "\n");
 	if (st->hw_compared)
-		fprintf(f, "# recomputed addresses agreeing with the hardware's: %.1f%% of %" PRIu64 "\n",
+		fprintf(f,
+			"# recomputed addresses agreeing with the hardware's: %.1f%% of %" PRIu64
+			"\n",
 			100.0 * (double)st->hw_agreed / (double)st->hw_compared, st->hw_compared);
 }
 
@@ -165,7 +172,8 @@ void dp_report_text(const dp_report_result *r, FILE *f)
 	}
 	fprintf(f, "\n");
 	if (!root->m[0])
-		fprintf(f, "#  (no samples%s)\n", r->read ? " kept: check --where, --time and --verdict" : "");
+		fprintf(f, "#  (no samples%s)\n",
+			r->read ? " kept: check --where, --time and --verdict" : "");
 	size_t top = r->o->top[0] ? r->o->top[0] : 20;
 	for (uint32_t i = 0; i < root->nchildren && i < top; i++)
 		print_node(r, f, root->children[i], width);
@@ -174,9 +182,12 @@ void dp_report_text(const dp_report_result *r, FILE *f)
 	fprintf(f, "#\n");
 	print_verdicts(r, f);
 	if (st->lost + st->lost_samples)
-		fprintf(f, "# %s samples were lost while recording (ring buffers full): the "
-			   "shares above are of what was kept\n",
+		fprintf(f,
+			"# %s samples were lost while recording (ring buffers full): the "
+			"shares above are of what was kept\n",
 			thousands(st->lost + st->lost_samples, num, sizeof(num)));
 	if (!dp_annotator_has_heap(r->ann))
-		fprintf(f, "# heap blocks were not tracked: record with --heap to see allocation sites\n");
+		fprintf(
+		    f,
+		    "# heap blocks were not tracked: record with --heap to see allocation sites\n");
 }

@@ -27,7 +27,8 @@ static const char *profile(void)
 		tu_result res;
 
 		split_profile = tu_path("split.dprof");
-		assert_int_equal(rec_run(&res, split_profile, "--heap -e cpu-clock -F 4000", cmd), 0);
+		assert_int_equal(rec_run(&res, split_profile, "--heap -e cpu-clock -F 4000", cmd),
+				 0);
 		tu_result_free(&res);
 		free(fx);
 		free(cmd);
@@ -179,8 +180,9 @@ static void test_formats_against_schema(void **state)
 	tu_result res;
 
 	(void)state;
-	tu_sh(&res, "/usr/bin/python3 '%s/tests/schema/check_report_formats.py' '%s' "
-		    "'%s/docs/schema/report.schema.json' '%s'",
+	tu_sh(&res,
+	      "/usr/bin/python3 '%s/tests/schema/check_report_formats.py' '%s' "
+	      "'%s/docs/schema/report.schema.json' '%s'",
 	      SOURCE_DIR, DATAPROF_BIN, SOURCE_DIR, profile());
 	printf("%s%s", res.out, res.err);
 	assert_int_equal(res.status, 0);
@@ -257,7 +259,8 @@ static void test_bad_input(void **state)
 	expect_error("--where '(object=x'", "')' is missing at character 10");
 	expect_error("--where 'cpu~1'", "a number cannot be matched with ~ at character 5");
 	expect_error("--where 'frob=1'", "unknown attribute 'frob'");
-	expect_error("--where 'object=x member=y'", "unexpected text (join predicates with and/or) at character 10");
+	expect_error("--where 'object=x member=y'",
+		     "unexpected text (join predicates with and/or) at character 10");
 	expect_error("--where 'time=1x..2s'", "'1x': the unit 'x' is not ns, us, ms, s, min or h");
 	expect_error("--by time:fast", "the bucket width 'fast' is not a duration");
 	expect_error("--by member:1s", "only time takes a bucket width");
@@ -316,10 +319,11 @@ static const char *phases(void)
 		tu_result res;
 
 		phases_profile = tu_path("phases.dprof");
-		assert_int_equal(rec_run(&res, phases_profile,
-					 "-e cpu-clock -F 2000 --markers --counters default --interval 20ms",
-					 cmd),
-				 0);
+		assert_int_equal(
+		    rec_run(&res, phases_profile,
+			    "-e cpu-clock -F 2000 --markers --counters default --interval 20ms",
+			    cmd),
+		    0);
 		tu_result_free(&res);
 		free(fx);
 		free(cmd);
@@ -346,8 +350,9 @@ static void test_marker_regions(void **state)
 	tu_result res;
 
 	(void)state;
-	assert_int_equal(tu_sh(&res, "'%s' report '%s' --by region --then function --csv "
-				     "--metric samples",
+	assert_int_equal(tu_sh(&res,
+			       "'%s' report '%s' --by region --then function --csv "
+			       "--metric samples",
 			       DATAPROF_BIN, phases()),
 			 0);
 	long region = csv_value(res.out, 1, "busy begin..busy end", 3);
@@ -357,8 +362,9 @@ static void test_marker_regions(void **state)
 	assert_true(busy * 100 >= region * 95);
 	tu_result_free(&res);
 
-	assert_int_equal(tu_sh(&res, "'%s' report '%s' --between 'busy begin' 'busy end' "
-				     "--by function --csv --metric samples",
+	assert_int_equal(tu_sh(&res,
+			       "'%s' report '%s' --between 'busy begin' 'busy end' "
+			       "--by function --csv --metric samples",
 			       DATAPROF_BIN, phases()),
 			 0);
 	long kept = csv_value(res.out, 1, "busy", 2);
@@ -372,15 +378,17 @@ static void test_counters_per_bucket(void **state)
 	tu_result res;
 
 	(void)state;
-	assert_int_equal(tu_sh(&res, "'%s' report '%s' --by time:100ms --counters "
-				     "'proc/stat/cpu_user' --json > '%s/counters.json' && "
-				     "/usr/bin/python3 -c \"import json,sys,jsonschema; "
-				     "d=json.load(open('%s/counters.json')); "
-				     "jsonschema.validate(d, json.load(open('%s/docs/schema/report.schema.json'))); "
-				     "r=[x['counters']['proc/stat/cpu_user'] for x in d['rows']]; "
-				     "print(len(r), sum(v is not None for v in r))\"",
-			       DATAPROF_BIN, phases(), tu_tmpdir(), tu_tmpdir(), SOURCE_DIR),
-			 0);
+	assert_int_equal(
+	    tu_sh(&res,
+		  "'%s' report '%s' --by time:100ms --counters "
+		  "'proc/stat/cpu_user' --json > '%s/counters.json' && "
+		  "/usr/bin/python3 -c \"import json,sys,jsonschema; "
+		  "d=json.load(open('%s/counters.json')); "
+		  "jsonschema.validate(d, json.load(open('%s/docs/schema/report.schema.json'))); "
+		  "r=[x['counters']['proc/stat/cpu_user'] for x in d['rows']]; "
+		  "print(len(r), sum(v is not None for v in r))\"",
+		  DATAPROF_BIN, phases(), tu_tmpdir(), tu_tmpdir(), SOURCE_DIR),
+	    0);
 	int buckets = 0, with_rate = 0;
 	sscanf(res.out, "%d %d", &buckets, &with_rate);
 	printf("time buckets: %d, with a cpu_user rate: %d\n", buckets, with_rate);
@@ -393,7 +401,8 @@ static void test_counters_per_bucket(void **state)
 static void test_marks_and_counters_errors(void **state)
 {
 	(void)state;
-	expect_error("--by function --counters proc/stat/cpu_user", "--counters shows rates per time bucket");
+	expect_error("--by function --counters proc/stat/cpu_user",
+		     "--counters shows rates per time bucket");
 	expect_error("--between a b", "--between: the profile has no code marks");
 	tu_result res;
 	tu_sh(&res, "'%s' report '%s' --between 'busy begin' nosuchmark", DATAPROF_BIN, phases());
@@ -419,11 +428,16 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_member_split),	 cmocka_unit_test(test_filter_then_regroup),
-		cmocka_unit_test(test_formats_against_schema), cmocka_unit_test(test_sqlite_export),
-		cmocka_unit_test(test_bad_input),	 cmocka_unit_test(test_truncated_profile),
-		cmocka_unit_test(test_default_view),	 cmocka_unit_test(test_marker_regions),
-		cmocka_unit_test(test_counters_per_bucket), cmocka_unit_test(test_marks_and_counters_errors),
+	    cmocka_unit_test(test_member_split),
+	    cmocka_unit_test(test_filter_then_regroup),
+	    cmocka_unit_test(test_formats_against_schema),
+	    cmocka_unit_test(test_sqlite_export),
+	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_truncated_profile),
+	    cmocka_unit_test(test_default_view),
+	    cmocka_unit_test(test_marker_regions),
+	    cmocka_unit_test(test_counters_per_bucket),
+	    cmocka_unit_test(test_marks_and_counters_errors),
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);

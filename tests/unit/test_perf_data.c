@@ -704,12 +704,12 @@ static void test_every_prefix(void **state)
 static void test_byte_flips(void **state)
 {
 	static const char *const names[] = {
-		"quipper-piped.header_features_aligned-6.12.data",
-		"quipper-group_desc-4.14.data",
-		"quipper-hybrid_topology.data",
-		"perfparser-vector_static_gcc.lbr.data",
-		"perfparser-parallel_static_gcc.zstd.data",
-		"quipper-piped.lost_samples-4.4.data",
+	    "quipper-piped.header_features_aligned-6.12.data",
+	    "quipper-group_desc-4.14.data",
+	    "quipper-hybrid_topology.data",
+	    "perfparser-vector_static_gcc.lbr.data",
+	    "perfparser-parallel_static_gcc.zstd.data",
+	    "quipper-piped.lost_samples-4.4.data",
 	};
 	uint64_t x = 88172645463325252ull;
 
@@ -761,15 +761,15 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_shared_file),
-		cmocka_unit_test(test_features),
-		cmocka_unit_test(test_weight_struct_samples),
-		cmocka_unit_test(test_compressed_straddle),
-		cmocka_unit_test(test_zstd_bomb),
-		cmocka_unit_test(test_corrupt_compressed),
-		cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_every_prefix),
-		cmocka_unit_test(test_byte_flips),
+	    cmocka_unit_test(test_every_shared_file),
+	    cmocka_unit_test(test_features),
+	    cmocka_unit_test(test_weight_struct_samples),
+	    cmocka_unit_test(test_compressed_straddle),
+	    cmocka_unit_test(test_zstd_bomb),
+	    cmocka_unit_test(test_corrupt_compressed),
+	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_every_prefix),
+	    cmocka_unit_test(test_byte_flips),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }
