@@ -1,4 +1,5 @@
 #include "event_spec.h"
+#include "procfs.h"
 #include "sim_events.h"
 
 #include <ctype.h>
@@ -351,14 +352,8 @@ void dp_event_spec_free(dp_event_spec *e)
 
 void dp_event_open_error(const dp_event_spec *e, int en, dp_error *err)
 {
-	int paranoid = -9;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int paranoid = dp_perf_paranoid(-9);
 
-	if (f) {
-		if (fscanf(f, "%d", &paranoid) != 1)
-			paranoid = -9;
-		fclose(f);
-	}
 	switch (en) {
 	case EACCES:
 	case EPERM:

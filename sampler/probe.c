@@ -1,4 +1,5 @@
 #include "probe.h"
+#include "procfs.h"
 #include "ring.h"
 #include "recorder.h"
 #include "../profile/perf_record.h"
@@ -348,22 +349,10 @@ static void probe_pmu(dp_probe_result *res)
 
 /* ---- unprivileged use ---- */
 
-static int read_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = 99;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 99;
-		fclose(f);
-	}
-	return v;
-}
 
 static void probe_unprivileged(dp_probe_result *res)
 {
-	int paranoid = read_paranoid(), status = 0;
+	int paranoid = dp_perf_paranoid(99), status = 0;
 	pid_t pid = fork();
 
 	if (pid < 0) {

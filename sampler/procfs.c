@@ -81,6 +81,19 @@ int dp_online_cpus(dp_int_vec *out)
 	return out->n ? 0 : -1;
 }
 
+int dp_perf_paranoid(int fallback)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = fallback;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = fallback;
+		fclose(f);
+	}
+	return v;
+}
+
 int dp_all_processes(dp_int_vec *out)
 {
 	DIR *d = opendir("/proc");

@@ -16,6 +16,8 @@ int dp_online_cpus(dp_int_vec *out);
 /* A CPU list as the kernel writes them ("0-3,6") into out; false, with
  * out emptied, when text is not one. */
 bool dp_parse_cpu_list(const char *text, dp_int_vec *out);
+/* kernel.perf_event_paranoid, or fallback when it cannot be read. */
+int dp_perf_paranoid(int fallback);
 /* Every process's ID, from /proc. */
 int dp_all_processes(dp_int_vec *out);
 /* Threads of a process (/proc/PID/task). */

@@ -165,14 +165,8 @@ static int open_one(recorder *r, size_t i, pid_t pid, int cpu)
 /* -a needs more than sampling one's own programs: say exactly what. */
 static void system_wide_error(int cpu, const dp_event_spec *s, int en, dp_error *err)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int level = 2;
+	int level = dp_perf_paranoid(2);
 
-	if (f) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 2;
-		fclose(f);
-	}
 	if (en == EACCES || en == EPERM)
 		dp_error_set(
 		    err,
