@@ -101,6 +101,8 @@ void dp_report_json(const dp_report_result *r, FILE *f)
 	}
 	fprintf(f, "],\"samples_read\":%" PRIu64 ",\"samples_kept\":%" PRIu64 ",\"lost\":%" PRIu64,
 		r->read, r->kept, st->lost + st->lost_samples);
+	fputs(",\"lost_by\":", f);
+	dp_report_lost_json(r, f);
 	fputs(",\"verdicts\":{", f);
 	for (int v = 0; v < DP_V_COUNT; v++) {
 		uint64_t t = 0;

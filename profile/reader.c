@@ -89,10 +89,42 @@ static int event_of(const dp_profile *p, const void *rec, size_t size, uint32_t 
 	return dp_profile_event_of_id(p, id, ev) ? 0 : -1;
 }
 
+static void add_lost(dp_profile *p, uint32_t ev, int32_t cpu, uint64_t n)
+{
+	for (size_t i = 0; i < p->lost_by.n; i++)
+		if (p->lost_by.v[i].event == ev && p->lost_by.v[i].cpu == cpu) {
+			p->lost_by.v[i].count += n;
+			return;
+		}
+	/* a hostile file could name many CPUs: the table stays small */
+	if (p->lost_by.n == 4096)
+		cpu = -1, ev = DP_LOST_NO_EVENT;
+	for (size_t i = 0; p->lost_by.n == 4096 && i < p->lost_by.n; i++)
+		if (p->lost_by.v[i].event == ev && p->lost_by.v[i].cpu == cpu) {
+			p->lost_by.v[i].count += n;
+			return;
+		}
+	dp_vec_push(&p->lost_by, ((dp_lost_count){ev, cpu, n}));
+}
+
+/* LOST (its id in the body) and LOST_SAMPLES (in the trailer): per event
+ * and CPU; an id no event has counts under none. */
+static void count_lost(dp_profile *p, uint64_t id, int32_t cpu, uint64_t n)
+{
+	uint32_t ev = DP_LOST_NO_EVENT;
+
+	if (p->events.n == 1)
+		ev = 0;
+	else if (!dp_profile_event_of_id(p, id, &ev))
+		ev = DP_LOST_NO_EVENT;
+	add_lost(p, ev, cpu, n);
+}
+
 int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_record *r)
 {
 	const struct perf_event_header *h = rec;
 	uint32_t ev = 0;
+	int32_t lost_cpu = -1;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
 		dp_sample *s = &p->sample;
@@ -129,6 +161,7 @@ int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_rec
 			r->time = sid.time;
 			r->has_time = sid.has_time;
 			r->cpu = sid.cpu;
+			lost_cpu = sid.has_cpu ? (int32_t)sid.cpu : -1;
 			if (sid.has_tid) {
 				r->pid = sid.pid;
 				r->tid = sid.tid;
@@ -149,9 +182,11 @@ int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_rec
 		break;
 	case DP_R_LOST:
 		p->st.lost += r->lost.count;
+		count_lost(p, r->lost.id, lost_cpu, r->lost.count);
 		break;
 	case DP_R_LOST_SAMPLES:
 		p->st.lost_samples += r->lost.count;
+		count_lost(p, r->lost.id, lost_cpu, r->lost.count);
 		break;
 	case DP_R_THROTTLE:
 		p->st.throttles++;
@@ -632,6 +667,9 @@ void dp_profile_add_counts(dp_profile *p, const dp_profile *other, bool records)
 	p->st.records += other->st.records;
 	p->st.lost += other->st.lost;
 	p->st.lost_samples += other->st.lost_samples;
+	for (size_t i = 0; i < other->lost_by.n; i++)
+		add_lost(p, other->lost_by.v[i].event, other->lost_by.v[i].cpu,
+			 other->lost_by.v[i].count);
 	p->st.throttles += other->st.throttles;
 	p->st.unknown_records += other->st.unknown_records;
 	p->st.readings += other->st.readings;
@@ -651,6 +689,7 @@ void dp_profile_rewind(dp_profile *p)
 	p->sample_seq = 0;
 	memset(&p->st, 0, sizeof(p->st));
 	p->st.format = f;
+	p->lost_by.n = 0;
 	for (size_t i = 0; i < p->events.n; i++)
 		p->events.v[i].samples = 0;
 	if (f != DP_FMT_DPROF)
@@ -671,6 +710,7 @@ void dp_profile_close(dp_profile *p)
 	free(p->owned);
 	free(p->inner);
 	dp_vec_free(&p->side_offs);
+	dp_vec_free(&p->lost_by);
 	dp_vec_free(&p->chunk_offs);
 	for (size_t i = 0; i < p->events.n; i++)
 		free((char *)p->events.v[i].name);
@@ -684,6 +724,12 @@ void dp_profile_close(dp_profile *p)
 	dp_hashmap_free(&p->id2event);
 	free(p->path);
 	free(p);
+}
+
+const dp_lost_count *dp_profile_lost(const dp_profile *p, size_t *n)
+{
+	*n = p->lost_by.n;
+	return p->lost_by.v;
 }
 
 const dp_read_status *dp_profile_status(const dp_profile *p)

@@ -28,6 +28,7 @@ struct dp_profile {
 	DP_VEC(dp_sensor_info) sensors;
 	dp_sample sample;
 	dp_read_status st;
+	DP_VEC(dp_lost_count) lost_by; /* per event and CPU, in order first seen */
 	struct dp_perf_state *perf;
 	bool skip_samples; /* side-band passes: samples are not even parsed */
 	/* dp_profile_share_samples: this reader's share of the samples */

@@ -134,6 +134,27 @@ static void print_verdicts(const dp_report_result *r, FILE *f)
 			100.0 * (double)st->hw_agreed / (double)st->hw_compared, st->hw_compared);
 }
 
+/* Where they were lost: per event and CPU, as the kernel said. */
+static void print_lost(const dp_report_result *r, FILE *f)
+{
+	size_t n;
+	const dp_lost_count *l = dp_profile_lost(r->p, &n);
+	char num[32];
+
+	fprintf(f, "#   lost by event and CPU:");
+	for (size_t i = 0; i < n; i++) {
+		const char *ev = l[i].event < r->nev && r->ev[l[i].event].name
+				     ? r->ev[l[i].event].name
+				     : "an unknown event";
+
+		fprintf(f, "%s %s", i ? ";" : "", ev);
+		if (l[i].cpu >= 0)
+			fprintf(f, " CPU %d", (int)l[i].cpu);
+		fprintf(f, " %s", thousands(l[i].count, num, sizeof(num)));
+	}
+	fprintf(f, "\n");
+}
+
 void dp_report_text(const dp_report_result *r, FILE *f)
 {
 	const dp_agg *g = &r->agg;
@@ -181,11 +202,13 @@ void dp_report_text(const dp_report_result *r, FILE *f)
 		fprintf(f, "  (%u more; --top shows more)\n", root->nchildren - (uint32_t)top);
 	fprintf(f, "#\n");
 	print_verdicts(r, f);
-	if (st->lost + st->lost_samples)
+	if (st->lost + st->lost_samples) {
 		fprintf(f,
 			"# %s samples were lost while recording (ring buffers full): the "
 			"shares above are of what was kept\n",
 			thousands(st->lost + st->lost_samples, num, sizeof(num)));
+		print_lost(r, f);
+	}
 	if (!dp_annotator_has_heap(r->ann))
 		fprintf(
 		    f,

@@ -2,6 +2,7 @@
 #include "context.h"
 #include "part.h"
 #include "units.h"
+#include "json.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -187,4 +188,25 @@ void dp_report_result_free(dp_report_result *res)
 	dp_decoder_free(res->dec);
 	dp_profile_close(res->p);
 	memset(res, 0, sizeof(*res));
+}
+
+void dp_report_lost_json(const dp_report_result *r, FILE *f)
+{
+	size_t n;
+	const dp_lost_count *l = dp_profile_lost(r->p, &n);
+
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ",{\"event\":" : "{\"event\":", f);
+		if (l[i].event < r->nev && r->ev[l[i].event].name)
+			dp_json_str(f, r->ev[l[i].event].name);
+		else
+			fputs("null", f);
+		if (l[i].cpu >= 0)
+			fprintf(f, ",\"cpu\":%d", (int)l[i].cpu);
+		else
+			fputs(",\"cpu\":null", f);
+		fprintf(f, ",\"count\":%" PRIu64 "}", l[i].count);
+	}
+	fputc(']', f);
 }

@@ -66,5 +66,8 @@ unsigned dp_report_jobs_default(void);
 /* The report as text (out_text.c); CSV, JSON and SQLite are exports
  * (export/export.h). */
 void dp_report_text(const dp_report_result *r, FILE *f);
+/* The lost samples per event and CPU as a JSON array (report --json and
+ * the viewer's data: docs/schema/report.schema.json, lost_by). */
+void dp_report_lost_json(const dp_report_result *r, FILE *f);
 
 #endif

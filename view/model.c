@@ -336,9 +336,11 @@ static void write_profile(dp_view_model *m, FILE *f)
 	dp_json_str(f, dp_profile_meta(r->p, "hostname"));
 	fprintf(f,
 		",\"format\":\"%s\",\"samples_read\":%" PRIu64 ",\"samples\":%" PRIu64
-		",\"lost\":%" PRIu64 ",\"truncated\":%s},\n",
+		",\"lost\":%" PRIu64 ",\"truncated\":%s,\"lost_by\":",
 		fmt, r->read, m->samples, st->lost + st->lost_samples,
 		st->truncated_at ? "true" : "false");
+	dp_report_lost_json(r, f);
+	fputs("},\n", f);
 	fputs("\"events\":[", f);
 	for (size_t i = 0; i < r->nev; i++) {
 		const char *n = r->ev[i].name ? r->ev[i].name : "?";

@@ -264,6 +264,16 @@ uint64_t dp_profile_tell(const dp_profile *p);
 void dp_profile_seek(dp_profile *p, uint64_t pos);
 
 const dp_read_status *dp_profile_status(const dp_profile *p);
+/* The samples the kernel dropped (LOST and LOST_SAMPLES records), per event
+ * and CPU as their trailers say: event DP_LOST_NO_EVENT and cpu -1 where a
+ * record does not say. The counts add up to status's lost + lost_samples. */
+#define DP_LOST_NO_EVENT UINT32_MAX
+typedef struct dp_lost_count {
+	uint32_t event; /* index in dp_profile_events() */
+	int32_t cpu;
+	uint64_t count;
+} dp_lost_count;
+const dp_lost_count *dp_profile_lost(const dp_profile *p, size_t *n);
 const dp_event_info *dp_profile_events(const dp_profile *p, size_t *n);
 /* Sensors by id (the index); entries without a name were never described. */
 const dp_sensor_info *dp_profile_sensors(const dp_profile *p, size_t *n);

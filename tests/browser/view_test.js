@@ -245,6 +245,21 @@ async function plainChecks(ctx) {
 	await page.close();
 }
 
+// a perf.data whose kernel dropped samples (perf report --stats: one
+// LOST_SAMPLES on cycles:pp, one on branch-instructions:pp): the summary
+// says how many and where
+async function lostChecks(ctx) {
+	const data = path.join(__dirname, "..", "data", "perf-data", "quipper-lost_samples-4.4.data");
+	const html = path.join(outDir, "lost.html");
+
+	execFileSync(dataprof, ["view", data, "-o", html]);
+	const { page, errors, requests } = await open(ctx, html);
+	const t = await page.evaluate(() => document.getElementById("summary").textContent);
+	check("lost samples: the summary says where", /2 lost \(cycles:pp 1, branch-instructions:pp 1\)/.test(t), t);
+	check("lost page: no console error, no request", !errors.length && !requests.length, errors.join(" | "));
+	await page.close();
+}
+
 // ---- the annotate pane --------------------------------------------------
 
 function annotateJson(dprof, extra) {
@@ -583,6 +598,8 @@ async function annotTimeChecks(ctx) {
 			await emptyChecks(ctx);
 		if (plainPage)
 			await plainChecks(ctx);
+		if (dataprof)
+			await lostChecks(ctx);
 		if (dataprof && plainPage) {
 			await annotPlainChecks(ctx);
 			await annotTimeChecks(ctx);

@@ -51,6 +51,8 @@ for args in cases:
             walk(r["children"], r["samples"], depth + 1)
     walk(doc["rows"], doc["total"]["samples"], 0)
     check(doc["samples_kept"] == doc["total"]["samples"], f"{args}: kept == total")
+    check(sum(l["count"] for l in doc["lost_by"]) == doc["lost"],
+          f"{args}: lost_by adds up to lost")
 
     # CSV: the same rows, depth first, same numbers
     rows = list(csv.DictReader(io.StringIO(run("--csv", *args))))

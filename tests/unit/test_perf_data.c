@@ -49,6 +49,9 @@ typedef struct expect {
 	uint64_t per_event[8];
 	uint64_t lost_samples, throttles;
 	const char *error; /* reading stops with this in the message */
+	/* per event, as perf report --stats (6.1) counts LOST_SAMPLES records,
+	 * each of one lost sample (perf report -D: "lost samples :1") */
+	uint64_t lost_per_event[8];
 } expect;
 
 /* The "perf 6.1 reads" column of tests/data/README.md, with the
@@ -92,14 +95,16 @@ static const expect files[] = {
 	 {{PERF_RECORD_MMAP, 39}, {PERF_RECORD_COMM, 3}, {PERF_RECORD_EXIT, 1},
 	  {PERF_RECORD_SAMPLE, 191}, {PERF_RECORD_MMAP2, 6}, {PERF_RECORD_LOST_SAMPLES, 2},
 	  {T_FINISHED_ROUND, 1}},
-	 {"cycles:pp", "instructions:pp", "branch-instructions:pp"}, {97, 80, 14}, 2},
+	 {"cycles:pp", "instructions:pp", "branch-instructions:pp"}, {97, 80, 14}, 2, 0, NULL,
+	 {1, 0, 1}},
 	/* No names in this pipe file (perf 4.4 wrote no EVENT_UPDATE): perf 6.1
 	 * shows "cycles:ppH" (exclude_guest); ours come from the attr alone. */
 	{"quipper-piped.lost_samples-4.4.data", DP_FMT_PERF_PIPE, 246, 191,
 	 {{PERF_RECORD_MMAP, 39}, {PERF_RECORD_COMM, 3}, {PERF_RECORD_EXIT, 1},
 	  {PERF_RECORD_SAMPLE, 191}, {PERF_RECORD_MMAP2, 6}, {PERF_RECORD_LOST_SAMPLES, 2},
 	  {T_ATTR, 3}, {T_FINISHED_ROUND, 1}},
-	 {"cycles:pp", "instructions:pp", "branches:pp"}, {98, 79, 14}, 2},
+	 {"cycles:pp", "instructions:pp", "branches:pp"}, {98, 79, 14}, 2, 0, NULL,
+	 {0, 1, 1}},
 	{"quipper-group_desc-4.14.data", DP_FMT_PERF_FILE, 50, 13,
 	 {{PERF_RECORD_MMAP, 21}, {PERF_RECORD_COMM, 3}, {PERF_RECORD_EXIT, 1},
 	  {PERF_RECORD_SAMPLE, 13}, {PERF_RECORD_MMAP2, 10}, {T_FINISHED_ROUND, 1},
@@ -231,6 +236,25 @@ static void check_file(const expect *e)
 		}
 		assert_int_equal(st->lost_samples, e->lost_samples);
 		assert_int_equal(st->lost, 0);
+		{
+			/* per event; no CPU in these files' sample_id (IP TID TIME ID PERIOD) */
+			size_t nl;
+			const dp_lost_count *l = dp_profile_lost(p, &nl);
+			uint64_t got[8] = {0}, sum = 0;
+
+			for (size_t i = 0; i < nl; i++) {
+				assert_true(l[i].event < 8);
+				assert_int_equal(l[i].cpu, -1);
+				got[l[i].event] += l[i].count;
+				sum += l[i].count;
+			}
+			assert_int_equal(sum, st->lost + st->lost_samples);
+			for (size_t i = 0; i < 8; i++)
+				if (e->lost_samples && got[i] != e->lost_per_event[i])
+					fail_msg("%s: %llu lost on event %zu, perf says %llu",
+						 e->file, (unsigned long long)got[i], i,
+						 (unsigned long long)e->lost_per_event[i]);
+		}
 		assert_int_equal(st->throttles, e->throttles);
 		assert_int_equal(st->unknown_records, 0);
 		assert_int_equal(st->bad_samples, 0);

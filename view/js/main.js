@@ -1,6 +1,14 @@
 /* Starts the page: reads the data, builds the panels, wires the controls,
  * then marks "dp-ready" (performance.mark) once everything is drawn. */
 
+/* " (page-faults CPU 0 1,490)": where the kernel dropped samples */
+function lostWhere(by) {
+	if (!by || !by.length)
+		return "";
+	return " (" + by.map((l) => (l.event || "an unknown event") +
+		(l.cpu === null ? "" : " CPU " + l.cpu) + " " + fmtCount(l.count)).join(", ") + ")";
+}
+
 function main() {
 	const d = JSON.parse($("dp-data").textContent);
 	const m = loadModel(d);
@@ -12,7 +20,7 @@ function main() {
 		fmtCount(m.samples) + " samples" + (p.samples_read !== p.samples ? " (of " + fmtCount(p.samples_read) + ")" : ""),
 		d.events.map((e) => e.name).join(", "),
 		fmtTime(m.full[1] - m.full[0]),
-		p.lost ? p.lost + " lost" : "",
+		p.lost ? p.lost + " lost" + lostWhere(p.lost_by) : "",
 		p.truncated ? "the profile was cut short" : "",
 		p.cmdline ? p.cmdline.replace(/^.*? -- /, "") : "",
 	].filter(Boolean).join(" · ");
