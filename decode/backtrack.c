@@ -87,6 +87,31 @@ static void none(dp_bt *o, dp_verdict v, dp_reason r)
 
 /* The cause retired exactly n instructions before the one at k: the
  * instruction n steps back, when every step back is certain. */
+/* One step back from instruction cur: the one that ran just before it, or
+ * -1 with o set (the function's start, or no fall-in to follow). Several
+ * ways in make the step a guess: *crossed. A call stepped back over is
+ * the callee's work, which no walk can see through. */
+static long step_back(const dp_func_table *t, long cur, bool *crossed, dp_bt *o)
+{
+	const dp_insn *at = &t->insns.v[cur];
+
+	if (cur == 0) {
+		none(o, DP_V_UNRESOLVABLE, DP_RS_FUNCTION_START);
+		return -1;
+	}
+	if (at->pred < 0) {
+		none(o, DP_V_UNRESOLVABLE, DP_RS_BRANCH);
+		return -1;
+	}
+	if (at->npred != 1)
+		*crossed = true;
+	if (t->insns.v[at->pred].flags & DP_INSN_CALL) {
+		none(o, DP_V_UNRESOLVABLE, DP_RS_CALL);
+		return -1;
+	}
+	return at->pred;
+}
+
 static void back_exactly(const dp_func_table *t, long k, unsigned n, enum dp_event_class cls,
 			 dp_bt *o)
 {
@@ -101,32 +126,20 @@ static void back_exactly(const dp_func_table *t, long k, unsigned n, enum dp_eve
 		return;
 	}
 	for (unsigned steps = 0; steps < n; steps++) {
-		const dp_insn *at = &t->insns.v[cur], *c;
+		long j = step_back(t, cur, &crossed, o);
+		const dp_insn *c;
 
-		if (cur == 0) {
-			none(o, DP_V_UNRESOLVABLE, DP_RS_FUNCTION_START);
+		if (j < 0)
 			return;
-		}
-		if (at->pred < 0) {
-			none(o, DP_V_UNRESOLVABLE, DP_RS_BRANCH);
-			return;
-		}
-		if (at->npred != 1)
-			crossed = true;
-		c = &t->insns.v[at->pred];
-		/* the n instructions were the callee's, or a repeated one's
-		 * iterations: which is n back is not known */
-		if (c->flags & DP_INSN_CALL) {
-			none(o, DP_V_UNRESOLVABLE, DP_RS_CALL);
-			return;
-		}
+		c = &t->insns.v[j];
+		/* a repeated one's iterations: which is n back is not known */
 		if (c->flags & DP_INSN_REP) {
 			none(o, DP_V_UNRESOLVABLE, DP_RS_SKID_UNCOUNTED);
 			return;
 		}
 		if (steps + 1 < n)
 			written |= c->regs_written;
-		cur = at->pred;
+		cur = j;
 	}
 	m = matching_operand(&t->insns.v[cur], cls);
 	if (m < 0) {
@@ -180,30 +193,15 @@ void dp_backtrack(const dp_func_table *t, uint64_t ip, enum dp_ip_semantics sem,
 		return;
 	}
 	for (long cur = k, steps = 0;; steps++) {
-		const dp_insn *at = &t->insns.v[cur];
 		long j;
 
-		if (cur == 0) {
-			none(o, DP_V_UNRESOLVABLE, DP_RS_FUNCTION_START);
-			return;
-		}
-		if (steps >= DP_BACKTRACK_WINDOW) {
+		if (cur != 0 && steps >= DP_BACKTRACK_WINDOW) {
 			none(o, DP_V_UNRESOLVABLE, DP_RS_WINDOW);
 			return;
 		}
-		if (at->pred < 0) {
-			none(o, DP_V_UNRESOLVABLE, DP_RS_BRANCH);
+		if ((j = step_back(t, cur, &crossed, o)) < 0)
 			return;
-		}
-		/* several ways in: the step back is a guess from here on */
-		if (at->npred != 1)
-			crossed = true;
-		j = at->pred;
 		const dp_insn *c = &t->insns.v[j];
-		if (c->flags & DP_INSN_CALL) {
-			none(o, DP_V_UNRESOLVABLE, DP_RS_CALL);
-			return;
-		}
 		m = matching_operand(c, cls);
 		if (m >= 0) {
 			found(o, t, j, m, cls, true, written, crossed, (uint8_t)DP_MIN(steps, 255));
