@@ -203,24 +203,7 @@ async function fullChecks(ctx) {
 	await frame(page);
 	const png = path.join(outDir, "view.png");
 	await page.screenshot({ path: png, fullPage: true });
-	const stats = await page.evaluate(async (b64) => {
-		const img = new Image();
-		img.src = "data:image/png;base64," + b64;
-		await img.decode();
-		const c = document.createElement("canvas");
-		c.width = img.width;
-		c.height = img.height;
-		const g = c.getContext("2d");
-		g.drawImage(img, 0, 0);
-		const d = g.getImageData(0, 0, c.width, c.height).data, colors = new Set();
-		let ink = 0;
-		for (let i = 0; i < d.length; i += 4 * 7) {
-			colors.add((d[i] >> 3) << 10 | (d[i + 1] >> 3) << 5 | (d[i + 2] >> 3));
-			if (d[i] + d[i + 1] + d[i + 2] < 600)
-				ink++;
-		}
-		return { w: c.width, h: c.height, colors: colors.size, ink: ink / (d.length / 28) };
-	}, fs.readFileSync(png).toString("base64"));
+	const stats = await pixels(page, png, []); /* the PNG's colours and ink */
 	check("screenshot: not blank", stats.colors > 40 && stats.ink > 0.03,
 	      `${stats.w}x${stats.h}, ${stats.colors} colours, ${(stats.ink * 100).toFixed(1)}% ink, ${png}`);
 	check("full page: no console error", errors.length === 0, errors.join(" | "));
