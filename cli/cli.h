@@ -90,6 +90,7 @@ typedef struct cli_common {
 	bool per_interval; /* --per interval (diff's --between) */
 
 	const char *input, *where, *time_range, *symfs;
+	bool input_given;    /* -i given: another -i adds a file */
 	const char *by_text; /* --by as written; NULL: not given */
 	bool have_by, metric_given;
 	dp_agg_level by, then[DP_AGG_MAX_LEVELS - 1];
@@ -142,9 +143,11 @@ extern const char dp_git_rev[];
 #endif
 /* The full path of an agent library (libdataprof_heap.so...), or NULL. */
 char *cli_agent_library(const char *name);
-/* The profile named after the options, if any, into *input; -1 (after
- * saying so) when more than one is named. cmd: for the message. */
+/* The profiles named after the options, if any, into *input (several:
+ * read as one profile, dp_profile_open); they replace -i's. 0. */
 int cli_one_profile(int argc, char **argv, const char *cmd, const char **input);
+/* list (NULL: none yet) with one more profile path: a repeated -i. */
+const char *cli_add_profile(const char *list, const char *path);
 /* True when argv[i] is --help or -h. */
 bool cli_wants_help(int argc, char **argv);
 /* The marker collector library to name in DATAPROF_COLLECTOR (malloc'd), or

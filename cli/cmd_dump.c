@@ -286,7 +286,9 @@ static void print_record(const dp_profile *p, const dp_record *r, const dump_opt
 
 		printf(" samples %" PRIu64 " lost %" PRIu64 " throttles %" PRIu64, f->samples,
 		       f->lost, f->throttles);
-		if (f->flags & DP_FINISH_DETACHED)
+		if (f->flags & DP_FINISH_SWITCHED) /* no exit status yet */
+			printf(" switched (the recording goes on in the next file)");
+		else if (f->flags & DP_FINISH_DETACHED)
 			printf(" detached");
 		else if (WIFEXITED(f->wait_status))
 			printf(" exit %d", WEXITSTATUS(f->wait_status));

@@ -5,6 +5,7 @@
 #include "../sampler/recorder.h"
 #include "sim_cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,11 @@ static void usage(FILE *f)
 		"  -C, --cpu LIST        as -a, on these CPUs only (0,2 or 0-3)\n"
 		"      --duration SECS   stop recording -a or -p after SECS seconds\n"
 		"  -o, --output FILE     write the profile to FILE (default dataprof.dprof)\n"
+		"      --switch-output WHEN  write a series of complete files FILE.TIMESTAMP,\n"
+		"                        a new one after a SIZE (100M, 1G: B K M G) or a\n"
+		"                        TIME (30s, 10m: ms s m h d) or at each SIGUSR2\n"
+		"                        ('signal'); read them as one: -i 'FILE.*'\n"
+		"      --max-files N     with --switch-output, keep the newest N files\n"
 		"  -g, --call-graph      record user-space call chains\n"
 		"  -m, --mmap-pages N    ring buffer data pages per CPU, a power of two\n"
 		"                        (default 128)\n"
@@ -72,6 +78,56 @@ static void usage(FILE *f)
 }
 
 typedef DP_VEC(dp_event_spec) spec_vec;
+
+/* --switch-output: "signal", a SIZE (a number and B, K, M or G) or a TIME
+ * (a number and ms, s, m, h or d), as perf takes them. */
+static int parse_switch(const char *arg, dp_record_opts *o)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mul;
+		bool time;
+	} units[] = {
+	    {"B", 1, false},
+	    {"K", 1ull << 10, false},
+	    {"M", 1ull << 20, false},
+	    {"G", 1ull << 30, false},
+	    {"ms", 1000000ull, true},
+	    {"s", 1000000000ull, true},
+	    {"m", 60000000000ull, true},
+	    {"h", 3600000000000ull, true},
+	    {"d", 86400000000000ull, true},
+	};
+	char *end;
+	double n;
+
+	if (!strcmp(arg, "signal")) {
+		o->switch_signal = true;
+		return 0;
+	}
+	errno = 0;
+	n = strtod(arg, &end);
+	for (size_t i = 0; end != arg && !errno && n > 0 && i < DP_ARRAY_LEN(units); i++) {
+		double v = n * (double)units[i].mul;
+
+		if (strcmp(end, units[i].unit) || v > 1e18)
+			continue;
+		if (units[i].time && v < 1e7) {
+			cli_error("--switch-output '%s': switch at most every 10ms", arg);
+			return -1;
+		}
+		if (!units[i].time && v < 4096) {
+			cli_error("--switch-output '%s': files of 4K at least", arg);
+			return -1;
+		}
+		*(units[i].time ? &o->switch_ns : &o->switch_bytes) = (uint64_t)v;
+		return 0;
+	}
+	cli_error("--switch-output '%s' is no SIZE (100M: B K M G), TIME (30s: ms s m h d) nor "
+		  "'signal'",
+		  arg);
+	return -1;
+}
 
 static int add_events(const char *list, spec_vec *ev, dp_error *err)
 {
@@ -170,6 +226,9 @@ int cmd_record(int argc, char **argv)
 	    {"markers", no_argument, 0, 'M'},
 	    {"sim-cache", required_argument, 0, 'S'},
 	    {"sim-skid", required_argument, 0, 'K'},
+	    {"switch-output", required_argument, 0, 'W'},
+	    {"max-files", required_argument, 0, 'X'},
+	    {"switch-max-files", required_argument, 0, 'X'}, /* perf's name */
 	    {0, 0, 0, 0},
 	};
 	spec_vec ev = {0};
@@ -268,6 +327,18 @@ int cmd_record(int argc, char **argv)
 			o.system_wide = true; /* as perf: the CPUs' every process */
 			o.cpu_list = optarg;
 			break;
+		case 'W':
+			if (parse_switch(optarg, &o) < 0)
+				goto out;
+			break;
+		case 'X':
+			if (!dp_parse_u64(optarg, &o.max_files) || !o.max_files) {
+				cli_error(
+				    "--max-files needs a number of files, 1 or more, not '%s'",
+				    optarg);
+				goto out;
+			}
+			break;
 		case 'T': {
 			double secs;
 			char *end;
@@ -321,6 +392,15 @@ int cmd_record(int argc, char **argv)
 			  "--counters need a command of their own (record it without -a)");
 		goto out;
 	}
+	if (o.max_files && !(o.switch_bytes || o.switch_ns || o.switch_signal)) {
+		cli_error("--max-files keeps the newest files of --switch-output: give both");
+		goto out;
+	}
+	if ((o.switch_bytes || o.switch_ns || o.switch_signal) && !strcmp(o.output, "-")) {
+		cli_error("--switch-output writes files: it cannot write to standard output "
+			  "(-o -)");
+		goto out;
+	}
 	if (o.duration_ns && !o.pid && !o.system_wide) {
 		cli_error("--duration stops -a or -p: a command is recorded to its end (run "
 			  "'timeout SECS COMMAND' to stop it)");
@@ -341,6 +421,11 @@ int cmd_record(int argc, char **argv)
 				"SECS to stop by itself)\n");
 	if (cli_sim_split(ev.v, ev.n, &sim) < 0)
 		goto out;
+	if (sim && (o.switch_bytes || o.switch_ns || o.switch_signal)) {
+		cli_error("--switch-output records kernel events: a sim: recording is one file "
+			  "(its program runs 20-50x slower: record a shorter run)");
+		goto out;
+	}
 	if (sim) {
 		/* Valgrind unwinds exactly and cheaply: deep enough for the site
 		 * past wrappers (lua at depth 8: no slower, a smaller profile) */

@@ -176,7 +176,8 @@ int cli_common_opt(cli_common *co, int c)
 {
 	switch (c) {
 	case 'i':
-		co->input = optarg;
+		co->input = cli_add_profile(co->input_given ? co->input : NULL, optarg);
+		co->input_given = true;
 		break;
 	case 'w':
 		co->where = optarg;

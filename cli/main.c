@@ -50,14 +50,30 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+const char *cli_add_profile(const char *list, const char *path)
+{
+	/* kept to the end: the strings live as long as the command */
+	static DP_VEC(char *) joined;
+	char *s;
+
+	if (!list)
+		return path;
+	s = dp_asprintf("%s%s%s", list, DP_PROFILE_SPEC_SEP, path);
+	dp_vec_push(&joined, s);
+	return s;
+}
+
 int cli_one_profile(int argc, char **argv, const char *cmd, const char **input)
 {
-	if (optind < argc)
-		*input = argv[optind++];
-	if (optind < argc) {
-		cli_error("%s reads one profile; '%s' is one too many", cmd, argv[optind]);
-		return -1;
-	}
+	const char *list = NULL;
+
+	(void)cmd;
+	/* several files (a series of record --switch-output, the shell's glob
+	 * expanded) are read as one profile: the reader checks they are one */
+	while (optind < argc)
+		list = cli_add_profile(list, argv[optind++]);
+	if (list)
+		*input = list;
 	return 0;
 }
 

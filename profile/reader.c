@@ -430,26 +430,34 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 			return 1;
 		const struct perf_event_header *h;
 		size_t left = p->size - p->pos;
+		bool more = p->seg + 1 < p->segs.n; /* a series: the next file follows */
 
-		if (left == 0)
-			return 0;
-		if (left < sizeof(*h)) {
-			p->st.truncated_at = p->pos;
-			return 0;
+		if (left == 0 || left < sizeof(*h)) {
+			if (left)
+				p->st.truncated_at = p->base + p->pos;
+			if (!more)
+				return 0;
+			dp_profile_seg_enter(p, p->seg + 1);
+			continue;
 		}
 		h = (const void *)(p->data + p->pos);
 		if (h->size < sizeof(*h) || (h->size & 7)) {
 			snprintf(p->st.error, sizeof(p->st.error),
-				 "corrupt record at offset %zu (type %u, size %u): the profile is "
+				 "corrupt record at offset %llu (type %u, size %u): the profile is "
 				 "damaged from here on",
-				 p->pos, h->type, h->size);
+				 (unsigned long long)(p->base + p->pos), h->type, h->size);
 			return -1;
 		}
 		if (h->size > left) {
-			p->st.truncated_at = p->pos;
-			return 0;
+			/* a file of a series cut short: the next one is whole */
+			p->st.truncated_at = p->base + p->pos;
+			if (!more)
+				return 0;
+			dp_profile_seg_enter(p, p->seg + 1);
+			continue;
 		}
-		if (h->type == PERF_RECORD_SAMPLE && dp_profile_skips_sample(p, p->pos, false)) {
+		if (h->type == PERF_RECORD_SAMPLE &&
+		    dp_profile_skips_sample(p, p->base + p->pos, false)) {
 			p->pos += h->size;
 			p->st.records++;
 			dp_profile_release_consumed(p, p->pos - h->size);
@@ -458,7 +466,7 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 		dp_profile_release_consumed(p, p->pos);
 		if (h->type == DP_REC_PACKED) {
 			p->pos += h->size;
-			if (unpack(p, (const uint8_t *)h, h->size, p->pos - h->size) != 0)
+			if (unpack(p, (const uint8_t *)h, h->size, p->base + p->pos - h->size) != 0)
 				p->st.unknown_records++;
 			continue;
 		}
@@ -466,7 +474,7 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 		r->type = h->type;
 		r->misc = h->misc;
 		r->size = h->size;
-		r->offset = p->pos;
+		r->offset = p->base + p->pos;
 		p->pos += h->size;
 		p->st.records++;
 		int rc = h->type >= DP_REC_BASE
@@ -520,7 +528,7 @@ static bool read_whole(int fd, dp_profile *p, dp_error *err)
 	return true;
 }
 
-dp_profile *dp_profile_open(const char *path, dp_error *err)
+dp_profile *dp_profile_open_file(const char *path, dp_error *err)
 {
 	dp_profile *p = dp_calloc(1, sizeof(*p));
 	int fd = !strcmp(path, "-") ? 0 : open(path, O_RDONLY | O_CLOEXEC);
@@ -593,7 +601,8 @@ int dp_profile_next(dp_profile *p, dp_record *r)
 		while ((rc = dp_perf_next(p, r)) > 0 && p->skip_samples && r->kind == DP_R_SAMPLE)
 			;
 	} else {
-		rc = dprof_next(p, r, p->pos >= p->prescan_end);
+		/* a later file of a series describes its events again: the same */
+		rc = dprof_next(p, r, p->seg > 0 || p->pos >= p->prescan_end);
 	}
 	if (rc > 0 && p->skip_samples && p->index_chunk) {
 		/* where the side-band records are (a PACKED one's records share its offset) */
@@ -629,7 +638,7 @@ uint64_t dp_profile_tell(const dp_profile *p)
 	if (p->fmt != DP_FMT_DPROF)
 		return dp_perf_tell(p);
 	/* inside a PACKED record: its records are its offset's */
-	return p->inner_pos < p->inner_len ? p->inner_off : p->pos;
+	return p->inner_pos < p->inner_len ? p->inner_off : p->base + p->pos;
 }
 
 void dp_profile_seek(dp_profile *p, uint64_t pos)
@@ -637,6 +646,13 @@ void dp_profile_seek(dp_profile *p, uint64_t pos)
 	if (p->fmt != DP_FMT_DPROF) {
 		dp_perf_seek(p, pos);
 		return;
+	}
+	if (p->segs.n) {
+		size_t k = dp_profile_seg_find(p, pos);
+
+		if (k != p->seg)
+			dp_profile_seg_enter(p, k);
+		pos -= p->base;
 	}
 	p->pos = pos < p->first ? p->first : pos > p->size ? p->size : pos;
 	p->inner_len = p->inner_pos = 0;
@@ -694,6 +710,8 @@ void dp_profile_rewind(dp_profile *p)
 		p->events.v[i].samples = 0;
 	if (f != DP_FMT_DPROF)
 		dp_perf_rewind(p); /* after the reset: it may count what its header skipped */
+	else if (p->segs.n)
+		dp_profile_seg_enter(p, 0);
 	else
 		p->pos = p->first;
 	p->inner_len = p->inner_pos = 0;
@@ -705,6 +723,7 @@ void dp_profile_close(dp_profile *p)
 		return;
 	if (p->perf)
 		dp_perf_close(p);
+	dp_profile_segs_free(p);
 	if (p->map)
 		munmap(p->map, p->size);
 	free(p->owned);
@@ -754,10 +773,19 @@ const char *dp_profile_meta(const dp_profile *p, const char *key)
 const void *dp_profile_record_bytes(const dp_profile *p, const dp_record *r)
 {
 	const struct perf_event_header *h;
+	const uint8_t *data = p->data;
+	uint64_t off = r->offset, size = p->size;
 
-	if (p->fmt != DP_FMT_DPROF || r->offset + r->size > p->size || r->size < sizeof(*h))
+	if (p->segs.n) {
+		const dp_profile_seg *s = &p->segs.v[dp_profile_seg_find(p, off)];
+
+		data = s->data;
+		size = s->size;
+		off -= s->base;
+	}
+	if (p->fmt != DP_FMT_DPROF || off + r->size > size || r->size < sizeof(*h))
 		return NULL;
-	h = (const void *)(p->data + r->offset);
+	h = (const void *)(data + off);
 	return h->type == r->type && h->size == r->size ? h : NULL;
 }
 

@@ -12,6 +12,17 @@ typedef struct dp_meta_kv {
 
 struct dp_perf_state; /* perf.data container state, perf_file.c */
 
+/* One file of a series read as one profile (profile/series.c). Positions
+ * the reader hands out (record offsets, tell, seek, the index) are the
+ * series': a file's base plus the offset in it. */
+typedef struct dp_profile_seg {
+	void *map;
+	uint8_t *owned;
+	const uint8_t *data;
+	size_t size, first;
+	uint64_t base;
+} dp_profile_seg;
+
 struct dp_profile {
 	dp_profile_format fmt;
 	char *path;
@@ -30,6 +41,11 @@ struct dp_profile {
 	dp_read_status st;
 	DP_VEC(dp_lost_count) lost_by; /* per event and CPU, in order first seen */
 	struct dp_perf_state *perf;
+	/* a series (several files): data, size, map and owned are the current
+	 * file's, pos is in it; none for one file, whose base is 0 */
+	DP_VEC(dp_profile_seg) segs;
+	size_t seg;
+	uint64_t base;
 	bool skip_samples; /* side-band passes: samples are not even parsed */
 	/* dp_profile_share_samples: this reader's share of the samples */
 	unsigned share_part, share_parts;
@@ -64,6 +80,14 @@ static inline bool dp_profile_skips_sample(dp_profile *p, uint64_t off, bool inn
 		return false;
 	return (p->sample_seq++ / p->share_chunk) % p->share_parts != p->share_part;
 }
+
+/* One file, as dp_profile_open opens it when given one path. */
+dp_profile *dp_profile_open_file(const char *path, struct dp_error *err);
+/* Makes segment k of a series the current one, at its first record. */
+void dp_profile_seg_enter(dp_profile *p, size_t k);
+/* The segment holding series position pos. */
+size_t dp_profile_seg_find(const dp_profile *p, uint64_t pos);
+void dp_profile_segs_free(dp_profile *p);
 
 /* Registers an event; index may arrive out of order. */
 dp_event_info *dp_profile_add_event(dp_profile *p, uint32_t index, const char *name,

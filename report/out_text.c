@@ -163,7 +163,10 @@ void dp_report_text(const dp_report_result *r, FILE *f)
 	int width = r->o->width ? r->o->width : 80;
 	char num[32], num2[32];
 
-	fprintf(f, "# dataprof report of %s\n", r->o->input);
+	fputs("# dataprof report of ", f);
+	for (const char *c = r->o->input; *c; c++) /* several files: one line */
+		fputc(*c == DP_PROFILE_SPEC_SEP[0] ? ' ' : *c, f);
+	fputc('\n', f);
 	fprintf(f, "# %s samples", thousands(r->read, num, sizeof(num)));
 	for (size_t e = 0; e < r->nev; e++)
 		fprintf(f, "%s%s %s", e ? ", " : ": ", r->ev[e].name ? r->ev[e].name : "?",

@@ -6,6 +6,7 @@
 #include "agent_sink.h"
 #include "privilege.h"
 #include "probe.h"
+#include "out_series.h"
 #include "../profile/writer.h"
 #include "hashmap.h"
 
@@ -52,6 +53,15 @@ typedef struct recorder {
 	dp_hashmap id2ev;
 	uint64_t samples, lost, throttles;
 	bool no_build_id, weight_plain;
+	/* --switch-output: the series, the live processes (pid -> 1 while it
+	 * runs) whose mappings each new file needs, and what the file being
+	 * written held when it began */
+	bool switching, switch_now;
+	dp_out_series series;
+	dp_hashmap live;
+	uint64_t t0, t0_real, next_switch;
+	uint64_t bytes_before; /* written to the earlier files of the series */
+	uint64_t file_samples0, file_lost0, file_throttles0;
 	int sigfd, pidfd;
 	dp_target target;
 	dp_agent_sink agent;
@@ -293,6 +303,15 @@ static void on_record(void *ctx, const void *rec, size_t size)
 	case PERF_RECORD_THROTTLE:
 		r->throttles++;
 		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		uint32_t ids[2]; /* pid, ppid */
+
+		memcpy(ids, (const uint8_t *)rec + sizeof(*h), sizeof(ids));
+		if (r->switching && (h->type == PERF_RECORD_EXIT || ids[0] != ids[1]))
+			dp_hashmap_put(&r->live, ids[0], h->type == PERF_RECORD_FORK);
+		break;
+	}
 	}
 	dp_writer_add(&r->w, rec, size);
 }
@@ -310,8 +329,7 @@ static void drain(recorder *r)
 		fprintf(stderr,
 			"dataprof: cannot write '%s' (%s): recording stopped; the file keeps the "
 			"%llu bytes written so far\n",
-			r->o->output, strerror(r->w.failed_errno),
-			(unsigned long long)r->w.written);
+			r->w.path, strerror(r->w.failed_errno), (unsigned long long)r->w.written);
 		ioctl_all(r, PERF_EVENT_IOC_DISABLE);
 	}
 }
@@ -350,6 +368,11 @@ static void write_header_meta(recorder *r)
 	dp_writer_add_meta(&r->w, "hw_pmu", dp_have_hw_pmu() ? "yes" : "no");
 	if (o->alloc_fn)
 		dp_writer_add_meta(&r->w, "alloc_fn", o->alloc_fn);
+	if (r->switching) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->series.index);
+		dp_writer_add_meta(&r->w, "series", r->series.id);
+		dp_writer_add_meta(&r->w, "series_index", buf);
+	}
 }
 
 static void write_events(recorder *r)
@@ -364,6 +387,10 @@ static void write_events(recorder *r)
 
 static void on_signal(recorder *r, const struct signalfd_siginfo *si)
 {
+	if (si->ssi_signo == SIGUSR2) { /* --switch-output=signal */
+		r->switch_now = true;
+		return;
+	}
 	if (si->ssi_signo == SIGCHLD) {
 		int st;
 		pid_t p;
@@ -402,6 +429,81 @@ static void escalate(recorder *r)
 	r->grace_until = dp_now_ns() + GRACE_NS;
 }
 
+/* A file's beginning: header, metadata, events and sensors. Every file of
+ * a series has the recording's start, so that their times line up. */
+static int begin_file(recorder *r, dp_error *err)
+{
+	const char *path = r->switching ? dp_out_series_next(&r->series) : r->o->output;
+
+	if (dp_writer_open(&r->w, path, r->t0, r->t0_real, err) < 0)
+		return -1;
+	r->file_samples0 = r->samples;
+	r->file_lost0 = r->lost;
+	r->file_throttles0 = r->throttles;
+	write_header_meta(r);
+	write_events(r);
+	dp_collector_write_sensors(&r->coll, &r->w);
+	return 0;
+}
+
+static void synth_processes(recorder *r);
+static void finish(recorder *r, bool switched);
+
+/* The names and mappings of the processes running now, which the kernel
+ * told of in earlier files: each file of a series is read alone too. */
+static void synth_live(recorder *r)
+{
+	size_t pos = 0;
+	uint64_t pid, alive;
+
+	if (r->o->system_wide || r->o->pid) {
+		synth_processes(r);
+		return;
+	}
+	while (dp_hashmap_next(&r->live, &pos, &pid, &alive))
+		if (alive)
+			dp_synth_process(&r->w, (pid_t)pid, &r->ev[0].attr, r->ev[0].ids.v[0]);
+}
+
+/* --switch-output: the file ends complete (heap records, FINISH), the next
+ * one begins with what a reader needs before the samples that follow. */
+static void switch_file(recorder *r)
+{
+	dp_error err = {{0}};
+
+	r->switch_now = false;
+	if (r->o->switch_ns)
+		r->next_switch = dp_now_ns() + r->o->switch_ns;
+	finish(r, true);
+	r->bytes_before += r->w.written;
+	if (dp_writer_close(&r->w) < 0)
+		fprintf(stderr, "dataprof: cannot write '%s' (%s)\n", r->series.last,
+			strerror(r->w.failed_errno));
+	dp_out_series_done(&r->series);
+	if (begin_file(r, &err) < 0) {
+		/* nothing more can be kept: stop as on a full disk */
+		fprintf(stderr, "dataprof: %s: recording stopped\n", err.msg);
+		memset(&r->w, 0, sizeof(r->w));
+		r->w.fd = -1;
+		r->w.failed = true;
+		r->w.path = dp_strdup(r->series.last);
+		r->disk_full = true;
+		ioctl_all(r, PERF_EVENT_IOC_DISABLE);
+		return;
+	}
+	if (r->nev)
+		synth_live(r);
+	dp_writer_flush(&r->w);
+}
+
+static bool switch_due(const recorder *r)
+{
+	if (!r->switching || r->disk_full)
+		return false;
+	return r->switch_now || (r->o->switch_bytes && r->w.written >= r->o->switch_bytes) ||
+	       (r->next_switch && dp_now_ns() >= r->next_switch);
+}
+
 static void run_loop(recorder *r)
 {
 	size_t np = r->cpus.n + 3;
@@ -431,6 +533,8 @@ static void run_loop(recorder *r)
 		}
 		if (r->pidfd >= 0 && (pfd[r->cpus.n + 2].revents & (POLLIN | POLLHUP)))
 			r->target_gone = true;
+		if (switch_due(r))
+			switch_file(r);
 		if (r->child_done || r->target_gone)
 			break;
 		if (r->deadline && dp_now_ns() >= r->deadline)
@@ -451,6 +555,8 @@ static int setup_signals(recorder *r, sigset_t *old, dp_error *err)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
+	if (r->o->switch_signal)
+		sigaddset(&set, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &set, old);
 	signal(SIGPIPE, SIG_IGN);
 	/* a file-size limit must end the recording cleanly (EFBIG), not kill it */
@@ -497,7 +603,9 @@ static void warn_silent_breakpoints(recorder *r)
 	}
 }
 
-static void finish(recorder *r)
+/* The FINISH of the file being written: the last one, or with switched one
+ * of a series that goes on (its counts are the file's own). */
+static void finish(recorder *r, bool switched)
 {
 	struct dp_rec_finish f;
 
@@ -505,12 +613,14 @@ static void finish(recorder *r)
 		dp_agent_sink_flush(&r->agent, &r->w);
 	memset(&f, 0, sizeof(f));
 	f.time = dp_now_ns();
-	f.wait_status = r->attached ? -1 : r->child_status;
-	f.flags = (r->interrupted ? DP_FINISH_INTERRUPTED : 0) |
-		  (r->attached ? DP_FINISH_DETACHED : 0) | (r->disk_full ? DP_FINISH_DISK_FULL : 0);
-	f.samples = r->samples;
-	f.lost = r->lost;
-	f.throttles = r->throttles;
+	f.wait_status = r->attached || switched ? -1 : r->child_status;
+	f.flags = switched ? DP_FINISH_SWITCHED
+			   : (r->interrupted ? DP_FINISH_INTERRUPTED : 0) |
+				 (r->attached ? DP_FINISH_DETACHED : 0) |
+				 (r->disk_full ? DP_FINISH_DISK_FULL : 0);
+	f.samples = r->samples - r->file_samples0;
+	f.lost = r->lost - r->file_lost0;
+	f.throttles = r->throttles - r->file_throttles0;
 	f.bytes = r->w.written;
 	if (r->disk_full) {
 		/* the cut-back partial record may have left room for this one */
@@ -543,8 +653,18 @@ static void print_summary(const recorder *r, const dp_record_opts *o)
 	if (hp->raw)
 		fprintf(stderr, ", heap records %.1f KiB packed into %.1f KiB",
 			(double)hp->raw / 1024.0, (double)hp->packed / 1024.0);
-	fprintf(stderr, ", %llu lost, %.1f KiB written to '%s' ]\n", (unsigned long long)r->lost,
-		(double)r->w.written / 1024.0, o->output);
+	if (r->switching)
+		fprintf(stderr, ", %llu lost, %.1f KiB written to %llu files '%s.*'",
+			(unsigned long long)r->lost,
+			(double)(r->bytes_before + r->w.written) / 1024.0,
+			(unsigned long long)r->series.index, o->output);
+	else
+		fprintf(stderr, ", %llu lost, %.1f KiB written to '%s'",
+			(unsigned long long)r->lost, (double)r->w.written / 1024.0, o->output);
+	if (r->series.removed)
+		fprintf(stderr, ", the oldest %llu removed (--max-files)",
+			(unsigned long long)r->series.removed);
+	fprintf(stderr, " ]\n");
 	if (r->lost)
 		fprintf(stderr,
 			"dataprof: warning: the kernel dropped %llu samples (ring buffers full); "
@@ -659,6 +779,10 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 	r.nev = o->nevents;
 	r.ev = dp_calloc(r.nev, sizeof(*r.ev));
 	dp_hashmap_init(&r.id2ev, 64);
+	dp_hashmap_init(&r.live, 16);
+	r.switching = o->switch_bytes || o->switch_ns || o->switch_signal;
+	if (r.switching)
+		dp_out_series_init(&r.series, o->output, o->max_files);
 	for (size_t i = 0; i < r.nev; i++)
 		r.ev[i].spec = &o->events[i];
 	if (dp_online_cpus(&r.cpus) < 0) {
@@ -699,6 +823,7 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		launched = true;
 		r.child = r.target.pid;
 		dp_vec_push(&tids, r.target.pid);
+		dp_hashmap_put(&r.live, (uint64_t)r.target.pid, 1);
 	}
 
 	if (open_counters(&r, &tids, err) < 0)
@@ -711,12 +836,12 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		goto out_events;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
-	if (dp_writer_open(&r.w, o->output, t0,
-			   (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec, err) < 0)
+	r.t0 = t0;
+	r.t0_real = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	if (o->switch_ns)
+		r.next_switch = dp_now_ns() + o->switch_ns;
+	if (begin_file(&r, err) < 0)
 		goto out_events;
-	write_header_meta(&r);
-	write_events(&r);
-	dp_collector_write_sensors(&r.coll, &r.w);
 	if (dp_collector_start(&r.coll, err) < 0)
 		goto out_writer;
 	if (o->pid || o->system_wide) {
@@ -734,13 +859,13 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		}
 	} else {
 		if (dp_writer_flush(&r.w) < 0) {
-			dp_error_set(err, "cannot write '%s': %s", o->output,
+			dp_error_set(err, "cannot write '%s': %s", r.w.path,
 				     strerror(r.w.failed_errno));
 			goto out_writer;
 		}
 		launched = false; /* from here the child is ours to wait for, not to abort */
 		if (dp_target_go(&r.target, o->argv[0], err) < 0) {
-			unlink(o->output);
+			unlink(r.w.path);
 			dp_writer_close(&r.w);
 			close_events(&r);
 			res->exit_code = r.target.exec_errno == ENOENT ? 127 : 126;
@@ -755,7 +880,7 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		dp_collector_finish(&r.coll, &r.w);
 	drain(&r);
 	warn_silent_breakpoints(&r);
-	finish(&r);
+	finish(&r, false);
 	rc = 0;
 	res->exit_code = r.attached ? 0 : exit_code_of(r.child_status);
 	if (r.disk_full)
@@ -766,14 +891,25 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 	res->disk_full = r.disk_full;
 	res->interrupted = r.interrupted;
 	res->readings = r.coll.readings;
+	res->files = r.switching ? r.series.index : 1;
 	res->collector_cpu_ns = r.coll.cpu_ns;
 	res->collector_wall_ns = r.coll.wall_ns;
 out_writer:
 	close_events(&r);
-	res->bytes = r.w.written;
-	if (dp_writer_close(&r.w) < 0 && rc == 0 && !r.disk_full) {
-		dp_error_set(err, "cannot write '%s': %s", o->output, strerror(r.w.failed_errno));
-		rc = -1;
+	res->bytes = r.bytes_before + r.w.written;
+	{
+		char *path = dp_strdup(r.w.path ? r.w.path : o->output);
+
+		if (dp_writer_close(&r.w) < 0 && rc == 0 && !r.disk_full) {
+			dp_error_set(err, "cannot write '%s': %s", path,
+				     strerror(r.w.failed_errno));
+			rc = -1;
+		}
+		free(path);
+	}
+	if (r.switching && rc == 0) {
+		dp_out_series_done(&r.series);
+		res->files_removed = r.series.removed;
 	}
 	if (rc == 0)
 		print_summary(&r, o);
@@ -807,5 +943,8 @@ out:
 	dp_agent_sink_close(&r.agent);
 	dp_collector_close(&r.coll);
 	dp_hashmap_free(&r.id2ev);
+	dp_hashmap_free(&r.live);
+	if (r.switching)
+		dp_out_series_free(&r.series);
 	return rc;
 }

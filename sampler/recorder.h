@@ -35,12 +35,19 @@ typedef struct dp_record_opts {
 	bool quiet;
 	const char *cmdline; /* dataprof's own command line, for the header */
 	const char *alloc_fn; /* --alloc-fn globs, comma-separated, for annotate; NULL: none */
+	/* --switch-output: a new file of the series (output.TIMESTAMP) after
+	 * this many bytes, this long, or at each SIGUSR2; --max-files: keep
+	 * the newest N */
+	uint64_t switch_bytes, switch_ns;
+	bool switch_signal;
+	uint64_t max_files;
 } dp_record_opts;
 
 typedef struct dp_record_result {
 	int exit_code; /* what dataprof exits with: the target's */
 	uint64_t samples, lost, throttles, bytes;
 	bool disk_full, interrupted;
+	uint64_t files, files_removed;	   /* --switch-output's series */
 	uint64_t readings;                 /* counter readings written */
 	uint64_t collector_cpu_ns, collector_wall_ns; /* the collector thread's cost */
 } dp_record_result;

@@ -106,6 +106,9 @@ struct dp_rec_finish {
 #define DP_FINISH_INTERRUPTED 1u /* stopped by SIGINT/SIGTERM */
 #define DP_FINISH_DETACHED    2u /* -p: detached, target still running */
 #define DP_FINISH_DISK_FULL   4u /* the output filled up; the record stopped early */
+/* --switch-output: the recording goes on in the next file of the series;
+ * the counts are this file's */
+#define DP_FINISH_SWITCHED 8u
 
 struct dp_rec_thread {
 	struct dp_rec_header h;

@@ -223,7 +223,11 @@ struct dp_error;
 
 /* Opens a raw profile or a perf.data file, file or pipe mode (detected from
  * its first bytes; docs/perf-data.md). path "-" reads stdin. Returns NULL
- * with a one-line message in err. */
+ * with a one-line message in err.
+ * path may also name several files of one series (record --switch-output)
+ * to be read as one profile, in the series' order: a glob pattern, or paths
+ * and patterns separated by DP_PROFILE_SPEC_SEP (the CLI's repeated -i). */
+#define DP_PROFILE_SPEC_SEP "\n"
 dp_profile *dp_profile_open(const char *path, struct dp_error *err);
 void dp_profile_close(dp_profile *p);
 

@@ -113,3 +113,19 @@ bool rec_have_sim(const char **why)
 	}
 	return ok;
 }
+
+unsigned long rec_csv_samples(const char *csv, const char *key)
+{
+	char *copy = dp_strdup(csv), *save = NULL;
+	unsigned long n = 0;
+
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char k[256];
+		unsigned long v;
+
+		if (sscanf(l, "1,%255[^,],%lu,", k, &v) == 2 && !strcmp(k, key))
+			n = v;
+	}
+	free(copy);
+	return n;
+}

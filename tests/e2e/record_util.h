@@ -27,6 +27,10 @@ char *rec_fixture(const char *fixture, const char *args, const char *opts, const
  * the same samples, cheaper than recording again. */
 void rec_copy_tagged(const char *src, const char *dst, const char *key, const char *value);
 
+/* The samples of a report --csv row of the first level whose key (column
+ * 2) is key, or 0. */
+unsigned long rec_csv_samples(const char *csv, const char *key);
+
 /* Can record sim: events here (dataprof's Valgrind tool built, valgrind
  * installed)? When not, *why says what is missing. */
 bool rec_have_sim(const char **why);

@@ -13,28 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record_util.h"
 #include "tu.h"
 #include "tu_feature.h"
 #include "util.h"
 
 static char *prof;
-
-/* The samples of the report's CSV row whose key (column 2) is key, or 0. */
-static unsigned long csv_samples(const char *csv, const char *key)
-{
-	char *copy = dp_strdup(csv), *save = NULL;
-	unsigned long n = 0;
-
-	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char k[256];
-		unsigned long v;
-
-		if (sscanf(l, "1,%255[^,],%lu,", k, &v) == 2 && !strcmp(k, key))
-			n = v;
-	}
-	free(copy);
-	return n;
-}
 
 static char *report(const char *args)
 {
@@ -77,22 +61,23 @@ static void test_two_programs(void **state)
 	tu_result_free(&res);
 	csv = report("--by process");
 	printf("%s", csv);
-	s_spin = csv_samples(csv, "spin_O2");
-	s_layout = csv_samples(csv, "layout_O2");
+	s_spin = rec_csv_samples(csv, "spin_O2");
+	s_layout = rec_csv_samples(csv, "layout_O2");
 	assert_true(s_spin > 50);
 	assert_true(s_layout > 50);
 	free(csv);
 	/* each by its own code and data */
 	csv = report("--where 'process=\"spin_O2\"' --by function");
-	assert_true(csv_samples(csv, "hot_a") + csv_samples(csv, "hot_b") > s_spin / 2);
+	assert_true(rec_csv_samples(csv, "hot_a") + rec_csv_samples(csv, "hot_b") > s_spin / 2);
 	free(csv);
 	csv = report("--where 'process=\"layout_O2\"' --by member");
 	printf("%s", csv);
-	assert_true(csv_samples(csv, "struct item.a") + csv_samples(csv, "struct item.b") > 0);
+	assert_true(rec_csv_samples(csv, "struct item.a") + rec_csv_samples(csv, "struct item.b") >
+		    0);
 	free(csv);
 	csv = report("--where 'process=\"layout_O2\"' --by function");
-	assert_true(csv_samples(csv, "walk") > 0);
-	assert_int_equal(csv_samples(csv, "hot_a"), 0);
+	assert_true(rec_csv_samples(csv, "walk") > 0);
+	assert_int_equal(rec_csv_samples(csv, "hot_a"), 0);
 	free(csv);
 	free(spin);
 	free(layout);
