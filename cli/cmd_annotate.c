@@ -20,7 +20,9 @@ static void usage(FILE *f)
 	    "      --object SPEC     only the samples on data objects matching this glob\n"
 	    "@where\n"
 	    "@time\n"
-	    "  -n, --top N           functions shown (default 5)\n"
+	    "  -n, --top N[,R]       functions shown (default 5), and the hottest ranges\n"
+	    "                        of each (default 10) where samples carry branch\n"
+	    "                        stacks (record -b)\n"
 	    "      --source-dir DIR  look for the source files under DIR\n"
 	    "      --prefix-strip N  drop N leading components of the compiled paths\n"
 	    "  -M, --syntax SYNTAX   att (default) or intel\n"
@@ -55,6 +57,7 @@ int cmd_annotate(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.out = stdout;
 	cli_common_init(&co, "annotate", usage);
+	co.top_per_level = true; /* -n N,R: functions, ranges */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:w:n:M:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -90,6 +93,7 @@ int cmd_annotate(int argc, char **argv)
 	o.time_range = co.time_range;
 	o.symfs = co.symfs;
 	o.top = co.top[0];
+	o.top_ranges = co.top[1];
 	o.json = co.format == CLI_FMT_JSON;
 	/* one word after the options: what to annotate (the profile is -i) */
 	if (optind < argc) {
