@@ -361,11 +361,41 @@ static void test_ranges_truth(void **state)
 /* perf's real LBR profile (perf record --call-graph lbr): every sample's
  * branch stack is read, as perf script reads them; its entries are calls
  * (a call stack), so no ranges come from them, and annotate says why. */
+typedef DP_VEC(uint64_t) u64_vec;
+
+/* Every FROM/TO pair of text, in order: perf script -F brstack's lines, or
+ * dump -b's samples (the words after mark). */
+static void brstack_pairs(const char *text, const char *mark, u64_vec *out)
+{
+	char *copy = dp_strdup(text);
+
+	for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char *p = *mark ? strstr(l, mark) : l;
+		unsigned long long from, to;
+		int n;
+
+		if (!p)
+			continue;
+		if (*mark)
+			p = strchr(p + strlen(mark), ' '); /* past the count */
+		while (p && sscanf(p, " 0x%llx/0x%llx%n", &from, &to, &n) == 2) {
+			dp_vec_push(out, from);
+			dp_vec_push(out, to);
+			p = strchr(p + n, ' ');
+			while (p && *p == ' ' && p[1] == ' ')
+				p++;
+		}
+	}
+	free(copy);
+}
+
 static void test_perf_lbr_file(void **state)
 {
 	char *data = tu_data_path("perf-data/perfparser-vector_static_gcc.lbr.data");
 	unsigned long long samples = 0, entries = 0;
-	tu_result res;
+	u64_vec perf_pairs = {0}, dump_pairs = {0};
+	tu_result res, dump;
 	char expect[256];
 
 	(void)state;
@@ -380,6 +410,18 @@ static void test_perf_lbr_file(void **state)
 	}
 	tu_result_free(&res);
 	printf("perf script: %llu samples with a branch stack, %llu branches\n", samples, entries);
+	/* dump -b: every entry, in order, as perf script reads it */
+	assert_int_equal(tu_sh(&res, "perf script -i '%s' -F brstack 2>/dev/null", data), 0);
+	assert_int_equal(tu_sh(&dump, "'%s' dump -b '%s'", DATAPROF_BIN, data), 0);
+	brstack_pairs(res.out, "", &perf_pairs);
+	brstack_pairs(dump.out, " branches ", &dump_pairs);
+	assert_int_equal(perf_pairs.n, 2 * entries); /* a from and a to each */
+	assert_int_equal(dump_pairs.n, perf_pairs.n);
+	assert_memory_equal(dump_pairs.v, perf_pairs.v, perf_pairs.n * sizeof(perf_pairs.v[0]));
+	tu_result_free(&res);
+	tu_result_free(&dump);
+	dp_vec_free(&perf_pairs);
+	dp_vec_free(&dump_pairs);
 	assert_int_equal(tu_sh(&res, "'%s' annotate -i '%s'", DATAPROF_BIN, data), 0);
 	printf("%s", res.out);
 	snprintf(expect, sizeof(expect),
