@@ -51,9 +51,15 @@ static bool bounds_straight_code(uint64_t mode)
 	return (mode & PERF_SAMPLE_BRANCH_ANY) && !(mode & PERF_SAMPLE_BRANCH_CALL_STACK);
 }
 
+static bool in_map(const dp_map *m, uint64_t addr)
+{
+	return m && addr >= m->start && addr < m->end;
+}
+
 void dp_sv_ranges_row(dp_srcview *v, const dp_row *row)
 {
 	const dp_sample *s = row->s;
+	dp_map *last = NULL;
 	dp_maps *maps;
 
 	if (!v->dec || !(s->sample_type & PERF_SAMPLE_BRANCH_STACK) || !s->branch_nr)
@@ -67,12 +73,14 @@ void dp_sv_ranges_row(dp_srcview *v, const dp_row *row)
 	maps = dp_decoder_maps(v->dec);
 	for (uint64_t i = 1; i < s->branch_nr; i++) {
 		uint64_t start = s->branches[i].to, end = s->branches[i - 1].from;
-		dp_map *ms = dp_maps_find(maps, s->pid, start, s->time);
-		dp_map *me = ms && end >= ms->start && end < ms->end
-				 ? ms
-				 : dp_maps_find(maps, s->pid, end, s->time);
+		/* a stack's branches mostly stay in one binary: its mapping is
+		 * looked up again only when an address leaves it */
+		dp_map *ms =
+		    in_map(last, start) ? last : dp_maps_find(maps, s->pid, start, s->time);
+		dp_map *me = in_map(ms, end) ? ms : dp_maps_find(maps, s->pid, end, s->time);
 		dp_image *im = ms && ms->exec ? dp_decoder_map_image(v->dec, ms) : NULL;
 
+		last = me;
 		if (!im || !me || (me != ms && dp_decoder_map_image(v->dec, me) != im)) {
 			v->br.unmapped++;
 			continue;
