@@ -119,7 +119,7 @@ static void print_sample(const dp_profile *p, const dp_sample *s, const dump_opt
 			printf(" 0x%" PRIx64, s->callchain[i]);
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		printf(" branches %" PRIu64, s->branch_nr);
+		printf(" brstack %" PRIu64, s->branch_nr);
 		for (uint64_t i = 0; o->branches && i < s->branch_nr; i++) {
 			const struct perf_branch_entry *b = &s->branches[i];
 			char pred = b->predicted ? 'P' : '-';

@@ -415,7 +415,7 @@ static void test_perf_lbr_file(void **state)
 	assert_int_equal(tu_sh(&res, "perf script -i '%s' -F brstack 2>/dev/null", data), 0);
 	assert_int_equal(tu_sh(&dump, "'%s' dump -b '%s'", DATAPROF_BIN, data), 0);
 	brstack_pairs(res.out, "", &perf_pairs);
-	brstack_pairs(dump.out, " branches ", &dump_pairs);
+	brstack_pairs(dump.out, " brstack ", &dump_pairs);
 	assert_int_equal(perf_pairs.n, 2 * entries); /* a from and a to each */
 	assert_int_equal(dump_pairs.n, perf_pairs.n);
 	assert_memory_equal(dump_pairs.v, perf_pairs.v, perf_pairs.n * sizeof(perf_pairs.v[0]));
