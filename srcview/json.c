@@ -80,7 +80,8 @@ static void ranges_json(dp_srcview *v, const dp_sv_listing *l, FILE *f)
 		dp_json_str_or_null(f, lines[0] ? lines : NULL);
 		fprintf(f, ",\"executions\":%" PRIu64 ",\"share\":", r->count);
 		dp_json_num(f, v->br.ranges ? (double)r->count / (double)v->br.ranges : 0);
-		fprintf(f, ",\"instructions\":%u}", r->ninsns);
+		fprintf(f, ",\"instructions\":%u,\"loop\":%s}", r->ninsns,
+			r->loop ? "true" : "false");
 	}
 	free(idx);
 }

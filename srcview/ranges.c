@@ -95,8 +95,9 @@ void dp_sv_ranges_row(dp_srcview *v, const dp_row *row)
 
 /* The range's instructions, when it is straight code of one function: both
  * ends on instruction boundaries, no unconditional branch, call or return
- * before its end (with every branch recorded, one would have ended it). */
-static uint32_t straight_insns(const dp_func_table *t, const dp_sv_range *r)
+ * before its end (with every branch recorded, one would have ended it).
+ * Notes whether the branch at its end is a loop's back edge to its start. */
+static uint32_t straight_insns(const dp_func_table *t, dp_sv_range *r)
 {
 	long a = dp_func_table_find(t, r->start), b = dp_func_table_find(t, r->end);
 
@@ -106,6 +107,7 @@ static uint32_t straight_insns(const dp_func_table *t, const dp_sv_range *r)
 		if (t->insns.v[k].flags &
 		    (DP_INSN_JUMP | DP_INSN_CALL | DP_INSN_RET | DP_INSN_INVALID))
 			return 0;
+	r->loop = t->insns.v[b].target == r->start;
 	return (uint32_t)(b - a + 1);
 }
 

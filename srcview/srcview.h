@@ -55,6 +55,8 @@ typedef struct dp_sv_range {
 	uint32_t next;	     /* the next range of the same hash; UINT32_MAX: none */
 	uint32_t func;	     /* index in funcs; UINT32_MAX: in no sampled function */
 	uint32_t ninsns;     /* 0: not a straight-line range of one function */
+	bool loop;	     /* the branch at its end jumps back to its start: a whole
+				iteration of a loop */
 } dp_sv_range;
 
 /* What became of the kept samples' branch stacks. */

@@ -33,8 +33,9 @@ static void ranges_text(dp_srcview *v, const dp_sv_listing *l, FILE *f)
 
 		snprintf(span, sizeof(span), "%" PRIx64 "-%" PRIx64, r->start, r->end);
 		dp_sv_range_lines(v, r, lines, sizeof(lines));
-		fprintf(f, "   %10" PRIu64 " %5.1f%% %6u  %-29s %s\n", r->count,
-			100.0 * (double)r->count / (double)v->br.ranges, r->ninsns, span, lines);
+		fprintf(f, "   %10" PRIu64 " %5.1f%% %6u  %-29s %s%s\n", r->count,
+			100.0 * (double)r->count / (double)v->br.ranges, r->ninsns, span, lines,
+			r->loop ? "  (loop body)" : "");
 	}
 	free(idx);
 }

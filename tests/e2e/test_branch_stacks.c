@@ -202,16 +202,28 @@ static struct perf_branch_entry edge(uint64_t from, uint64_t to)
 	return e;
 }
 
-/* One row of annotate's ranges table, as it must read. */
-static void expect_row(const char *out, uint64_t n, uint64_t total, unsigned insns, uint64_t start,
-		       uint64_t end, const char *lines, const char **at)
+/* A loop's body: objdump's instruction at end jumps to start. */
+static bool is_loop(const insn_vec *v, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].addr == end)
+			return v->v[i].target == start;
+	return false;
+}
+
+/* One row of annotate's ranges table, as it must read: the executions of
+ * [start, end] in v, its share of total, objdump's instructions in it,
+ * addr2line's lines. */
+static void expect_row(const char *out, uint64_t n, uint64_t total, const insn_vec *v,
+		       uint64_t start, uint64_t end, const char *lines, const char **at)
 {
 	char span[64], row[512];
 	const char *p;
 
 	snprintf(span, sizeof(span), "%" PRIx64 "-%" PRIx64, start, end);
-	snprintf(row, sizeof(row), "   %10" PRIu64 " %5.1f%% %6u  %-29s %s\n", n,
-		 100.0 * (double)n / (double)total, insns, span, lines);
+	snprintf(row, sizeof(row), "   %10" PRIu64 " %5.1f%% %6u  %-29s %s%s\n", n,
+		 100.0 * (double)n / (double)total, insns_between(v, start, end), span, lines,
+		 is_loop(v, start, end) ? "  (loop body)" : "");
 	p = strstr(out, row);
 	if (!p)
 		fail_msg("annotate has no row\n%s", row);
@@ -305,14 +317,13 @@ static void test_ranges_truth(void **state)
 	lines_of(bin, ea->target, fwd->addr, ld, sizeof(ld));
 	/* sum_odd first (more samples): its loop body, then the if's two halves */
 	at = res.out;
-	expect_row(res.out, na, total, insns_between(&so, ea->target, ea->addr), ea->target,
-		   ea->addr, la, &at);
-	expect_row(res.out, nc1, total, insns_between(&so, fwd->target, ea->addr), fwd->target,
-		   ea->addr, lc, &at);
-	expect_row(res.out, nc2, total, insns_between(&so, ea->target, fwd->addr), ea->target,
-		   fwd->addr, ld, &at);
-	expect_row(res.out, nb, total, insns_between(&cb, eb->target, eb->addr), eb->target,
-		   eb->addr, lb, &at);
+	expect_row(res.out, na, total, &so, ea->target, ea->addr, la, &at);
+	expect_row(res.out, nc1, total, &so, fwd->target, ea->addr, lc, &at);
+	expect_row(res.out, nc2, total, &so, ea->target, fwd->addr, ld, &at);
+	expect_row(res.out, nb, total, &cb, eb->target, eb->addr, lb, &at);
+	/* the back edges' ranges are loop bodies, the if's halves are not */
+	assert_non_null(strstr(res.out, "  (loop body)\n"));
+	assert_false(is_loop(&so, fwd->target, ea->addr) || is_loop(&so, ea->target, fwd->addr));
 	snprintf(expect, sizeof(expect),
 		 "# branch stacks: %d samples, %d branches; %" PRIu64
 		 " straight-line range executions (left out: 0 in no binary, %" PRIu64
@@ -329,8 +340,7 @@ static void test_ranges_truth(void **state)
 		 "hottest ranges (straight code between taken branches): 1 of %d\n",
 		 3 + (n_entry > 0));
 	assert_non_null(strstr(res.out, expect));
-	expect_row(res.out, na, total, insns_between(&so, ea->target, ea->addr), ea->target,
-		   ea->addr, la, NULL);
+	expect_row(res.out, na, total, &so, ea->target, ea->addr, la, NULL);
 	assert_null(strstr(res.out, "count_bits"));
 	tu_result_free(&res);
 
@@ -340,14 +350,15 @@ static void test_ranges_truth(void **state)
 		  "'%s' annotate -i '%s' --json > '%s.json' && /usr/bin/python3 -c "
 		  "\"import json,jsonschema,sys; d=json.load(open(sys.argv[1])); "
 		  "jsonschema.validate(d, json.load(open(sys.argv[2]))); "
-		  "r=[(x['start'],x['end'],x['executions'],x['instructions']) for f in "
+		  "r=[(x['start'],x['end'],x['executions'],x['instructions'],x['loop']) for f in "
 		  "d['functions'] for x in f['ranges']]; print(d['branch_stacks']); "
 		  "print(r)\" '%s.json' '%s/docs/schema/annotate.schema.json'",
 		  DATAPROF_BIN, prof, prof, prof, SOURCE_DIR),
 	    0);
 	printf("%s%s", res.out, res.err);
-	snprintf(expect, sizeof(expect), "('0x%" PRIx64 "', '0x%" PRIx64 "', %" PRIu64 ", %u)",
-		 ea->target, ea->addr, na, insns_between(&so, ea->target, ea->addr));
+	snprintf(expect, sizeof(expect),
+		 "('0x%" PRIx64 "', '0x%" PRIx64 "', %" PRIu64 ", %u, True)", ea->target, ea->addr,
+		 na, insns_between(&so, ea->target, ea->addr));
 	assert_non_null(strstr(res.out, expect));
 	snprintf(expect, sizeof(expect),
 		 "'ranges': %" PRIu64 ", 'unmapped': 0, 'crossing': %" PRIu64, total, crossing);
