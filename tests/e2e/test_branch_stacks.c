@@ -334,6 +334,19 @@ static void test_ranges_truth(void **state)
 		fail_msg("annotate's summary is not\n%s", expect);
 	tu_result_free(&res);
 
+	/* --where keeps the stacks of the samples it keeps: count_bits' 20 */
+	assert_int_equal(
+	    tu_sh(&res, "'%s' annotate -i '%s' --where 'function=count_bits'", DATAPROF_BIN, prof),
+	    0);
+	snprintf(expect, sizeof(expect),
+		 "# branch stacks: 20 samples, 80 branches; %" PRIu64
+		 " straight-line range executions\n",
+		 nb);
+	if (!strstr(res.out, expect))
+		fail_msg("annotate --where's summary is not\n%s", expect);
+	expect_row(res.out, nb, nb, &cb, eb->target, eb->addr, lb, NULL);
+	tu_result_free(&res);
+
 	/* -n 1,1: sum_odd alone, its hottest range alone */
 	assert_int_equal(tu_sh(&res, "'%s' annotate -i '%s' -n 1,1", DATAPROF_BIN, prof), 0);
 	snprintf(expect, sizeof(expect),
