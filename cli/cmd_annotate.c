@@ -14,13 +14,16 @@ static void usage(FILE *f)
 	    "usage: dataprof annotate [OPTIONS] [FUNCTION-GLOB | FILE:LINE]\n\n"
 	    "A function's source lines interleaved with its disassembly; each\n"
 	    "instruction with its samples and share, the verdict mix, the data objects\n"
-	    "and type.member paths it touched, the memory levels and mean weight.\n"
-	    "Without a function: the hottest ones.\n\n"
+	    "and type.member paths it touched, the memory levels and mean weight;\n"
+	    "with branch stacks (record -b), each function's hottest straight-line\n"
+	    "ranges. Without a function: the hottest ones.\n\n"
 	    "  -i, --input FILE      the profile (dataprof.dprof by default, or perf.data)\n"
 	    "      --object SPEC     only the samples on data objects matching this glob\n"
 	    "@where\n"
 	    "@time\n"
-	    "  -n, --top N           functions shown (default 5)\n"
+	    "  -n, --top N[,R]       functions shown (default 5), and the hottest ranges\n"
+	    "                        of each (default 10) where samples carry branch\n"
+	    "                        stacks (record -b)\n"
 	    "      --source-dir DIR  look for the source files under DIR\n"
 	    "      --prefix-strip N  drop N leading components of the compiled paths\n"
 	    "  -M, --syntax SYNTAX   att (default) or intel\n"
@@ -55,6 +58,7 @@ int cmd_annotate(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.out = stdout;
 	cli_common_init(&co, "annotate", usage);
+	co.top_per_level = true; /* -n N,R: functions, ranges */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:w:n:M:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -90,6 +94,7 @@ int cmd_annotate(int argc, char **argv)
 	o.time_range = co.time_range;
 	o.symfs = co.symfs;
 	o.top = co.top[0];
+	o.top_ranges = co.top[1];
 	o.json = co.format == CLI_FMT_JSON;
 	/* one word after the options: what to annotate (the profile is -i) */
 	if (optind < argc) {

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 
 typedef struct dump_opts {
-	bool regs, callchain, summary_only, decoded, annotated;
+	bool regs, callchain, branches, summary_only, decoded, annotated;
 	const char *symfs;
 	dp_decoder *dec;
 	dp_annotator *ann;
@@ -30,6 +30,8 @@ static void usage(FILE *f)
 		  "@input\n"
 		  "  -r, --regs         print the sampled registers\n"
 		  "  -g, --callchain    print call chains\n"
+		  "  -b, --branches     print branch stacks, newest first: FROM/TO/M\n"
+		  "                     (M mispredicted, P predicted, - not known)\n"
 		  "  -s, --summary      print only the summary\n"
 		  "  -d, --decoded      one line per sample: the causing instruction, its\n"
 		  "                     data address (computed and hardware) and the verdict\n"
@@ -115,6 +117,16 @@ static void print_sample(const dp_profile *p, const dp_sample *s, const dump_opt
 		printf(" callchain");
 		for (uint32_t i = 0; i < s->callchain_nr; i++)
 			printf(" 0x%" PRIx64, s->callchain[i]);
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		printf(" brstack %" PRIu64, s->branch_nr);
+		for (uint64_t i = 0; o->branches && i < s->branch_nr; i++) {
+			const struct perf_branch_entry *b = &s->branches[i];
+			char pred = b->predicted ? 'P' : '-';
+
+			printf(" 0x%" PRIx64 "/0x%" PRIx64 "/%c", (uint64_t)b->from,
+			       (uint64_t)b->to, b->mispred ? 'M' : pred);
+		}
 	}
 }
 
@@ -363,6 +375,7 @@ int cmd_dump(int argc, char **argv)
 	    CLI_OPT_INPUT,
 	    {"regs", no_argument, 0, 'r'},
 	    {"callchain", no_argument, 0, 'g'},
+	    {"branches", no_argument, 0, 'b'},
 	    {"summary", no_argument, 0, 's'},
 	    {"decoded", no_argument, 0, 'd'},
 	    CLI_OPT_SYMFS,
@@ -380,13 +393,16 @@ int cmd_dump(int argc, char **argv)
 
 	cli_common_init(&co, "dump", usage);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:rgsdah", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:rgbsdah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o.regs = true;
 			break;
 		case 'g':
 			o.callchain = true;
+			break;
+		case 'b':
+			o.branches = true;
 			break;
 		case 's':
 			o.summary_only = true;

@@ -1,6 +1,7 @@
 /* dataprof record */
 #include "cli.h"
 #include "units.h"
+#include "../sampler/branch_stack.h"
 #include "../sampler/procfs.h"
 #include "../sampler/recorder.h"
 #include "sim_cli.h"
@@ -47,6 +48,14 @@ static void usage(FILE *f)
 		"                        ('signal'); read them as one: -i 'FILE.*'\n"
 		"      --max-files N     with --switch-output, keep the newest N files\n"
 		"  -g, --call-graph      record user-space call chains\n"
+		"  -b, --branch-any      record a branch stack (LBR) with each sample: the\n"
+		"                        last taken branches, for annotate's hottest ranges\n"
+		"                        (a hardware event; default cycles)\n"
+		"  -j, --branch-filter FILTERS\n"
+		"                        the same with perf's filter words, comma-separated:\n"
+		"                        any, any_call, any_ret, ind_call, ind_jmp, call,\n"
+		"                        cond, u, k, hv, in_tx, no_tx, abort_tx, stack,\n"
+		"                        save_type, hw_index, priv (ranges need any)\n"
 		"  -m, --mmap-pages N    ring buffer data pages per CPU, a power of two\n"
 		"                        (default 128)\n"
 		"      --no-regs         do not capture registers (no data addresses later)\n"
@@ -158,9 +167,10 @@ static int record_sim(const dp_record_opts *ro, const dp_event_spec *ev, size_t 
 	int rc = EXIT_OWN_FAILURE;
 
 	memset(&o, 0, sizeof(o));
-	if (ro->pid || ro->system_wide || ro->freq || markers || ro->counters || ro->callchain) {
-		cli_error("sim: events run the command on a simulator: -p, -a, -C, -F, -g, "
-			  "--counters and --markers do not apply (use -c N for the period)");
+	if (ro->pid || ro->system_wide || ro->freq || markers || ro->counters || ro->callchain ||
+	    ro->branch_mode) {
+		cli_error("sim: events run the command on a simulator: -p, -a, -C, -F, -g, -b, "
+			  "-j, --counters and --markers do not apply (use -c N for the period)");
 		return EXIT_OWN_FAILURE;
 	}
 	if (cli_sim_geometry(&o.geo, cache) < 0)
@@ -211,6 +221,8 @@ int cmd_record(int argc, char **argv)
 	    {"pid", required_argument, 0, 'p'},
 	    {"output", required_argument, 0, 'o'},
 	    {"call-graph", no_argument, 0, 'g'},
+	    {"branch-any", no_argument, 0, 'b'},
+	    {"branch-filter", required_argument, 0, 'j'},
 	    {"mmap-pages", required_argument, 0, 'm'},
 	    {"no-regs", no_argument, 0, 'R'},
 	    {"quiet", no_argument, 0, 'q'},
@@ -249,7 +261,7 @@ int cmd_record(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.output = "dataprof.dprof";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:c:F:p:o:gm:qhaC:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:c:F:p:o:gbj:m:qhaC:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (add_events(optarg, &ev, &err) < 0) {
@@ -281,6 +293,16 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'g':
 			o.callchain = true;
+			break;
+		case 'b':
+			o.branch_mode |= PERF_SAMPLE_BRANCH_ANY;
+			break;
+		case 'j':
+			if (dp_branch_filter_parse(optarg, &v, &err) < 0) {
+				cli_error("%s", err.msg);
+				goto out;
+			}
+			o.branch_mode |= v;
 			break;
 		case 'm':
 			if (!dp_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > (1u << 20)) {
@@ -438,9 +460,10 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (!ev.n) {
-		const char *dfl = dp_have_hw_pmu() ? "cycles" : "cpu-clock";
+		/* branch stacks come with hardware events only: cycles, as perf */
+		const char *dfl = dp_have_hw_pmu() || o.branch_mode ? "cycles" : "cpu-clock";
 
-		if (!dp_have_hw_pmu() && !o.quiet)
+		if (!dp_have_hw_pmu() && !o.branch_mode && !o.quiet)
 			fprintf(stderr, "dataprof: no hardware PMU on this machine: sampling "
 					"cpu-clock (choose with -e)\n");
 		if (add_events(dfl, &ev, &err) < 0) {

@@ -39,6 +39,8 @@ static const struct {
     [DP_PROBE_UNPRIVILEGED] = {"unprivileged",
 			       "a user without privileges can sample its own programs",
 			       "record and stat as an ordinary user"},
+    [DP_PROBE_BRANCH_STACK] = {"branch-stack", "cycles samples carry a branch stack (LBR)",
+			       "record -b, -j (annotate's hottest ranges)"},
 };
 
 const char *dp_probe_key(dp_probe_id id)
@@ -126,6 +128,7 @@ typedef struct probe_samples {
 	size_t n, bad;
 	uint64_t want_addr; /* count those at this address */
 	size_t at_addr, user_regs;
+	size_t with_branches; /* samples with a branch stack of at least one entry */
 	uint64_t first_addr;
 } probe_samples;
 
@@ -145,6 +148,7 @@ static void on_sample(void *ctx, const void *rec, size_t size)
 		p->first_addr = s.addr;
 	p->n++;
 	p->at_addr += p->want_addr && s.addr == p->want_addr;
+	p->with_branches += s.branch_nr > 0;
 	p->user_regs += (s.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER &&
 			s.regs_user.abi != PERF_SAMPLE_REGS_ABI_NONE && s.ip &&
 			s.regs_user.mask == DP_X86_REGS_MASK;
@@ -347,6 +351,39 @@ static void probe_pmu(dp_probe_result *res)
 		fail(res, "cycles opened but counted nothing");
 }
 
+/* ---- branch stacks (LBR) ---- */
+
+static void burn_short(void *arg)
+{
+	*(uint64_t *)arg = spin_cpu(SPIN_CPU_NS / 4);
+}
+
+/* A PMU may count cycles and still have no branch stack (no LBR, or one a
+ * hypervisor does not pass through): samples must come with entries. */
+static void probe_branch_stack(dp_probe_result *res)
+{
+	struct perf_event_attr a;
+	probe_samples s = {0};
+	uint64_t cpu = 0;
+
+	base_attr(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	a.sample_period = 200000;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_BRANCH_STACK;
+	a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
+	if (sample_self(&a, burn_short, &cpu, &s, res) < 0)
+		return;
+	res->ok = s.with_branches > 0;
+	if (res->ok)
+		snprintf(res->detail, sizeof(res->detail),
+			 "%zu of %zu cycles samples in %.1f ms of CPU time carried a branch stack",
+			 s.with_branches, s.n, (double)cpu / 1e6);
+	else
+		fail(res,
+		     "cycles opened with a branch stack, but %zu samples in %.1f ms of CPU "
+		     "time carried none",
+		     s.n, (double)cpu / 1e6);
+}
+
 /* ---- unprivileged use ---- */
 
 
@@ -414,6 +451,9 @@ void dp_probe_run(dp_probe_id id, dp_probe_result *res)
 		break;
 	case DP_PROBE_UNPRIVILEGED:
 		probe_unprivileged(res);
+		break;
+	case DP_PROBE_BRANCH_STACK:
+		probe_branch_stack(res);
 		break;
 	default:
 		fail(res, "no such probe");

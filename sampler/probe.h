@@ -16,6 +16,7 @@ typedef enum dp_probe_id {
 	DP_PROBE_BREAKPOINT,   /* a hardware data breakpoint fires on each access */
 	DP_PROBE_PMU,	       /* a hardware PMU counts cycles */
 	DP_PROBE_UNPRIVILEGED, /* a user without privileges samples its own process */
+	DP_PROBE_BRANCH_STACK, /* cycles samples carry a branch stack (LBR) */
 	DP_PROBE_COUNT
 } dp_probe_id;
 

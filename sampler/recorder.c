@@ -4,6 +4,7 @@
 #include "synth.h"
 #include "target.h"
 #include "agent_sink.h"
+#include "branch_stack.h"
 #include "privilege.h"
 #include "probe.h"
 #include "out_series.h"
@@ -137,6 +138,10 @@ static void build_attr(recorder *r, size_t i)
 	}
 	if (o->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->branch_mode) {
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = o->branch_mode;
+	}
 	if (i == 0) {
 		/* one event tracks the address space and tasks for all */
 		a->mmap = 1;
@@ -210,7 +215,10 @@ static int open_events(recorder *r, const dp_int_vec *tids, dp_error *err)
 				if (fd < 0) {
 					if (errno == ESRCH && r->o->pid)
 						break; /* the thread exited meanwhile */
-					if (r->o->pid)
+					if (r->o->branch_mode && errno != ESRCH)
+						dp_branch_open_error(e->spec, r->o->branch_mode,
+								     errno, err);
+					else if (r->o->pid)
 						dp_attach_error(r->o->pid, e->spec, errno, err);
 					else if (r->o->system_wide)
 						system_wide_error(r->cpus.v[c], e->spec, errno,

@@ -18,6 +18,7 @@ typedef struct dp_record_opts {
 	uint64_t period;   /* -c: for every event without its own; 0: default */
 	uint64_t freq;     /* -F */
 	bool callchain;    /* -g: user call chains */
+	uint64_t branch_mode; /* -b, -j: PERF_SAMPLE_BRANCH_* filter; 0: no branch stack */
 	bool no_regs;      /* --no-regs: skip register capture (smaller, no decode) */
 	size_t mmap_pages; /* -m: data pages per CPU ring (power of two) */
 	const char *output;

@@ -72,6 +72,7 @@ long dp_srcview_row(dp_srcview *v, const dp_row *row)
 
 	v->samples++;
 	v->period += period;
+	dp_sv_ranges_row(v, row);
 	/* dataprof's own code in the program ([dataprof] in report) is not the
 	 * program's: counted, not listed */
 	if (!x->image || !x->table || a->obj_reason == DP_AR_OWN_WORK) {
@@ -100,6 +101,18 @@ long dp_srcview_row(dp_srcview *v, const dp_row *row)
 	if (!f->name)
 		f->name = a->function;
 	return (long)(in - v->insns.v);
+}
+
+/* annotate reads the branch stacks through the report's decoder */
+static int on_start(void *ctx, dp_report_result *res, dp_error *err)
+{
+	dp_srcview *v = ctx;
+
+	(void)err;
+	v->dec = res->dec;
+	v->ev = res->ev;
+	v->nev = res->nev;
+	return 0;
 }
 
 static void on_row(void *ctx, dp_attr_ctx *ac, dp_row *row)
@@ -199,12 +212,16 @@ void dp_srcview_begin(const dp_srcview_opts *o, dp_srcview *v)
 	v->o = o;
 	dp_hashmap_init(&v->insn_of, 4096);
 	dp_hashmap_init(&v->func_of, 256);
+	dp_hashmap_init(&v->range_of, 256);
 }
 
 int dp_srcview_end(dp_srcview *v, dp_report_result *res, dp_error *err)
 {
 	v->strs = dp_annotator_strings_mut(res->ann);
-	return pick(v, err);
+	if (pick(v, err) < 0)
+		return -1;
+	dp_sv_ranges_finish(v);
+	return 0;
 }
 
 int dp_srcview_build(const dp_srcview_opts *o, dp_srcview *v, dp_error *err)
@@ -223,6 +240,7 @@ int dp_srcview_build(const dp_srcview_opts *o, dp_srcview *v, dp_error *err)
 	ro.levels[0].nattrs = 1;
 	ro.nlevels = 1;
 	ro.on_row = on_row;
+	ro.on_start = on_start;
 	ro.on_row_ctx = v;
 	/* --object is a --where on the object: what is shown is what touched it */
 	if (o->object)
@@ -246,4 +264,6 @@ void dp_srcview_free(dp_srcview *v)
 	dp_vec_free(&v->shown);
 	dp_hashmap_free(&v->insn_of);
 	dp_hashmap_free(&v->func_of);
+	dp_vec_free(&v->ranges);
+	dp_hashmap_free(&v->range_of);
 }

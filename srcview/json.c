@@ -5,6 +5,7 @@
 #include "json.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const verdict_key[DP_V_COUNT] = {"exact", "verified", "unverifiable",
@@ -63,6 +64,28 @@ static void insn_json(dp_srcview *v, const dp_sv_listing *l, const dp_sv_row *r,
 	fputc('}', f);
 }
 
+static void ranges_json(dp_srcview *v, const dp_sv_listing *l, FILE *f)
+{
+	size_t max = v->o->top_ranges ? v->o->top_ranges : 10, n;
+	uint32_t *idx = dp_calloc(max, sizeof(*idx));
+
+	n = dp_sv_func_ranges(v, (uint32_t)(l->f - v->funcs.v), idx, max);
+	for (size_t i = 0; i < n && i < max; i++) {
+		const dp_sv_range *r = &v->ranges.v[idx[i]];
+		char lines[256];
+
+		dp_sv_range_lines(v, r, lines, sizeof(lines));
+		fprintf(f, "%s\n{\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%" PRIx64 "\",\"lines\":",
+			i ? "," : "", r->start, r->end);
+		dp_json_str_or_null(f, lines[0] ? lines : NULL);
+		fprintf(f, ",\"executions\":%" PRIu64 ",\"share\":", r->count);
+		dp_json_num(f, v->br.ranges ? (double)r->count / (double)v->br.ranges : 0);
+		fprintf(f, ",\"instructions\":%u,\"loop\":%s}", r->ninsns,
+			r->loop ? "true" : "false");
+	}
+	free(idx);
+}
+
 static void function_json(dp_srcview *v, const dp_sv_listing *l, FILE *f)
 {
 	const dp_sv_func *fn = l->f;
@@ -103,6 +126,8 @@ static void function_json(dp_srcview *v, const dp_sv_listing *l, FILE *f)
 		dp_json_num(f, share(v, ln->period));
 		fputc('}', f);
 	}
+	fprintf(f, "],\"ranges\":[");
+	ranges_json(v, l, f);
 	fprintf(f, "],\"instructions\":[");
 	for (size_t k = 0; k < l->rows.n; k++) {
 		fprintf(f, "%s\n", k ? "," : "");
@@ -123,8 +148,14 @@ void dp_sv_print_json(dp_srcview *v, dp_sv_listing *ls, size_t n)
 	dp_json_str_or_null(f, v->o->object);
 	fprintf(f,
 		",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"outside\":%" PRIu64
-		",\"functions_sampled\":%zu,\"functions\":[",
+		",\"functions_sampled\":%zu,",
 		v->samples, v->period, v->outside, v->funcs.n);
+	fprintf(f,
+		"\"branch_stacks\":{\"samples\":%" PRIu64 ",\"branches\":%" PRIu64
+		",\"filtered_samples\":%" PRIu64 ",\"ranges\":%" PRIu64 ",\"unmapped\":%" PRIu64
+		",\"crossing\":%" PRIu64 ",\"broken\":%" PRIu64 "},\"functions\":[",
+		v->br.samples, v->br.entries, v->br.no_ranges, v->br.ranges, v->br.unmapped,
+		v->br.crossing, v->br.broken);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "%s\n", i ? "," : "");
 		function_json(v, &ls[i], f);

@@ -45,6 +45,32 @@ typedef struct dp_sv_func {
 	uint64_t samples, period;
 } dp_sv_func;
 
+/* A straight-line range of code run between two taken branches of a
+ * sample's branch stack (LBR): from one branch's target up to the next
+ * branch taken, both ELF virtual addresses of the same function. */
+typedef struct dp_sv_range {
+	dp_image *im;
+	uint64_t start, end; /* the first instruction; the branch that left */
+	uint64_t count;	     /* executions seen */
+	uint32_t next;	     /* the next range of the same hash; UINT32_MAX: none */
+	uint32_t func;	     /* index in funcs; UINT32_MAX: in no sampled function */
+	uint32_t ninsns;     /* 0: not a straight-line range of one function */
+	bool loop;	     /* the branch at its end jumps back to its start: a whole
+				iteration of a loop */
+} dp_sv_range;
+
+/* What became of the kept samples' branch stacks. */
+typedef struct dp_sv_branches {
+	uint64_t samples, entries; /* kept samples with a branch stack; their branches */
+	uint64_t no_ranges;	   /* samples whose filter is not 'any' (a call stack, calls
+				      only...): consecutive branches do not bound straight code */
+	uint64_t ranges;	   /* straight-line ranges counted (executions) */
+	uint64_t unmapped;	   /* ranges with an end in no binary of the process */
+	uint64_t crossing;	   /* from one function into another, or backwards */
+	uint64_t broken;	   /* an end off the instruction boundaries, or an unconditional
+				      branch, call or return inside: a branch the stack lost */
+} dp_sv_branches;
+
 typedef enum dp_sv_select {
 	DP_SV_HOTTEST,	/* no selection: the hottest functions */
 	DP_SV_FUNCTION, /* a glob on function names */
@@ -57,6 +83,7 @@ typedef struct dp_srcview_opts {
 	dp_sv_select select;
 	const char *pattern; /* the function glob or FILE:LINE */
 	size_t top;	     /* functions shown (default 5) */
+	size_t top_ranges;   /* hottest ranges shown per function (default 10) */
 	size_t hot_extra;    /* and those holding the most samples of the K hottest
 				objects and of the K hottest instructions (view) */
 	const char *source_dir;
@@ -76,6 +103,12 @@ typedef struct dp_srcview {
 	uint64_t samples, period;      /* all kept samples */
 	uint64_t outside, outside_per; /* kept samples in no function with code, or in dataprof's */
 	DP_VEC(uint32_t) shown;	       /* functions to show, hottest first */
+	dp_decoder *dec;	       /* set: branch stacks are read (annotate) */
+	const dp_event_info *ev;
+	size_t nev;
+	DP_VEC(dp_sv_range) ranges;
+	dp_hashmap range_of; /* hash of (image, start, end) -> first index in ranges */
+	dp_sv_branches br;
 	bool owns_res;		       /* res is this one's (dp_srcview_build) */
 } dp_srcview;
 
@@ -116,6 +149,16 @@ void dp_sv_listing_free(dp_sv_listing *l);
  * node.next 80%, ...; L1 hit 60%; weight 34") of an instruction. */
 void dp_sv_verdict_mix(const dp_sv_insn *in, char *buf, size_t len);
 void dp_sv_data_text(dp_srcview *v, const dp_sv_insn *in, dp_buf *b);
+/* Branch stacks (srcview/ranges.c): the ranges of a kept sample, counted;
+ * once the samples are read, each distinct range checked against its
+ * function's instructions and given its function. */
+void dp_sv_ranges_row(dp_srcview *v, const dp_row *row);
+void dp_sv_ranges_finish(dp_srcview *v);
+/* The hottest ranges of function fi, hottest first: at most max of them
+ * into out (indexes in ranges); returns how many the function has. */
+size_t dp_sv_func_ranges(const dp_srcview *v, uint32_t fi, uint32_t *out, size_t max);
+/* The source lines a range covers, "loop.c:12-14", or "" without DWARF. */
+void dp_sv_range_lines(dp_srcview *v, const dp_sv_range *r, char *buf, size_t len);
 /* Adds to shown the functions holding the most samples of the k hottest
  * objects and of the k hottest instructions (srcview/extra.c). */
 void dp_sv_add_hot(dp_srcview *v, size_t k);

@@ -128,9 +128,11 @@ static void expect_same_error(const shared_opt *s, const char *args)
 	char *first = NULL;
 
 	for (size_t c = 0; c < DP_ARRAY_LEN(cmds); c++) {
-		/* report's --top is per level, with a message of its own */
+		/* report's --top is per level (annotate's: functions, ranges),
+		 * with a message of its own */
 		if (!takes(cmds[c].opts, s->name) || takes(cmds[c].late, s->name) ||
-		    (s->letter == 'n' && !strcmp(cmds[c].cmd, "report")))
+		    (s->letter == 'n' &&
+		     (!strcmp(cmds[c].cmd, "report") || !strcmp(cmds[c].cmd, "annotate"))))
 			continue;
 		expect_usage_error(cmds[c].cmd, args, s->error, &first);
 	}

@@ -1,9 +1,11 @@
 /* libFuzzer target: arbitrary bytes as a profile given to dataprof report
  * (raw profile or perf.data, as fuzz_profile), through the whole report:
  * decode's maps and images, annotate's heap blocks, marks and counters on
- * the time axis, aggregation and the text, JSON and CSV outputs. Three
+ * the time axis, aggregation and the text, JSON and CSV outputs. Four
  * views: the overview (object > member > line) as text; time buckets with
- * counters and a --where as JSON; the same within --between as CSV.
+ * counters and a --where as JSON; the same within --between as CSV; and
+ * annotate's --json (srcview: per-instruction sums, the listings, the
+ * hottest ranges of branch stacks).
  *
  * It also holds report to its memory bound: what a hostile file can make
  * report allocate must be justified by its size. The peak of bytes
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "export/export.h"
+#include "srcview/srcview.h"
 
 /* allocation hooks: the sanitizers' (clang's libFuzzer build, gcc's replay) */
 #if defined(__SANITIZE_ADDRESS__)
@@ -62,6 +65,25 @@ static void on_free(const volatile void *p)
 }
 #endif
 
+/* dataprof annotate --json -n 5,10 */
+static void annotate_view(const char *path, FILE *out)
+{
+	dp_srcview_opts o;
+	dp_srcview v;
+	dp_error err;
+
+	memset(&o, 0, sizeof(o));
+	o.input = path;
+	o.symfs = "/nonexistent-symfs";
+	o.top = 5;
+	o.top_ranges = 10;
+	o.json = true;
+	o.out = out;
+	if (dp_srcview_build(&o, &v, &err) == 0)
+		dp_srcview_print(&v, &err);
+	dp_srcview_free(&v);
+}
+
 static void one_view(const char *path, int view, FILE *out)
 {
 	dp_report_opts o;
@@ -69,6 +91,10 @@ static void one_view(const char *path, int view, FILE *out)
 	dp_error err;
 	dp_attr a;
 
+	if (view == 3) {
+		annotate_view(path, out);
+		return;
+	}
 	memset(&o, 0, sizeof(o));
 	o.input = path;
 	o.symfs = "/nonexistent-symfs";
@@ -133,7 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		return 0;
-	for (int view = 0; view < 3; view++) {
+	for (int view = 0; view < 4; view++) {
 #ifdef HAVE_HOOKS
 		cur = peak = 0;
 		watching = 1;

@@ -76,6 +76,28 @@ def sample_s(ip, addr, time=200, sid=7):
     return struct.pack("<IHHQQIIQQIIQ", 9, 2, 64, sid, ip, 1, 1, time, addr, 0, 0, 1)
 
 
+# cycles with a branch stack (any, user): IDENTIFIER, IP, TID, TIME, CPU,
+# PERIOD, BRANCH_STACK
+ST_B = 0x10000 | 0x1 | 0x2 | 0x4 | 0x80 | 0x100 | 0x800
+
+
+def event_b():
+    attr = bytearray(136)
+    struct.pack_into("<IIQQQ", attr, 0, 0, 136, 0, 100000, ST_B)  # hardware cycles
+    struct.pack_into("<Q", attr, 40, 1 << 18)
+    struct.pack_into("<Q", attr, 72, 0x8 | 0x1)  # branch_sample_type any|u
+    return (rec(0x44500002, struct.pack("<IHHII", 0, 3, 4, 136, 7) + bytes(attr) + b"cycles\0") +
+            rec(0x44500003, struct.pack("<IIQ", 0, 1, 7)))
+
+
+def sample_b(ip, branches, nr=None, time=200):
+    """A sample with branch stack entries (from, to); nr: what it claims."""
+    body = struct.pack("<QQIIQIIQQ", 7, ip, 1, 1, time, 0, 0, 1,
+                       len(branches) if nr is None else nr)
+    body += b"".join(struct.pack("<QQQ", f, t, 0) for f, t in branches)
+    return struct.pack("<IHH", 9, 2, 8 + len(body)) + body
+
+
 def zstd_raw(data):
     """A zstd frame holding data in raw (stored) blocks: valid zstd that any
     decoder reads, without a compressor here (RFC 8878: single segment,
@@ -142,6 +164,17 @@ FILES = {
     "event-ids-of-no-event": HDR + event_s() + event(1) + event_ids(9, 8) +
     mmap2_s(0x400000, 0x1000, b"/bin/x") + sample_s(0x400100, 0x1000) +
     sample_s(0x400100, 0x2000, 300, sid=8) + mmap2_s(0x500000, 0x1000, b"/bin/y", sid=8),
+    # branch stacks whose ranges run backwards, out of the mapping, into
+    # the kernel, through address 0 and past the end of the address space,
+    # and a stack that claims more entries than its record holds
+    # (in a real binary: its functions' instruction tables are consulted)
+    "branch-stacks-wild": HDR + event_b() + mmap2_s(0x400000, 0x10000, b"/usr/bin/true") +
+    sample_b(0x402100, [(0x402180, 0x402100), (0x402200, 0x402300), (0x40fff0, 0x400000),
+                        (0xffffffff81000000, 0x402010), (0x402020, 0xffffffff81000000),
+                        (0, 0), (2**64 - 1, 2**64 - 8), (0x402100, 0x402100),
+                        (0x403000, 0x402ff0), (0x402fff, 0x402001)]) +
+    sample_b(0x402100, [(0x402180 + 7 * i, 0x402100 + 3 * i) for i in range(32)], time=300) +
+    sample_b(0x402100, [(0x402180, 0x402100)] * 2, nr=2**40, time=400),
     # a perf.data header whose sections point far beyond the file
     "perf-sections-huge.data": b"PERFILE2" + struct.pack("<QQ", 104, 136) +
     struct.pack("<QQQQQQ", 104, 2**62, 2**40, 2**62, 0, 0) + bytes(32) + bytes(64),

@@ -26,6 +26,7 @@ static const char *const missing[DP_PROBE_COUNT] = {
     [DP_PROBE_BREAKPOINT] = "hardware breakpoints do not fire on this kernel",
     [DP_PROBE_PMU] = "this machine has no hardware PMU",
     [DP_PROBE_UNPRIVILEGED] = "an ordinary user cannot sample here",
+    [DP_PROBE_BRANCH_STACK] = "this machine's PMU records no branch stacks (LBR)",
 };
 
 static struct {

@@ -9,12 +9,14 @@
 
 #include "util.h"
 
-/* A PERF_RECORD_SAMPLE laid out for attr, from the fields of s. */
-static inline void synth_sample(dp_buf *b, const struct perf_event_attr *a, uint64_t id,
-				uint64_t ip, uint32_t pid, uint32_t tid, uint64_t time,
-				uint64_t addr, uint32_t cpu, uint64_t period, uint64_t weight,
-				uint64_t data_src, const uint64_t *regs, const uint64_t *chain,
-				uint64_t chain_nr)
+/* A PERF_RECORD_SAMPLE laid out for attr, from the fields of s, with a
+ * branch stack of br_nr entries (newest first) when attr asks for one. */
+static inline void synth_sample_br(dp_buf *b, const struct perf_event_attr *a, uint64_t id,
+				   uint64_t ip, uint32_t pid, uint32_t tid, uint64_t time,
+				   uint64_t addr, uint32_t cpu, uint64_t period, uint64_t weight,
+				   uint64_t data_src, const uint64_t *regs, const uint64_t *chain,
+				   uint64_t chain_nr, const struct perf_branch_entry *br,
+				   uint64_t br_nr)
 {
 	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0};
 	size_t start = b->len;
@@ -42,6 +44,10 @@ static inline void synth_sample(dp_buf *b, const struct perf_event_attr *a, uint
 		dp_buf_add(b, &chain_nr, 8);
 		dp_buf_add(b, chain, chain_nr * 8);
 	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		dp_buf_add(b, &br_nr, 8);
+		dp_buf_add(b, br, br_nr * sizeof(*br));
+	}
 	if (st & PERF_SAMPLE_REGS_USER) {
 		uint64_t abi = PERF_SAMPLE_REGS_ABI_64;
 		dp_buf_add(b, &abi, 8);
@@ -54,6 +60,16 @@ static inline void synth_sample(dp_buf *b, const struct perf_event_attr *a, uint
 	if (st & PERF_SAMPLE_DATA_SRC)
 		dp_buf_add(b, &data_src, 8);
 	((struct perf_event_header *)(b->p + start))->size = (uint16_t)(b->len - start);
+}
+
+static inline void synth_sample(dp_buf *b, const struct perf_event_attr *a, uint64_t id,
+				uint64_t ip, uint32_t pid, uint32_t tid, uint64_t time,
+				uint64_t addr, uint32_t cpu, uint64_t period, uint64_t weight,
+				uint64_t data_src, const uint64_t *regs, const uint64_t *chain,
+				uint64_t chain_nr)
+{
+	synth_sample_br(b, a, id, ip, pid, tid, time, addr, cpu, period, weight, data_src, regs,
+			chain, chain_nr, NULL, 0);
 }
 
 #endif

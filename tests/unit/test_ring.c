@@ -136,6 +136,83 @@ static void test_wrapping_hardware_samples(void **state)
 	free(path);
 }
 
+/* record -b: cycles samples with 32-entry branch stacks (LBR depth) go
+ * from the ring, wrapping, through the writer to the reader with every
+ * entry in place, as report and annotate read them. */
+static void test_wrapping_branch_stacks(void **state)
+{
+	struct perf_event_attr a;
+	char *path = tu_path("ring_lbr.dprof");
+	struct perf_branch_entry br[32];
+	uint64_t id = 99, regs[20] = {0};
+	fake_ring f;
+	dp_writer w;
+	dp_error err;
+	dp_buf b = {0};
+	size_t put = 0, drained = 0;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER;
+	a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
+	a.sample_regs_user = 0xff0fff;
+	a.sample_id_all = 1;
+	fake_init(&f);
+	assert_int_equal(dp_writer_open(&w, path, 0, 0, &err), 0);
+	dp_writer_add_event(&w, 0, "cycles", &a, DP_IP_AFTER, DP_EVC_TIME, &id, 1);
+	for (int round = 0; round < 40; round++) {
+		for (int k = 0; k < 3; k++) { /* about 1 KiB each: 3 fit the 4 KiB ring */
+			uint64_t n = put++;
+
+			memset(br, 0, sizeof(br));
+			for (int i = 0; i < 32; i++) {
+				br[i].from = 0x401000 + n * 64 + (uint64_t)i;
+				br[i].to = 0x402000 + n * 64 + (uint64_t)i;
+				br[i].mispred = i & 1;
+				br[i].cycles = (uint16_t)(n + (uint64_t)i);
+			}
+			b.len = 0;
+			synth_sample_br(&b, &a, id, 0x401000 + n, 7, 8, 1000 + n, 0, 1, 100000, 0,
+					0, regs, NULL, 0, br, 32 - n % 5);
+			fake_put(&f, b.p, b.len);
+		}
+		drained += dp_ring_drain(&f.ring, collect, &w);
+	}
+	assert_int_equal(drained, put);
+	assert_int_equal(dp_writer_close(&w), 0);
+
+	dp_profile *p = dp_profile_open(path, &err);
+	dp_record r;
+	uint64_t n = 0;
+
+	assert_non_null(p);
+	while (dp_profile_next(p, &r) > 0) {
+		if (r.kind != DP_R_SAMPLE)
+			continue;
+		const dp_sample *s = r.sample;
+		assert_true(s->sample_type & PERF_SAMPLE_BRANCH_STACK);
+		assert_int_equal(s->branch_nr, 32 - n % 5);
+		for (uint64_t i = 0; i < s->branch_nr; i++) {
+			assert_int_equal(s->branches[i].from, 0x401000 + n * 64 + i);
+			assert_int_equal(s->branches[i].to, 0x402000 + n * 64 + i);
+			assert_int_equal(s->branches[i].mispred, i & 1);
+			assert_int_equal(s->branches[i].cycles, n + i);
+		}
+		assert_int_equal(s->regs_user.abi, PERF_SAMPLE_REGS_ABI_64);
+		n++;
+	}
+	assert_int_equal(n, put);
+	dp_profile_close(p);
+	dp_buf_free(&b);
+	fake_free(&f);
+	free(path);
+}
+
 /* A record whose header is split by the end of the ring. */
 static void test_split_header(void **state)
 {
@@ -175,8 +252,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_wrapping_hardware_samples),
-		cmocka_unit_test(test_split_header),
+	    cmocka_unit_test(test_wrapping_hardware_samples),
+	    cmocka_unit_test(test_wrapping_branch_stacks),
+	    cmocka_unit_test(test_split_header),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }
