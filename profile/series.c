@@ -179,6 +179,26 @@ out:
 	return p;
 }
 
+bool dp_profile_spec_bytes(const char *spec, uint64_t *bytes)
+{
+	path_vec paths = {0};
+	dp_error err = {{0}};
+	bool ok = expand(spec, &paths, &err) == 0;
+
+	*bytes = 0;
+	for (size_t i = 0; i < paths.n; i++) {
+		struct stat sb;
+
+		if (ok && (stat(paths.v[i], &sb) < 0 || !S_ISREG(sb.st_mode)))
+			ok = false;
+		else if (ok)
+			*bytes += (uint64_t)sb.st_size;
+		free(paths.v[i]);
+	}
+	dp_vec_free(&paths);
+	return ok;
+}
+
 void dp_profile_seg_enter(dp_profile *p, size_t k)
 {
 	const dp_profile_seg *s = &p->segs.v[k];

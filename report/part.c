@@ -156,11 +156,11 @@ static int stream(dp_report_part *w, uint64_t end, size_t size)
 
 void dp_report_part_stream(dp_report_part *w)
 {
-	struct stat sb;
+	uint64_t bytes;
 	size_t size = 0;
 
-	if (w->o->progress && w->index == 0 && stat(w->o->input, &sb) == 0)
-		size = (size_t)sb.st_size;
+	if (w->o->progress && w->index == 0 && dp_profile_spec_bytes(w->o->input, &bytes))
+		size = (size_t)bytes; /* a series': positions run through its files */
 	if (!w->map) {
 		w->rc = stream(w, UINT64_MAX, size);
 	} else {

@@ -29,18 +29,17 @@ unsigned dp_report_jobs_default(void)
 
 static unsigned parts_for(const dp_report_opts *o)
 {
-	struct stat sb;
+	uint64_t bytes;
 	unsigned n = o->jobs;
 
 	/* outputs that follow the samples one by one take them in file order;
-	 * a pipe (stdin) can be read once */
-	if (o->on_row || o->on_start || stat(o->input, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-	    !strcmp(o->input, "-"))
+	 * a pipe (stdin) can be read once; a series is read as one file */
+	if (o->on_row || o->on_start || !dp_profile_spec_bytes(o->input, &bytes))
 		return 1;
 	if (!n) {
 		n = dp_report_jobs_default();
-		if ((uint64_t)sb.st_size / MIN_BYTES_PER_JOB + 1 < n)
-			n = (unsigned)((uint64_t)sb.st_size / MIN_BYTES_PER_JOB + 1);
+		if (bytes / MIN_BYTES_PER_JOB + 1 < n)
+			n = (unsigned)(bytes / MIN_BYTES_PER_JOB + 1);
 	}
 	return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : n;
 }

@@ -229,6 +229,10 @@ struct dp_error;
  * and patterns separated by DP_PROFILE_SPEC_SEP (the CLI's repeated -i). */
 #define DP_PROFILE_SPEC_SEP "\n"
 dp_profile *dp_profile_open(const char *path, struct dp_error *err);
+/* The bytes of the files path names, as dp_profile_open would open them;
+ * false when one is not a regular file (standard input, a pipe) or none
+ * exists: such input is read once, by one reader. */
+bool dp_profile_spec_bytes(const char *path, uint64_t *bytes);
 void dp_profile_close(dp_profile *p);
 
 /* 1: a record; 0: the end (or a truncated tail: see status); -1: corrupt
