@@ -120,4 +120,21 @@ done
 # the tree moved elsewhere: dataprof still finds its libraries (relative)
 mv "$work/first/prefix" "$work/moved"
 record "$work/moved/bin/dataprof" "$work/app/marked_pc_static"
-echo "install: ok ($prefix, moved to $work/moved)"
+
+# sim: events run dataprof's own Valgrind tool, installed beside the agents:
+# the moved tree's dataprof finds it, its heap tracker too (where Valgrind is
+# installed and the build made the tool)
+sim=skipped
+if command -v valgrind >/dev/null && [ -e "$build/valgrind/dpsim-amd64-linux" ]; then
+	[ -e "$work/moved/${libdir#"$prefix"/}/dataprof/valgrind/dpsim-amd64-linux" ] ||
+		fail "cmake --install put no dataprof/valgrind/dpsim-amd64-linux"
+	"$work/moved/bin/dataprof" record -q --heap -e sim:l1d-miss -c 10 -o "$work/sim.dprof" -- \
+		"$work/app/marked_pc_static" >/dev/null 2>"$work/sim.err" ||
+		fail "record -e sim:l1d-miss from the installed tree: $(cat "$work/sim.err")"
+	n=$("$work/moved/bin/dataprof" dump -s "$work/sim.dprof" | sed -n 's/.* records, \([0-9]*\) samples.*/\1/p')
+	[ "${n:-0}" -gt 0 ] || fail "the installed sim: recorded no sample"
+	allocs=$("$work/moved/bin/dataprof" dump "$work/sim.dprof" | awk '$3 == "ALLOC" && / size 1048576 /' | wc -l)
+	[ "$allocs" -ge 5 ] || fail "installed sim --heap: $allocs ALLOC records of 1 MiB, 5 made"
+	sim="$n sim:l1d-miss samples"
+fi
+echo "install: ok ($prefix, moved to $work/moved; $sim)"
