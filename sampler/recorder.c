@@ -313,10 +313,13 @@ static void on_record(void *ctx, const void *rec, size_t size)
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT: {
-		uint32_t ids[2]; /* pid, ppid */
+		uint32_t ids[3]; /* pid, ppid, tid */
 
+		/* a process begins (pid != ppid) or ends (its leader: pid == tid);
+		 * a thread's FORK or EXIT leaves its process as it was */
 		memcpy(ids, (const uint8_t *)rec + sizeof(*h), sizeof(ids));
-		if (r->switching && (h->type == PERF_RECORD_EXIT || ids[0] != ids[1]))
+		if (r->switching && ids[0] == ids[2] &&
+		    (h->type == PERF_RECORD_EXIT || ids[0] != ids[1]))
 			dp_hashmap_put(&r->live, ids[0], h->type == PERF_RECORD_FORK);
 		break;
 	}
