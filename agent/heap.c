@@ -24,6 +24,7 @@
 #include <asm/prctl.h>
 
 #include "channel.h"
+#include "mark_clock.h"
 
 #define MAX_DEPTH  16
 #define SCAN_WORDS 64 /* stack words looked at above malloc's return address */
@@ -40,6 +41,9 @@ extern void *__libc_valloc(size_t);
 static size_t min_size;
 static int depth = 1;
 static int enabled; /* the channel is there */
+/* times are CPU ticks (DP_AGENT_TICKS), where they are the kernel's clock
+ * too: a third of a clock_gettime, twice per allocation and its free */
+static uint16_t time_misc;
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
 /* preloaded, never dlopen'ed: its thread variables can be in the static TLS
@@ -216,12 +220,18 @@ __attribute__((constructor)) static void heap_init(void)
 	enabled = dp_chan_fd() >= 0;
 	if (enabled)
 		pthread_atfork(NULL, NULL, forked_child);
+	time_misc = enabled && dp_clock_uses_ticks() ? DP_AGENT_TICKS : 0;
 	busy = 0;
 }
 
 __attribute__((destructor)) static void heap_fini(void)
 {
 	dp_chan_flush();
+}
+
+static uint64_t now(void)
+{
+	return time_misc ? dp_clock_ticks() : dp_chan_now();
 }
 
 static uint32_t tid(void)
@@ -310,8 +320,9 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void
 	}
 	memset(&a, 0, sizeof(a));
 	a.h.type = DP_REC_ALLOC;
+	a.h.misc = time_misc;
 	a.h.size = (uint16_t)(sizeof(a) + (size_t)n * 8);
-	a.time = dp_chan_now();
+	a.time = now();
 	a.pid = pid();
 	a.tid = tid();
 	a.addr = (uint64_t)(uintptr_t)p;
@@ -341,8 +352,9 @@ static void record_free(void *p, uint32_t kind, size_t size)
 	busy = 1;
 	memset(&f, 0, sizeof(f));
 	f.h.type = DP_REC_FREE;
+	f.h.misc = time_misc;
 	f.h.size = sizeof(f);
-	f.time = dp_chan_now();
+	f.time = now();
 	f.pid = pid();
 	f.tid = tid();
 	f.addr = (uint64_t)(uintptr_t)p;

@@ -54,6 +54,10 @@ bool dp_clock_uses_ticks(void);
 void dp_clock_start(void);
 /* The line for converting the ticks of marks made until now. */
 dp_clock_line dp_clock_line_now(void);
+/* A (ticks, ns) pair now, and the line through two of them (the recorder
+ * converts the heap tracker's ticks with these: heap.c). */
+dp_clock_pair dp_clock_take_pair(void);
+dp_clock_line dp_clock_line_through(dp_clock_pair a, dp_clock_pair b);
 
 /* ticks (from after the start) to CLOCK_MONOTONIC ns. */
 static inline uint64_t dp_clock_to_ns(uint64_t ticks, const dp_clock_line *l)

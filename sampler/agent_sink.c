@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ int dp_agent_sink_open(dp_agent_sink *s, dp_error *err)
 	s->rfd = p[0];
 	s->wfd = p[1];
 	s->no_pack = getenv("DATAPROF_RECORD_NO_PACK") != NULL;
+	dp_agent_ticks_start(&s->ticks);
 	return 0;
 }
 
@@ -81,12 +83,26 @@ bool dp_agent_record_ok(const void *rec, size_t size)
 	return size >= min;
 }
 
+/* A heap record's time in ticks, made ns: in place, in pending. */
+static void to_ns(dp_agent_sink *s, struct dp_rec_header *h)
+{
+	struct dp_rec_free *f = (void *)h;
+
+	_Static_assert(offsetof(struct dp_rec_free, time) == offsetof(struct dp_rec_alloc, time),
+		       "an ALLOC's time is where a FREE has it");
+
+	if (!s->ticks.fresh)
+		dp_agent_ticks_update(&s->ticks);
+	f->time = dp_agent_ticks_ns(&s->ticks, f->time);
+	h->misc &= (uint16_t)~DP_AGENT_TICKS;
+}
+
 static void take(dp_agent_sink *s, dp_writer *w)
 {
 	size_t off = 0;
 
 	while (s->pending.len - off >= sizeof(struct dp_rec_header)) {
-		const struct dp_rec_header *h = (const void *)(s->pending.p + off);
+		struct dp_rec_header *h = (void *)(s->pending.p + off);
 
 		if (h->size < sizeof(*h) || (h->size & 7)) {
 			s->broken = true;
@@ -95,6 +111,9 @@ static void take(dp_agent_sink *s, dp_writer *w)
 		if (s->pending.len - off < h->size)
 			break; /* the rest comes with the next read */
 		if (dp_agent_record_ok(h, h->size)) {
+			if ((h->misc & DP_AGENT_TICKS) &&
+			    (h->type == DP_REC_ALLOC || h->type == DP_REC_FREE))
+				to_ns(s, h);
 			if (!s->no_pack && (h->type == DP_REC_ALLOC || h->type == DP_REC_FREE))
 				dp_heap_pack_add(&s->pack, h, h->size, w);
 			else
@@ -131,6 +150,7 @@ void dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
 		got += (size_t)n;
 		if (s->broken)
 			continue; /* keep the pipe empty so the target never blocks */
+		s->ticks.fresh = false;
 		dp_buf_add(&s->pending, buf, (size_t)n);
 		take(s, w);
 	}

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../profile/writer.h"
+#include "agent_ticks.h"
 #include "heap_pack.h"
 #include "util.h"
 
@@ -16,9 +17,10 @@ typedef struct dp_agent_sink {
 	int rfd, wfd;
 	dp_buf pending; /* a record split between two reads */
 	uint64_t records, rejected;
-	bool broken; /* malformed data seen: the channel is ignored from then on */
-	bool no_pack; /* heap records as they came (DATAPROF_RECORD_NO_PACK) */
-	dp_heap_pack pack; /* heap records, packed as they come */
+	bool broken;	      /* malformed data seen: the channel is ignored from then on */
+	bool no_pack;	      /* heap records as they came (DATAPROF_RECORD_NO_PACK) */
+	dp_heap_pack pack;    /* heap records, packed as they come */
+	dp_agent_ticks ticks; /* for times in ticks (DP_AGENT_TICKS) */
 } dp_agent_sink;
 
 int dp_agent_sink_open(dp_agent_sink *s, dp_error *err);

@@ -252,5 +252,9 @@ struct dp_rec_marker_name {
  * DP_AGENT_BATCH bytes, each batch one write() (atomic on a pipe). */
 #define DP_AGENT_FD_ENV "DATAPROF_AGENT_FD"
 #define DP_AGENT_BATCH  4096
+/* In h.misc of an ALLOC or FREE on the channel only: its time is CPU ticks
+ * (rdtsc), which the recorder makes CLOCK_MONOTONIC ns before the record
+ * reaches the profile (sampler/agent_ticks.h). */
+#define DP_AGENT_TICKS 1u
 
 #endif
