@@ -27,6 +27,7 @@ int dp_agent_sink_open(dp_agent_sink *s, dp_error *err)
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	/* room for bursts while the recorder is busy; the kernel may give less */
 	fcntl(p[1], F_SETPIPE_SZ, PIPE_BYTES);
+	s->pipe_bytes = fcntl(p[1], F_GETPIPE_SZ);
 	s->rfd = p[0];
 	s->wfd = p[1];
 	s->no_pack = getenv("DATAPROF_RECORD_NO_PACK") != NULL;
@@ -135,18 +136,25 @@ static void take(dp_agent_sink *s, dp_writer *w)
 	s->pending.len -= off;
 }
 
-void dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
+bool dp_agent_sink_can_rest(const dp_agent_sink *s)
 {
+	return s->pipe_bytes >= PIPE_BYTES / 2;
+}
+
+size_t dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
+{
+	size_t got = 0;
+
 	if (s->rfd < 0)
-		return;
-	for (size_t got = 0; got < DRAIN_BYTES;) {
+		return 0;
+	while (got < DRAIN_BYTES) {
 		char buf[65536];
 		ssize_t n = read(s->rfd, buf, sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return;
+			break;
 		got += (size_t)n;
 		if (s->broken)
 			continue; /* keep the pipe empty so the target never blocks */
@@ -154,6 +162,7 @@ void dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
 		dp_buf_add(&s->pending, buf, (size_t)n);
 		take(s, w);
 	}
+	return got;
 }
 
 void dp_agent_sink_flush(dp_agent_sink *s, dp_writer *w)
