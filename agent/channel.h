@@ -15,6 +15,10 @@ int dp_chan_fd(void);
 /* Appends one record (size a multiple of 8, <= DP_AGENT_BATCH) to this
  * thread's batch; sends the batch first if it would not fit. */
 void dp_chan_put(const void *rec, size_t size);
+/* Room for one record of size bytes (as dp_chan_put takes) at the end of
+ * this thread's batch, for the caller to fill in place before its next
+ * call here; NULL when there is no channel. */
+void *dp_chan_reserve(size_t size);
 /* Sends this thread's batch now. */
 void dp_chan_flush(void);
 /* Counts records that could not be sent (channel closed by the program). */
