@@ -13,6 +13,7 @@
  * not keep the recorder from its rings, nor grow the writer's buffer. More
  * than the pipe holds, so that the last drain empties it. */
 #define DRAIN_BYTES (4 * PIPE_BYTES)
+#define READ_BYTES  (256 << 10)
 
 int dp_agent_sink_open(dp_agent_sink *s, dp_error *err)
 {
@@ -148,9 +149,11 @@ size_t dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
 	if (s->rfd < 0)
 		return 0;
 	while (got < DRAIN_BYTES) {
-		char buf[65536];
-		ssize_t n = read(s->rfd, buf, sizeof(buf));
+		ssize_t n;
 
+		/* read behind what a record split between reads left */
+		dp_buf_reserve(&s->pending, READ_BYTES);
+		n = read(s->rfd, s->pending.p + s->pending.len, READ_BYTES);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -159,7 +162,7 @@ size_t dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
 		if (s->broken)
 			continue; /* keep the pipe empty so the target never blocks */
 		s->ticks.fresh = false;
-		dp_buf_add(&s->pending, buf, (size_t)n);
+		s->pending.len += (size_t)n;
 		take(s, w);
 	}
 	return got;
