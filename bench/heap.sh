@@ -58,13 +58,17 @@ fi
 # shared machine the wall clock mostly measures the neighbours.
 lua_script=$(dirname "$0")/../tests/data/corpus/tables.lua
 lua_rounds=${LUA_ROUNDS:-60}
-best_cpu() { # command...: the least CPU time (user + system, children included) of RUNS runs
+cpu_of() { # command...: the CPU time (user + system, children included) of one run
+	/usr/bin/time -o "$tmp/cpu" -f "%U %S" "$@" >/dev/null 2>&1
+	awk '{ print $1 + $2 }' "$tmp/cpu"
+}
+least() { # a b: the smaller, either may be empty
+	awk -v t="$1" -v b="$2" 'BEGIN { print (b == "" || t < b) ? t : b }'
+}
+best_cpu() { # command...: the least CPU time of RUNS runs
 	local b=
 	for _ in $(seq "$runs"); do
-		local t
-		/usr/bin/time -o "$tmp/cpu" -f "%U %S" "$@" >/dev/null 2>&1
-		t=$(awk '{ print $1 + $2 }' "$tmp/cpu")
-		b=$(awk -v t="$t" -v b="$b" 'BEGIN { print (b == "" || t < b) ? t : b }')
+		b=$(least "$(cpu_of "$@")" "$b")
 	done
 	echo "$b"
 }
@@ -72,18 +76,25 @@ if command -v lua5.4 >/dev/null && [ -x /usr/bin/time ]; then
 	work=(lua5.4 "$lua_script" 0 "$lua_rounds")
 	echo
 	echo "workload: lua5.4 tables.lua, $lua_rounds rounds (tables, strings, closures); CPU seconds"
-	base=$(best_cpu "${work[@]}")
+	# each round runs every configuration once, so that the neighbours'
+	# load, which comes and goes, weighs on all of them alike
+	base= nohp= heap= before=
+	for _ in $(seq "$runs"); do
+		base=$(least "$(cpu_of "${work[@]}")" "$base")
+		nohp=$(least "$(cpu_of "$build/dataprof" record -q -e cpu-clock -F 2000 \
+			-o "$tmp/l0.dprof" -- "${work[@]}")" "$nohp")
+		heap=$(least "$(cpu_of "$build/dataprof" record -q --heap -e cpu-clock -F 2000 \
+			-o "$tmp/l1.dprof" -- "${work[@]}")" "$heap")
+		if [ -n "${HEAP_BEFORE:-}" ]; then
+			before=$(least "$(cpu_of "$HEAP_BEFORE/dataprof" record -q --heap -e cpu-clock \
+				-F 2000 -o "$tmp/l2.dprof" -- "${work[@]}")" "$before")
+		fi
+	done
 	row "bare" "$base"
-	nohp=$(best_cpu "$build/dataprof" record -q -e cpu-clock -F 2000 -o "$tmp/l0.dprof" -- \
-		"${work[@]}")
 	row "dataprof record -e cpu-clock -F 2000 (no heap)" "$nohp"
-	heap=$(best_cpu "$build/dataprof" record -q --heap -e cpu-clock -F 2000 -o "$tmp/l1.dprof" -- \
-		"${work[@]}")
 	row "dataprof record --heap -e cpu-clock -F 2000" "$heap"
 	awk -v a="$heap" -v b="$nohp" 'BEGIN { printf "record --heap over record without it: %.2fx (target 1.3x)\n", a / b }'
 	if [ -n "${HEAP_BEFORE:-}" ]; then
-		before=$(best_cpu "$HEAP_BEFORE/dataprof" record -q --heap -e cpu-clock -F 2000 \
-			-o "$tmp/l2.dprof" -- "${work[@]}")
 		row "dataprof record --heap -e cpu-clock -F 2000 ($HEAP_BEFORE)" "$before"
 		awk -v a="$heap" -v b="$before" -v n="$nohp" -v new="$build" -v old="$HEAP_BEFORE" \
 			'BEGIN { printf "record --heap under %s over %s: %.2fx (%s: %.2fx over record without it)\n", new, old, a / b, old, b / n }'
