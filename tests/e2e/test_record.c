@@ -701,15 +701,22 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_page_faults_O0),     cmocka_unit_test(test_page_faults_O2),
-		cmocka_unit_test(test_cpu_clock_functions), cmocka_unit_test(test_breakpoint_rw),
-		cmocka_unit_test(test_breakpoint_w),       cmocka_unit_test(test_threads_followed),
-		cmocka_unit_test(test_heap_ids_after_fork),
-		cmocka_unit_test(test_heap_ticks),
-		cmocka_unit_test(test_children_followed),  cmocka_unit_test(test_sigkill_leaves_prefix),
-		cmocka_unit_test(test_sigint_stops_target), cmocka_unit_test(test_attach_pid),
-		cmocka_unit_test(test_disk_full),          cmocka_unit_test(test_bad_input),
-		cmocka_unit_test(test_help_and_version),   cmocka_unit_test(test_list),
+	    cmocka_unit_test(test_page_faults_O0),
+	    cmocka_unit_test(test_page_faults_O2),
+	    cmocka_unit_test(test_cpu_clock_functions),
+	    cmocka_unit_test(test_breakpoint_rw),
+	    cmocka_unit_test(test_breakpoint_w),
+	    cmocka_unit_test(test_threads_followed),
+	    cmocka_unit_test(test_heap_ids_after_fork),
+	    cmocka_unit_test(test_heap_ticks),
+	    cmocka_unit_test(test_children_followed),
+	    cmocka_unit_test(test_sigkill_leaves_prefix),
+	    cmocka_unit_test(test_sigint_stops_target),
+	    cmocka_unit_test(test_attach_pid),
+	    cmocka_unit_test(test_disk_full),
+	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_help_and_version),
+	    cmocka_unit_test(test_list),
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
