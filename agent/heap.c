@@ -247,7 +247,7 @@ __attribute__((destructor)) static void heap_fini(void)
 
 static uint64_t now(void)
 {
-	return time_misc ? dp_clock_ticks() : dp_chan_now();
+	return time_misc ? dp_clock_ticks() : dp_clock_mono();
 }
 
 static uint32_t tid(void)

@@ -18,6 +18,11 @@
 #define DP_HAVE_TSC 0
 #endif
 
+/* Internal to each library that holds a copy (the heap tracker, the
+ * collector): hidden, so that a copy never binds to another's (a preloaded
+ * library's symbols come first) and calls within a library are direct. */
+#pragma GCC visibility push(hidden)
+
 static inline uint64_t dp_clock_mono(void)
 {
 	struct timespec t;
@@ -68,5 +73,7 @@ static inline uint64_t dp_clock_to_ns(uint64_t ticks, const dp_clock_line *l)
 		return l->start.ns;
 	return l->start.ns + l->whole * d + (uint64_t)(((unsigned __int128)l->frac * d) >> 64);
 }
+
+#pragma GCC visibility pop
 
 #endif
