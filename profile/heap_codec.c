@@ -35,8 +35,10 @@ static chain *chain_of(state *s, uint64_t first)
 
 size_t dp_heap_encode_bound(size_t len)
 {
-	/* raw records (8 bytes at least) gain a tag byte each */
-	return len + len / 8 + 16;
+	/* the most a record can grow: an ALLOC of 15 frames, none like the
+	 * chain before, every varint at its longest (46 + 10 bytes a frame
+	 * against 48 + 8), a sixth; a verbatim one gains its tag, an eighth */
+	return len + len / 4 + 16;
 }
 
 static uint8_t *put(uint8_t *o, uint64_t v)
