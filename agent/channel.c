@@ -127,10 +127,12 @@ void dp_chan_flush(void)
 	tb.len = 0;
 }
 
-void dp_chan_put(const void *rec, size_t size)
+void *dp_chan_reserve(size_t size)
 {
+	void *p;
+
 	if (dp_chan_fd() < 0 || size > DP_AGENT_BATCH || (size & 7))
-		return;
+		return NULL;
 	if (!tb_registered) {
 		tb_registered = 1;
 		pthread_once(&key_once, make_key);
@@ -138,8 +140,17 @@ void dp_chan_put(const void *rec, size_t size)
 	}
 	if (tb.len + size > DP_AGENT_BATCH)
 		dp_chan_flush();
-	memcpy((char *)tb.buf + tb.len, rec, size);
+	p = (char *)tb.buf + tb.len;
 	tb.len += size;
+	return p;
+}
+
+void dp_chan_put(const void *rec, size_t size)
+{
+	void *p = dp_chan_reserve(size);
+
+	if (p)
+		memcpy(p, rec, size);
 }
 
 uint64_t dp_chan_dropped(void)

@@ -10,15 +10,26 @@
 
 #include "dataprof/format.h"
 
+/* Internal to each library that holds a copy (the heap tracker, the
+ * collector): hidden, so that a copy never binds to another's (a preloaded
+ * library's symbols come first) and calls within a library are direct. */
+#pragma GCC visibility push(hidden)
+
 /* The channel's fd, or -1 when the target runs without dataprof. */
 int dp_chan_fd(void);
 /* Appends one record (size a multiple of 8, <= DP_AGENT_BATCH) to this
  * thread's batch; sends the batch first if it would not fit. */
 void dp_chan_put(const void *rec, size_t size);
+/* Room for one record of size bytes (as dp_chan_put takes) at the end of
+ * this thread's batch, for the caller to fill in place before its next
+ * call here; NULL when there is no channel. */
+void *dp_chan_reserve(size_t size);
 /* Sends this thread's batch now. */
 void dp_chan_flush(void);
 /* Counts records that could not be sent (channel closed by the program). */
 uint64_t dp_chan_dropped(void);
 uint64_t dp_chan_now(void);
+
+#pragma GCC visibility pop
 
 #endif

@@ -24,6 +24,7 @@
 #include <asm/prctl.h>
 
 #include "channel.h"
+#include "mark_clock.h"
 
 #define MAX_DEPTH  16
 #define SCAN_WORDS 64 /* stack words looked at above malloc's return address */
@@ -40,6 +41,9 @@ extern void *__libc_valloc(size_t);
 static size_t min_size;
 static int depth = 1;
 static int enabled; /* the channel is there */
+/* times are CPU ticks (DP_AGENT_TICKS), where they are the kernel's clock
+ * too: a third of a clock_gettime, twice per allocation and its free */
+static uint16_t time_misc;
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
 /* preloaded, never dlopen'ed: its thread variables can be in the static TLS
@@ -51,6 +55,7 @@ static TLS int thread_seen;
 /* the ids, asked of the kernel once per thread (and again after fork):
  * two system calls per allocation would cost more than the allocation */
 static TLS uint32_t my_pid, my_tid;
+static TLS uintptr_t known_caller; /* the last caller found in a loaded object */
 
 /* The executable segments of the loaded objects, sorted: a stack word is a
  * return address only if it points into one, just after a call. */
@@ -140,21 +145,31 @@ static int after_call(uintptr_t v)
 /* Where the next return address lies above each one, learned: a return
  * address is a call site, whose caller's frame has a fixed layout, so the
  * word that held the next return address above it holds it next time too.
- * One 64-bit word per entry (the address, the distance in its top 16 bits):
- * threads race on it harmlessly. */
+ * Per entry, the address with the distance in its top 16 bits, and the
+ * return address last found there, checked then: the same word again
+ * needs no check (in_code and after_call were a sixth of the tracker's
+ * time). Threads race on them harmlessly: whatever pairing a race leaves,
+ * a hint is a return address some check passed. */
 #define NEXT_SLOTS 4096
-static uint64_t next_slot[NEXT_SLOTS];
+static struct next_hint {
+	uint64_t key, ra;
+} next_slot[NEXT_SLOTS];
 
-static uint64_t *next_entry(uintptr_t ra)
+static struct next_hint *next_entry(uintptr_t ra)
 {
 	return &next_slot[((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> 52];
+}
+
+static int is_return_address(uintptr_t v)
+{
+	return in_code(v) && after_call(v);
 }
 
 /* The first return address above word w of slot (w < limit), or 0. */
 static int scan_from(const uintptr_t *slot, int w, int limit)
 {
 	for (; w < limit; w++)
-		if (in_code(slot[w]) && after_call(slot[w]))
+		if (is_return_address(slot[w]))
 			return w;
 	return 0;
 }
@@ -170,16 +185,21 @@ static int stack_scan(const uintptr_t *slot, uintptr_t ra, uint64_t *out)
 	int n = 0, w = 0;
 
 	while (n < SCAN_KEEP) {
-		uint64_t *e = next_entry(ra), v = __atomic_load_n(e, __ATOMIC_RELAXED);
-		int d = (v & 0xffffffffffffull) == ra ? (int)(v >> 48) : 0, next = 0;
+		struct next_hint *e = next_entry(ra);
+		uint64_t key = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
+		uint64_t hint = __atomic_load_n(&e->ra, __ATOMIC_RELAXED);
+		int d = (key & 0xffffffffffffull) == ra ? (int)(key >> 48) : 0, next = 0;
 
-		if (d && w + d <= SCAN_WORDS && in_code(slot[w + d]) && after_call(slot[w + d]))
+		if (d && w + d <= SCAN_WORDS &&
+		    (slot[w + d] == hint || is_return_address(slot[w + d])))
 			next = w + d;
 		else if ((next = scan_from(slot, w + 1, SCAN_WORDS + 1)))
-			__atomic_store_n(e, (uint64_t)ra | ((uint64_t)(next - w) << 48),
+			__atomic_store_n(&e->key, (uint64_t)ra | ((uint64_t)(next - w) << 48),
 					 __ATOMIC_RELAXED);
 		if (!next)
 			break;
+		if (slot[next] != hint)
+			__atomic_store_n(&e->ra, (uint64_t)slot[next], __ATOMIC_RELAXED);
 		w = next;
 		ra = slot[w];
 		out[n++] = (uint64_t)ra | ((uint64_t)w << 48);
@@ -216,12 +236,18 @@ __attribute__((constructor)) static void heap_init(void)
 	enabled = dp_chan_fd() >= 0;
 	if (enabled)
 		pthread_atfork(NULL, NULL, forked_child);
+	time_misc = enabled && dp_clock_uses_ticks() ? DP_AGENT_TICKS : 0;
 	busy = 0;
 }
 
 __attribute__((destructor)) static void heap_fini(void)
 {
 	dp_chan_flush();
+}
+
+static uint64_t now(void)
+{
+	return time_misc ? dp_clock_ticks() : dp_clock_mono();
 }
 
 static uint32_t tid(void)
@@ -281,9 +307,8 @@ static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *uc, void *arg)
  * slot: where it is on the stack (the hook's frame address + 8), or NULL */
 static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void *slot)
 {
-	struct dp_rec_alloc a;
+	struct dp_rec_alloc *a;
 	uint64_t frames[MAX_DEPTH];
-	unsigned char rec[sizeof(a) + sizeof(frames)]; /* the record, frames after */
 	int n = 1;
 
 	if (!enabled || !p || busy || size < min_size)
@@ -303,24 +328,32 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void
 		static unsigned misses;
 
 		/* a library loaded since (now and then: code outside every
-		 * object, a JIT's, would reload on every call) */
-		if (!in_code((uintptr_t)caller) && !(misses++ & 1023))
-			load_ranges();
+		 * object, a JIT's, would reload on every call); a thread's
+		 * allocations mostly come from one place, checked once */
+		if ((uintptr_t)caller != known_caller) {
+			if (in_code((uintptr_t)caller))
+				known_caller = (uintptr_t)caller;
+			else if (!(misses++ & 1023))
+				load_ranges();
+		}
 		n += stack_scan(slot, (uintptr_t)caller, frames + 1);
 	}
-	memset(&a, 0, sizeof(a));
-	a.h.type = DP_REC_ALLOC;
-	a.h.size = (uint16_t)(sizeof(a) + (size_t)n * 8);
-	a.time = dp_chan_now();
-	a.pid = pid();
-	a.tid = tid();
-	a.addr = (uint64_t)(uintptr_t)p;
-	a.size = size;
-	a.kind = kind;
-	a.nframes = (uint32_t)n;
-	memcpy(rec, &a, sizeof(a));
-	memcpy(rec + sizeof(a), frames, (size_t)n * 8);
-	dp_chan_put(rec, a.h.size);
+	/* written where it is sent from: every field, no padding between */
+	_Static_assert(sizeof(*a) == 48, "struct dp_rec_alloc has no padding");
+	a = dp_chan_reserve(sizeof(*a) + (size_t)n * 8);
+	if (a) {
+		a->h.type = DP_REC_ALLOC;
+		a->h.misc = time_misc;
+		a->h.size = (uint16_t)(sizeof(*a) + (size_t)n * 8);
+		a->time = now();
+		a->pid = pid();
+		a->tid = tid();
+		a->addr = (uint64_t)(uintptr_t)p;
+		a->size = size;
+		a->kind = kind;
+		a->nframes = (uint32_t)n;
+		memcpy(a->frames, frames, (size_t)n * 8);
+	}
 	busy = 0;
 }
 
@@ -334,21 +367,25 @@ static int maybe_recorded(void *p)
 
 static void record_free(void *p, uint32_t kind, size_t size)
 {
-	struct dp_rec_free f;
+	struct dp_rec_free *f;
 
 	if (!enabled || !p || busy)
 		return;
 	busy = 1;
-	memset(&f, 0, sizeof(f));
-	f.h.type = DP_REC_FREE;
-	f.h.size = sizeof(f);
-	f.time = dp_chan_now();
-	f.pid = pid();
-	f.tid = tid();
-	f.addr = (uint64_t)(uintptr_t)p;
-	f.kind = kind;
-	f.size = size;
-	dp_chan_put(&f, sizeof(f));
+	_Static_assert(sizeof(*f) == 48, "struct dp_rec_free has no padding");
+	f = dp_chan_reserve(sizeof(*f));
+	if (f) {
+		f->h.type = DP_REC_FREE;
+		f->h.misc = time_misc;
+		f->h.size = sizeof(*f);
+		f->time = now();
+		f->pid = pid();
+		f->tid = tid();
+		f->addr = (uint64_t)(uintptr_t)p;
+		f->kind = kind;
+		f->reserved = 0;
+		f->size = size;
+	}
 	busy = 0;
 }
 

@@ -8,7 +8,7 @@
 
 static dp_clock_pair start;
 
-static dp_clock_pair take_pair(void)
+dp_clock_pair dp_clock_take_pair(void)
 {
 	dp_clock_pair best = {0, 0};
 	uint64_t width = UINT64_MAX;
@@ -65,21 +65,27 @@ bool dp_clock_uses_ticks(void)
 
 void dp_clock_start(void)
 {
-	start = take_pair();
+	start = dp_clock_take_pair();
+}
+
+dp_clock_line dp_clock_line_through(dp_clock_pair a, dp_clock_pair b)
+{
+	dp_clock_line l = {a, 0, 0};
+	uint64_t dt = b.ticks - a.ticks, dns = b.ns - a.ns;
+
+	if (b.ticks <= a.ticks || b.ns < a.ns)
+		return l; /* no slope to be had: every time is a's */
+	l.whole = dns / dt;
+	l.frac = (uint64_t)(((unsigned __int128)(dns % dt) << 64) / dt);
+	return l;
 }
 
 dp_clock_line dp_clock_line_now(void)
 {
-	dp_clock_pair p = take_pair();
-	dp_clock_line l = {start, 0, 0};
-	uint64_t dt, dns;
+	dp_clock_pair p = dp_clock_take_pair();
 
 	/* too close to the start for a good slope: wait a little (once, early) */
 	while (p.ticks - start.ticks < MIN_SPAN)
-		p = take_pair();
-	dt = p.ticks - start.ticks;
-	dns = p.ns - start.ns;
-	l.whole = dns / dt;
-	l.frac = (uint64_t)(((unsigned __int128)(dns % dt) << 64) / dt);
-	return l;
+		p = dp_clock_take_pair();
+	return dp_clock_line_through(start, p);
 }

@@ -18,6 +18,11 @@
 #define DP_HAVE_TSC 0
 #endif
 
+/* Internal to each library that holds a copy (the heap tracker, the
+ * collector): hidden, so that a copy never binds to another's (a preloaded
+ * library's symbols come first) and calls within a library are direct. */
+#pragma GCC visibility push(hidden)
+
 static inline uint64_t dp_clock_mono(void)
 {
 	struct timespec t;
@@ -54,6 +59,10 @@ bool dp_clock_uses_ticks(void);
 void dp_clock_start(void);
 /* The line for converting the ticks of marks made until now. */
 dp_clock_line dp_clock_line_now(void);
+/* A (ticks, ns) pair now, and the line through two of them (the recorder
+ * converts the heap tracker's ticks with these: heap.c). */
+dp_clock_pair dp_clock_take_pair(void);
+dp_clock_line dp_clock_line_through(dp_clock_pair a, dp_clock_pair b);
 
 /* ticks (from after the start) to CLOCK_MONOTONIC ns. */
 static inline uint64_t dp_clock_to_ns(uint64_t ticks, const dp_clock_line *l)
@@ -64,5 +73,7 @@ static inline uint64_t dp_clock_to_ns(uint64_t ticks, const dp_clock_line *l)
 		return l->start.ns;
 	return l->start.ns + l->whole * d + (uint64_t)(((unsigned __int128)l->frac * d) >> 64);
 }
+
+#pragma GCC visibility pop
 
 #endif

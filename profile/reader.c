@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "heap_codec.h"
+
 #define MAX_EVENTS 4096
 
 dp_event_info *dp_profile_add_event(dp_profile *p, uint32_t index, const char *name,
@@ -348,6 +350,21 @@ void dp_profile_release_consumed(dp_profile *p, size_t upto)
 	p->dropped = end;
 }
 
+#define MAX_RAW (1u << 20) /* the recorder packs 128 KiB (plus one record): more is damage */
+
+/* A codec PACKED record's frame: decompressed, then decoded into inner. */
+static size_t unpack_coded(dp_profile *p, const uint8_t *src, size_t frame, int *damaged)
+{
+	size_t cap = dp_heap_encode_bound(MAX_RAW), n;
+
+	if (!p->coded)
+		p->coded = dp_malloc(cap);
+	n = ZSTD_decompress(p->coded, cap, src, frame);
+	if (ZSTD_isError(n))
+		return SIZE_MAX;
+	return dp_heap_decode(p->coded, n, p->inner, MAX_RAW, damaged);
+}
+
 /* Decompresses a PACKED record: its records are read next. 0: as written;
  * 1: read, but its header's sizes disagreed with its frame's (the frame
  * decides, so that every complete record inside is kept); -1: nothing in it
@@ -360,21 +377,31 @@ static int unpack(dp_profile *p, const uint8_t *rec, size_t size, size_t off)
 	size_t frame, raw, n;
 	int damaged = 0;
 
-	if (size < sizeof(*k))
+	if (size < sizeof(*k) || k->h.misc > DP_PACK_HEAP_CODEC)
 		return -1;
 	frame = ZSTD_findFrameCompressedSize(src, size - sizeof(*k));
 	if (ZSTD_isError(frame))
 		return -1;
 	damaged |= frame != k->packed_size;
 	raw = k->raw_size;
+	if (k->h.misc == DP_PACK_HEAP_CODEC) {
+		/* the frame holds the encoding, whose decoding says the size */
+		if (p->inner_cap < MAX_RAW) {
+			p->inner = dp_realloc(p->inner, MAX_RAW);
+			p->inner_cap = MAX_RAW;
+		}
+		n = unpack_coded(p, src, frame, &damaged);
+		if (n == SIZE_MAX)
+			return -1;
+		goto done;
+	}
 	declared = ZSTD_getFrameContentSize(src, frame);
 	if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR &&
 	    declared != raw) {
 		damaged = 1;
 		raw = declared;
 	}
-	/* the recorder packs 128 KiB (plus one record): a bigger claim is damage */
-	if (raw > (1u << 20))
+	if (raw > MAX_RAW)
 		return -1;
 	if (p->inner_cap < raw) {
 		p->inner = dp_realloc(p->inner, raw);
@@ -383,6 +410,7 @@ static int unpack(dp_profile *p, const uint8_t *rec, size_t size, size_t off)
 	n = ZSTD_decompress(p->inner, raw, src, frame);
 	if (ZSTD_isError(n))
 		return -1;
+done:
 	p->inner_len = n;
 	p->inner_pos = 0;
 	p->inner_off = off;
@@ -728,6 +756,7 @@ void dp_profile_close(dp_profile *p)
 		munmap(p->map, p->size);
 	free(p->owned);
 	free(p->inner);
+	free(p->coded);
 	dp_vec_free(&p->side_offs);
 	dp_vec_free(&p->lost_by);
 	dp_vec_free(&p->chunk_offs);

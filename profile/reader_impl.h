@@ -53,11 +53,12 @@ struct dp_profile {
 	/* dp_profile_index: made during a side-band pass */
 	uint64_t index_chunk, index_seen;
 	DP_VEC(uint64_t) side_offs, chunk_offs;
-	bool unseekable;   /* a record came from a compressed perf.data stream */
-	size_t dropped;    /* pages of the mapping before this were given back */
+	bool unseekable; /* a record came from a compressed perf.data stream */
+	size_t dropped;	 /* pages of the mapping before this were given back */
 	/* the records of the PACKED record being read (decompressed) */
 	uint8_t *inner;
 	size_t inner_len, inner_cap, inner_pos, inner_off;
+	uint8_t *coded; /* a PACKED record's frame, in the heap codec */
 };
 
 /* A sample record at off (inner: in a compressed perf.data stream) is

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
  * not keep the recorder from its rings, nor grow the writer's buffer. More
  * than the pipe holds, so that the last drain empties it. */
 #define DRAIN_BYTES (4 * PIPE_BYTES)
+#define READ_BYTES  (256 << 10)
 
 int dp_agent_sink_open(dp_agent_sink *s, dp_error *err)
 {
@@ -26,9 +28,11 @@ int dp_agent_sink_open(dp_agent_sink *s, dp_error *err)
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	/* room for bursts while the recorder is busy; the kernel may give less */
 	fcntl(p[1], F_SETPIPE_SZ, PIPE_BYTES);
+	s->pipe_bytes = fcntl(p[1], F_GETPIPE_SZ);
 	s->rfd = p[0];
 	s->wfd = p[1];
 	s->no_pack = getenv("DATAPROF_RECORD_NO_PACK") != NULL;
+	dp_agent_ticks_start(&s->ticks);
 	return 0;
 }
 
@@ -81,12 +85,26 @@ bool dp_agent_record_ok(const void *rec, size_t size)
 	return size >= min;
 }
 
+/* A heap record's time in ticks, made ns: in place, in pending. */
+static void to_ns(dp_agent_sink *s, struct dp_rec_header *h)
+{
+	struct dp_rec_free *f = (void *)h;
+
+	_Static_assert(offsetof(struct dp_rec_free, time) == offsetof(struct dp_rec_alloc, time),
+		       "an ALLOC's time is where a FREE has it");
+
+	if (!s->ticks.fresh)
+		dp_agent_ticks_update(&s->ticks);
+	f->time = dp_agent_ticks_ns(&s->ticks, f->time);
+	h->misc &= (uint16_t)~DP_AGENT_TICKS;
+}
+
 static void take(dp_agent_sink *s, dp_writer *w)
 {
 	size_t off = 0;
 
 	while (s->pending.len - off >= sizeof(struct dp_rec_header)) {
-		const struct dp_rec_header *h = (const void *)(s->pending.p + off);
+		struct dp_rec_header *h = (void *)(s->pending.p + off);
 
 		if (h->size < sizeof(*h) || (h->size & 7)) {
 			s->broken = true;
@@ -95,6 +113,9 @@ static void take(dp_agent_sink *s, dp_writer *w)
 		if (s->pending.len - off < h->size)
 			break; /* the rest comes with the next read */
 		if (dp_agent_record_ok(h, h->size)) {
+			if ((h->misc & DP_AGENT_TICKS) &&
+			    (h->type == DP_REC_ALLOC || h->type == DP_REC_FREE))
+				to_ns(s, h);
 			if (!s->no_pack && (h->type == DP_REC_ALLOC || h->type == DP_REC_FREE))
 				dp_heap_pack_add(&s->pack, h, h->size, w);
 			else
@@ -116,24 +137,35 @@ static void take(dp_agent_sink *s, dp_writer *w)
 	s->pending.len -= off;
 }
 
-void dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
+bool dp_agent_sink_can_rest(const dp_agent_sink *s)
 {
-	if (s->rfd < 0)
-		return;
-	for (size_t got = 0; got < DRAIN_BYTES;) {
-		char buf[65536];
-		ssize_t n = read(s->rfd, buf, sizeof(buf));
+	return s->pipe_bytes >= PIPE_BYTES / 2;
+}
 
+size_t dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
+{
+	size_t got = 0;
+
+	if (s->rfd < 0)
+		return 0;
+	while (got < DRAIN_BYTES) {
+		ssize_t n;
+
+		/* read behind what a record split between reads left */
+		dp_buf_reserve(&s->pending, READ_BYTES);
+		n = read(s->rfd, s->pending.p + s->pending.len, READ_BYTES);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return;
+			break;
 		got += (size_t)n;
 		if (s->broken)
 			continue; /* keep the pipe empty so the target never blocks */
-		dp_buf_add(&s->pending, buf, (size_t)n);
+		s->ticks.fresh = false;
+		s->pending.len += (size_t)n;
 		take(s, w);
 	}
+	return got;
 }
 
 void dp_agent_sink_flush(dp_agent_sink *s, dp_writer *w)

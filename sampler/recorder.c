@@ -66,6 +66,7 @@ typedef struct recorder {
 	int sigfd, pidfd;
 	dp_target target;
 	dp_agent_sink agent;
+	size_t agent_got;  /* bytes the last drain read from the agent */
 	dp_collector coll; /* system counters */
 	pid_t child;	   /* what we wait for: the target, or -p's command */
 	pid_t attached;	   /* -p; -1 with -a: events not tied to a process of ours */
@@ -332,7 +333,7 @@ static void drain(recorder *r)
 	for (size_t c = 0; c < r->cpus.n; c++)
 		dp_ring_drain(&r->rings[c], on_record, r);
 	if (!r->disk_full) {
-		dp_agent_sink_drain(&r->agent, &r->w);
+		r->agent_got = dp_agent_sink_drain(&r->agent, &r->w);
 		dp_collector_drain(&r->coll, &r->w);
 	}
 	if (dp_writer_flush(&r->w) < 0 && !r->disk_full) {
@@ -530,12 +531,20 @@ static void run_loop(recorder *r)
 	pfd[r->cpus.n + 1].events = POLLIN;
 	pfd[r->cpus.n + 2].fd = r->pidfd;
 	pfd[r->cpus.n + 2].events = POLLIN;
-	for (;;) {
-		int n = poll(pfd, np, POLL_MS);
+	for (uint64_t rest_until = 0;;) {
+		/* the agent's pipe left out of poll a while after it flowed
+		 * (dp_agent_sink_can_rest): its batches then come many a read */
+		bool rest = rest_until && dp_now_ns() < rest_until;
+		int n;
 
+		pfd[r->cpus.n + 1].fd = rest ? -1 : r->agent.rfd;
+		n = poll(pfd, np, rest ? 1 : POLL_MS);
 		if (n < 0 && errno != EINTR)
 			break;
 		drain(r);
+		rest_until = r->agent_got && dp_agent_sink_can_rest(&r->agent)
+				 ? dp_now_ns() + DP_AGENT_REST_NS
+				 : 0;
 		if (pfd[r->cpus.n].revents & POLLIN) {
 			struct signalfd_siginfo si;
 

@@ -17,7 +17,9 @@
 
 #define DP_FILE_MAGIC       "DPROF\r\n\032"
 #define DP_FILE_MAGIC_LEN   8
-#define DP_FILE_VERSION     1
+/* 2: PACKED records may hold heap records in the heap codec
+ * (DP_PACK_HEAP_CODEC), which a reader of version 1 cannot read. */
+#define DP_FILE_VERSION	    2
 #define DP_FILE_HEADER_SIZE 64
 
 #define DP_ARCH_X86_64 1
@@ -154,8 +156,12 @@ enum dp_alloc_kind {
 };
 
 /* Records compressed together (heap ALLOC and FREE records, which record
- * packs at the end of a run): a zstd frame that decompresses to raw_size
- * bytes of complete records, read as if they stood here. */
+ * packs as they come): a zstd frame that decompresses to raw_size bytes of
+ * complete records, read as if they stood here. With h.misc
+ * DP_PACK_HEAP_CODEC, the frame holds those records in the heap codec
+ * (profile/heap_codec.h), which decodes to raw_size bytes of records. */
+#define DP_PACK_ZSTD	   0u
+#define DP_PACK_HEAP_CODEC 1u
 struct dp_rec_packed {
 	struct dp_rec_header h;
 	uint32_t raw_size;
@@ -249,5 +255,9 @@ struct dp_rec_marker_name {
  * DP_AGENT_BATCH bytes, each batch one write() (atomic on a pipe). */
 #define DP_AGENT_FD_ENV "DATAPROF_AGENT_FD"
 #define DP_AGENT_BATCH  4096
+/* In h.misc of an ALLOC or FREE on the channel only: its time is CPU ticks
+ * (rdtsc), which the recorder makes CLOCK_MONOTONIC ns before the record
+ * reaches the profile (sampler/agent_ticks.h). */
+#define DP_AGENT_TICKS 1u
 
 #endif

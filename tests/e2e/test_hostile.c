@@ -164,9 +164,10 @@ static void test_sample_of_undescribed_event(void **state)
 	free(prof);
 }
 
-/* Heap records packed with zstd (PACKED), as the recorder writes them, and
- * damaged (tests/fuzz/hostile.py makes them): a header whose sizes lie, a
- * record cut inside, PACKED in PACKED, a kernel record inside. Every
+/* Heap records packed with zstd (PACKED), as the recorder wrote them in
+ * version 1 and writes them now (the heap codec inside), and damaged
+ * (tests/fuzz/hostile.py makes them): a header whose sizes lie, a record cut
+ * inside, PACKED in PACKED, a kernel record inside, a codec unknown. Every
  * complete heap record is kept, the damage counted, and the samples after
  * the PACKED record are read. */
 static void test_packed_damage(void **state)
@@ -175,10 +176,12 @@ static void test_packed_damage(void **state)
 		const char *name;
 		int allocs, unknown;
 	} cases[] = {
-	    {"packed-heap", 2, 0},	    {"packed-claims-more", 2, 1},
-	    {"packed-raw-huge", 2, 1},	    {"packed-frame-past-record", 2, 1},
-	    {"packed-record-cut", 1, 1},    {"packed-in-packed", 0, 1},
-	    {"packed-kernel-record", 2, 1},
+	    {"packed-heap", 2, 0},	     {"packed-claims-more", 2, 1},
+	    {"packed-raw-huge", 2, 1},	     {"packed-frame-past-record", 2, 1},
+	    {"packed-record-cut", 1, 1},     {"packed-in-packed", 0, 1},
+	    {"packed-kernel-record", 2, 1},  {"packed-codec", 2, 0},
+	    {"packed-codec-verbatim", 2, 0}, {"packed-codec-cut", 1, 1},
+	    {"packed-codec-unknown", 0, 1},
 	};
 	tu_result res;
 

@@ -347,6 +347,106 @@ static void fork_heap_visit(void *ctx, const dp_profile *p, const dp_record *r)
 	}
 }
 
+/* The tracker's times in CPU ticks (DATAPROF_MARKER_CLOCK=tsc forces them
+ * where the kernel's clock is not the TSC) reach the profile as
+ * CLOCK_MONOTONIC ns, on the samples' axis: a thread's first block right
+ * after its THREAD record (whose time is clock_gettime's), each child's
+ * mapping before the page faults on it, nothing after the end. */
+typedef struct tick_ctx {
+	uint64_t thread_time[64], first_alloc[64], finish;
+	uint32_t tids[64];
+	size_t nthreads, allocs, leaked;
+	uint64_t map_addr[16], map_size[16], map_time[16];
+	uint32_t map_pid[16], fault_pid[4096];
+	size_t nmaps;
+	uint64_t fault_addr[4096], fault_time[4096];
+	size_t nfaults;
+} tick_ctx;
+
+static size_t tick_thread(tick_ctx *c, uint32_t tid)
+{
+	for (size_t i = 0; i < c->nthreads; i++)
+		if (c->tids[i] == tid)
+			return i;
+	if (c->nthreads == 64)
+		return 63;
+	c->tids[c->nthreads] = tid;
+	return c->nthreads++;
+}
+
+static void tick_visit(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	tick_ctx *c = ctx;
+
+	(void)p;
+	if (r->kind == DP_R_FINISH)
+		c->finish = r->finish->time;
+	if (r->kind == DP_R_THREAD)
+		c->thread_time[tick_thread(c, r->thread->tid)] = r->thread->time;
+	if (r->kind == DP_R_SAMPLE && c->nfaults < 4096 && r->sample->addr) {
+		c->fault_pid[c->nfaults] = r->sample->pid;
+		c->fault_addr[c->nfaults] = r->sample->addr;
+		c->fault_time[c->nfaults++] = r->sample->time;
+	}
+	if (r->kind != DP_R_ALLOC)
+		return;
+	size_t t = tick_thread(c, r->alloc->tid);
+
+	c->allocs++;
+	c->leaked += r->misc != 0;
+	if (!c->first_alloc[t] || r->alloc->time < c->first_alloc[t])
+		c->first_alloc[t] = r->alloc->time;
+	if (r->alloc->kind == DP_ALLOC_MMAP && c->nmaps < 16) {
+		c->map_pid[c->nmaps] = r->alloc->pid;
+		c->map_addr[c->nmaps] = r->alloc->addr;
+		c->map_size[c->nmaps] = r->alloc->size;
+		c->map_time[c->nmaps++] = r->alloc->time;
+	}
+}
+
+static void test_heap_ticks(void **state)
+{
+	char *prof = tu_path("heapticks.dprof"), *fx = tu_fixture("forker_O2"), *cmd;
+	tu_result res;
+	tick_ctx *c = calloc(1, sizeof(*c));
+	size_t faults_in_maps = 0;
+
+	(void)state;
+#if !defined(__x86_64__)
+	skip();
+#endif
+	cmd = dp_asprintf("'%s' 3", fx);
+	setenv("DATAPROF_MARKER_CLOCK", "tsc", 1);
+	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
+	unsetenv("DATAPROF_MARKER_CLOCK");
+	rec_each(prof, tick_visit, c);
+	assert_true(c->allocs > 0);
+	assert_int_equal(c->leaked, 0);
+	assert_true(c->finish > 0);
+	for (size_t i = 0; i < c->nthreads; i++) {
+		if (!c->first_alloc[i] || !c->thread_time[i])
+			continue;
+		/* sent together: within a few ms whatever the load */
+		assert_true(c->first_alloc[i] + 1000 >= c->thread_time[i]);
+		assert_true(c->first_alloc[i] - c->thread_time[i] < 50000000ull);
+		assert_true(c->first_alloc[i] <= c->finish);
+	}
+	for (size_t m = 0; m < c->nmaps; m++)
+		for (size_t f = 0; f < c->nfaults; f++)
+			if (c->fault_pid[f] == c->map_pid[m] &&
+			    c->fault_addr[f] >= c->map_addr[m] &&
+			    c->fault_addr[f] < c->map_addr[m] + c->map_size[m]) {
+				faults_in_maps++;
+				assert_true(c->fault_time[f] + 1000 >= c->map_time[m]);
+			}
+	assert_true(faults_in_maps >= 3);
+	free(c);
+	free(cmd);
+	free(fx);
+	free(prof);
+	tu_result_free(&res);
+}
+
 static void test_heap_ids_after_fork(void **state)
 {
 	char *prof = tu_path("forkheap.dprof"), *fx = tu_fixture("forker_O2"), *cmd;
@@ -601,14 +701,22 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_page_faults_O0),     cmocka_unit_test(test_page_faults_O2),
-		cmocka_unit_test(test_cpu_clock_functions), cmocka_unit_test(test_breakpoint_rw),
-		cmocka_unit_test(test_breakpoint_w),       cmocka_unit_test(test_threads_followed),
-		cmocka_unit_test(test_heap_ids_after_fork),
-		cmocka_unit_test(test_children_followed),  cmocka_unit_test(test_sigkill_leaves_prefix),
-		cmocka_unit_test(test_sigint_stops_target), cmocka_unit_test(test_attach_pid),
-		cmocka_unit_test(test_disk_full),          cmocka_unit_test(test_bad_input),
-		cmocka_unit_test(test_help_and_version),   cmocka_unit_test(test_list),
+	    cmocka_unit_test(test_page_faults_O0),
+	    cmocka_unit_test(test_page_faults_O2),
+	    cmocka_unit_test(test_cpu_clock_functions),
+	    cmocka_unit_test(test_breakpoint_rw),
+	    cmocka_unit_test(test_breakpoint_w),
+	    cmocka_unit_test(test_threads_followed),
+	    cmocka_unit_test(test_heap_ids_after_fork),
+	    cmocka_unit_test(test_heap_ticks),
+	    cmocka_unit_test(test_children_followed),
+	    cmocka_unit_test(test_sigkill_leaves_prefix),
+	    cmocka_unit_test(test_sigint_stops_target),
+	    cmocka_unit_test(test_attach_pid),
+	    cmocka_unit_test(test_disk_full),
+	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_help_and_version),
+	    cmocka_unit_test(test_list),
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);

@@ -110,13 +110,32 @@ def zstd_raw(data):
     return out
 
 
-def packed(inner, raw_size=None, packed_size=None):
+def packed(inner, raw_size=None, packed_size=None, misc=0):
     """A PACKED record of the records in inner (its raw_size and packed_size
-    may lie)."""
+    may lie); misc 1: inner is in the heap codec (profile/heap_codec.c)."""
     frame = zstd_raw(inner)
-    return rec(0x4450000E, struct.pack("<II", len(inner) if raw_size is None else raw_size,
-                                       len(frame) if packed_size is None else packed_size) +
-               frame)
+    r = bytearray(rec(0x4450000E, struct.pack("<II", len(inner) if raw_size is None else raw_size,
+                                              len(frame) if packed_size is None else packed_size) +
+                      frame))
+    struct.pack_into("<H", r, 4, misc)
+    return bytes(r)
+
+
+def uv(v):
+    """An unsigned LEB128 varint, as the heap codec writes them."""
+    out = b""
+    while v >= 0x80:
+        out += bytes([v & 0x7F | 0x80])
+        v >>= 7
+    return out + bytes([v])
+
+
+def coded_alloc(first, dtime, daddr, size):
+    """One ALLOC of one frame (0) in the heap codec: tag (ALLOC, its chain
+    as before, the thread 1/1 when first), then the differences."""
+    tag = 1 | 1 << 3 | 0x80 | (4 if first else 0)
+    return (bytes([tag]) + (uv(1) + uv(1) if first else b"") + uv(2 * dtime) + uv(2 * daddr) +
+            uv(size) + uv(1) + uv(0) + uv(0))
 
 
 def packed_case(inner, **lie):
@@ -127,6 +146,9 @@ def packed_case(inner, **lie):
 
 
 HEAP = alloc(0x10000, 64, 1, 1) + alloc(0x20000, 64, 1, 1)
+# the same two blocks in the heap codec, compact and verbatim
+CODED = coded_alloc(True, 4000, 0x10000, 64) + coded_alloc(False, 0, 0x10000, 64)
+VERBATIM = b"\0" + alloc(0x10000, 64, 1, 1) + b"\0" + alloc(0x20000, 64, 1, 1)
 
 FILES = {
     # heap records packed (zstd), as the recorder writes them; and damaged:
@@ -139,6 +161,12 @@ FILES = {
     "packed-record-cut": packed_case(HEAP[:len(HEAP) - 16]),
     "packed-in-packed": packed_case(packed(HEAP)),
     "packed-kernel-record": packed_case(sample_s(0x400100, 0x10020, 250) + HEAP),
+    # the heap codec (misc 1), as the recorder writes it since version 2; a
+    # record cut inside, a codec of tomorrow (misc 2)
+    "packed-codec": packed_case(CODED, raw_size=len(HEAP), misc=1),
+    "packed-codec-verbatim": packed_case(VERBATIM, raw_size=len(HEAP), misc=1),
+    "packed-codec-cut": packed_case(CODED[:-2], raw_size=len(HEAP), misc=1),
+    "packed-codec-unknown": packed_case(CODED, raw_size=len(HEAP), misc=2),
 
     # the vdso of another kernel: decode cannot have it (its name leaked)
     "vdso-of-another-kernel": HDR + meta(b"kernel", b"another-kernel") + event_s() +
