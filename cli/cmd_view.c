@@ -68,6 +68,16 @@ static void view_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 		dp_view_annot_row(vc->annot, row, dp_view_model_bucket_ns(vc->m));
 }
 
+static int view_start(void *ctx, dp_report_result *res, dp_error *err)
+{
+	view_ctx *vc = ctx;
+
+	(void)err;
+	if (vc->annot)
+		dp_view_annot_start(vc->annot, res);
+	return 0;
+}
+
 int cmd_view(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -158,6 +168,7 @@ int cmd_view(int argc, char **argv)
 		vc.annot =
 		    dp_view_annot_new((size_t)annotate_top, source_dir, (unsigned)prefix_strip);
 	o.on_row = view_row;
+	o.on_start = view_start;
 	o.on_row_ctx = &vc;
 	if (dp_report_build(&o, &res, &err) < 0) {
 		cli_error("%s", err.msg);

@@ -114,6 +114,14 @@ void dp_view_annot_row(dp_view_annot *a, const dp_row *row, uint64_t bucket_ns)
 	cell_add(a, &cell);
 }
 
+void dp_view_annot_start(dp_view_annot *a, const dp_report_result *res)
+{
+	/* the hottest ranges of branch stacks, as dataprof annotate counts them */
+	a->v.dec = res->dec;
+	a->v.ev = res->ev;
+	a->v.nev = res->nev;
+}
+
 int dp_view_annot_finish(dp_view_annot *a, dp_report_result *res, dp_error *err)
 {
 	if (dp_srcview_end(&a->v, res, err) < 0)

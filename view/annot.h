@@ -19,6 +19,8 @@ dp_view_annot *dp_view_annot_new(size_t top, const char *source_dir, unsigned pr
 void dp_view_annot_free(dp_view_annot *a);
 /* Each kept row, after the view model's (bucket_ns: the model's width now). */
 void dp_view_annot_row(dp_view_annot *a, const dp_row *row, uint64_t bucket_ns);
+/* Before the first row: the report's decoder, to read branch stacks. */
+void dp_view_annot_start(dp_view_annot *a, const dp_report_result *res);
 /* After the report pass: picks the functions, disassembles them. */
 int dp_view_annot_finish(dp_view_annot *a, dp_report_result *res, dp_error *err);
 /* The "annotate" member of the page's data, its strings interned in strs;

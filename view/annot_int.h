@@ -3,6 +3,9 @@
 #ifndef DP_VIEW_ANNOT_INT_H
 #define DP_VIEW_ANNOT_INT_H
 
+/* the hottest ranges of branch stacks listed per function (annotate's default) */
+#define DP_VIEW_RANGES 10
+
 #include "annot.h"
 #include "../srcview/srcview.h"
 

@@ -34,6 +34,27 @@ static int cmp_cell(const void *pa, const void *pb)
 	return a->combo < b->combo ? -1 : a->combo > b->combo;
 }
 
+/* the function's hottest ranges of the branch stacks (as annotate's):
+ * [start, end, executions, instructions, lines (a string), loop (0/1)] */
+static void write_ranges(wctx *w, const dp_sv_listing *l)
+{
+	dp_srcview *v = &w->a->v;
+	uint32_t idx[DP_VIEW_RANGES];
+	size_t n = dp_sv_func_ranges(v, (uint32_t)(l->f - v->funcs.v), idx, DP_VIEW_RANGES);
+
+	fputs(",\"ranges\":[", w->f);
+	for (size_t i = 0; i < n && i < DP_VIEW_RANGES; i++) {
+		const dp_sv_range *r = &v->ranges.v[idx[i]];
+		char lines[256];
+
+		dp_sv_range_lines(v, r, lines, sizeof(lines));
+		fprintf(w->f, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,%d]", i ? "," : "",
+			r->start, r->end, r->count, r->ninsns, dp_strtab_intern(w->strs, lines),
+			r->loop);
+	}
+	fputc(']', w->f);
+}
+
 static void write_functions(wctx *w)
 {
 	dp_srcview *v = &w->a->v;
@@ -66,7 +87,9 @@ static void write_functions(wctx *w)
 			fprintf(f, "%s[%u,%u,%u,%ld]", k ? "," : "", sid(w, ln->line_id),
 				sid(w, ln->path), ln->line, text);
 		}
-		fprintf(f, "],\"rows\":[%u,%zu]}", row, row + l->rows.n);
+		fprintf(f, "],\"rows\":[%u,%zu]", row, row + l->rows.n);
+		write_ranges(w, l);
+		fputc('}', f);
 		for (size_t k = 0; k < l->rows.n; k++, row++)
 			if (l->rows.v[k].st)
 				w->row_of[l->rows.v[k].st - v->insns.v] = row + 1;
@@ -205,8 +228,9 @@ void dp_view_annot_json(dp_view_annot *a, uint64_t bucket_ns, dp_strtab *strs, F
 	dp_va_widen(a, (unsigned)__builtin_ctzll(bucket_ns));
 	fprintf(f,
 		"\"annotate\":{\"top\":%zu,\"samples\":%" PRIu64 ",\"period\":%" PRIu64
-		",\"outside\":%" PRIu64 ",\"functions_sampled\":%zu,\"verdicts\":[",
-		a->o.top, v->samples, v->period, v->outside, v->funcs.n);
+		",\"outside\":%" PRIu64 ",\"functions_sampled\":%zu,\"ranges\":%" PRIu64
+		",\"verdicts\":[",
+		a->o.top, v->samples, v->period, v->outside, v->funcs.n, v->br.ranges);
 	for (int k = 0; k < DP_V_COUNT; k++)
 		fprintf(f, "%s\"%s\"", k ? "," : "", verdict_key[k]);
 	fputs("],\n", f);

@@ -1,12 +1,15 @@
 // The view page in a real headless Chromium (Debian's, driven by
 // playwright-core; no browser is downloaded), as a person would use it:
-//   node view_test.js OUTDIR FULL.html [EMPTY.html] [PLAIN.html] [DATAPROF]
+//   node view_test.js OUTDIR FULL.html [EMPTY.html] [PLAIN.html] [DATAPROF] [RANGES.html]
 // FULL has samples, counters and marks; EMPTY no samples; PLAIN no counters
 // and no marks. With DATAPROF (the binary), the annotate pane against
 // `dataprof annotate --json` on the pages' profiles (FULL.dprof, PLAIN.dprof
 // beside them): its function list, the rows of the function opened by a
 // click, a time range's recount against `annotate --time`, the heat colours
-// in a screenshot, opening from the grid and the data view, closing. Checks: the page loads offline with no console error and no
+// in a screenshot, opening from the grid and the data view, closing. RANGES
+// (test_branch_stacks' page, samples with branch stacks): each function's
+// hottest ranges head its listing, as the page's data holds them.
+// Checks: the page loads offline with no console error and no
 // request; dragging the bar selects the grid row nearest its time (by brute
 // force over the page's own events); clicking a row moves the bar there;
 // zooming keeps the bar's time and place; a rubber band sets the range;
@@ -19,7 +22,7 @@ const path = require("path");
 const { execFileSync } = require("child_process");
 const { chromium } = require("playwright-core");
 
-const [outDir, fullPage, emptyPage, plainPage, dataprof] = process.argv.slice(2);
+const [outDir, fullPage, emptyPage, plainPage, dataprof, rangesPage] = process.argv.slice(2);
 let passed = 0, failed = 0;
 
 function check(name, ok, detail) {
@@ -566,6 +569,39 @@ async function annotTimeChecks(ctx) {
 	await page.close();
 }
 
+// The hottest ranges of branch stacks: opening a function lists its ranges
+// first, one row each, in the data's order, with the data's runs, start
+// and end (the data itself is annotate --json's: test_branch_stacks).
+async function rangesChecks(ctx)
+{
+	const {page, errors} = await open(ctx, rangesPage);
+	const fns = await page.evaluate(() => {
+		const d = JSON.parse(document.getElementById("dp-data").textContent);
+		return d.annotate.functions.filter((f) => f.ranges.length)
+		    .map((f) => ({
+				 name : d.strings[f.name],
+				 ranges : f.ranges.map(
+				     (r) => [r[0].toString(16), r[1].toString(16), r[2]])
+			 }));
+	});
+	check("ranges page: functions with ranges", fns.length >= 2,
+	      fns.map((f) => f.name).join(", "));
+	for (const f of fns) {
+		await page.locator("#code-funcs .frow", {hasText : f.name}).first().click();
+		await frame(page);
+		const rows = await page.evaluate(
+		    () => [...document.querySelectorAll("#annot-rows .arange[data-runs]")].map(
+			(e) => [e.dataset.start, e.dataset.end, +e.dataset.runs]));
+		check(`ranges page: ${f.name}'s listing begins with its ${
+			  f.ranges.length} hottest ranges`,
+		      JSON.stringify(rows) === JSON.stringify(f.ranges), JSON.stringify(rows));
+		await page.click("#annot-close");
+		await frame(page);
+	}
+	check("ranges page: no console error", errors.length === 0, errors.join(" | "));
+	await page.close();
+}
+
 (async () => {
 	const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "dp-chromium-"));
 	const ctx = await chromium.launchPersistentContext(profileDir, {
@@ -587,6 +623,8 @@ async function annotTimeChecks(ctx) {
 			await annotPlainChecks(ctx);
 			await annotTimeChecks(ctx);
 		}
+		if (rangesPage)
+			await rangesChecks(ctx);
 	} catch (e) {
 		check("the test ran to its end", false, e.stack);
 	} finally {

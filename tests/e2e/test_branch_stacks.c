@@ -377,6 +377,38 @@ static void test_ranges_truth(void **state)
 		 "'ranges': %" PRIu64 ", 'unmapped': 0, 'crossing': %" PRIu64, total, crossing);
 	assert_non_null(strstr(res.out, expect));
 	tu_result_free(&res);
+
+	/* the viewer's annotate pane: the same ranges per function as annotate
+	 * --json, and the same total they are shares of */
+	assert_int_equal(
+	    tu_sh(
+		&res,
+		"'%s' view -i '%s' -o '%s.html' && /usr/bin/python3 -c \"import json,re,sys; "
+		"a=json.load(open(sys.argv[1])); p=open(sys.argv[2]).read(); "
+		"d=json.loads(re.search(r'id=.dp-data.>(.*?)</script>', p, re.S).group(1)); "
+		"S=d['strings']; v=d['annotate']; "
+		"A={f['name']: [(int(x['start'],16),int(x['end'],16),x['executions'],"
+		"x['instructions'],x['lines'] or '',x['loop']) for x in f['ranges']] "
+		"for f in a['functions'] if f['ranges']}; "
+		"V={S[f['name']]: [(x[0],x[1],x[2],x[3],S[x[4]],bool(x[5])) for x in f['ranges']] "
+		"for f in v['functions'] if f['ranges']}; "
+		"print('view', v['ranges'], sorted(V.items())); print('annotate', "
+		"a['branch_stacks']['ranges'], sorted(A.items())); "
+		"sys.exit(0 if V == A and v['ranges'] == a['branch_stacks']['ranges'] and V "
+		"else 1)\" '%s.json' '%s.html'",
+		DATAPROF_BIN, prof, prof, prof, prof),
+	    0);
+	printf("%s", res.out);
+	tu_result_free(&res);
+	/* the page, for view_browser's check of the pane in a real browser */
+	if (getenv("DP_RANGES_PAGE")) {
+		assert_int_equal(tu_sh(&res,
+				       "mkdir -p \"$(dirname \"$DP_RANGES_PAGE\")\" && "
+				       "cp '%s.html' \"$DP_RANGES_PAGE\"",
+				       prof),
+				 0);
+		tu_result_free(&res);
+	}
 	dp_vec_free(&so);
 	dp_vec_free(&cb);
 	free(bin);

@@ -22,16 +22,48 @@ function loadAnnot(m) {
 		return null;
 	const S = m.S, r = d.rows, c = d.combos;
 	const a = {
-		d, verdicts: d.verdicts,
-		fns: d.functions.map((f, i) => ({
-			i, name: S[f.name], binary: S[f.binary], start: f.start, end: f.end, why: f.why ? S[f.why] : "",
-			lines: f.lines.map((l) => ({ id: l[0], name: S[l[0]], path: S[l[1]], number: l[2], text: l[3] >= 0 ? S[l[3]] : null })),
-			r0: f.rows[0], r1: f.rows[1],
-		})),
-		addr: Float64Array.from(r.addr), text: Uint32Array.from(r.text), line: Int32Array.from(r.line),
-		chain: Uint32Array.from(r.chain), starts: Uint8Array.from(r.starts),
-		kInsn: Uint32Array.from(c.insn), kVerdict: Uint8Array.from(c.verdict), kObject: Int32Array.from(c.object),
-		kMember: Uint32Array.from(c.member), kLevel: Uint32Array.from(c.level), ncombos: d.ncombos,
+		d,
+		verdicts : d.verdicts,
+		fns : d.functions.map(
+		    (f, i) => ({
+			    i,
+			    name : S[f.name],
+			    binary : S[f.binary],
+			    start : f.start,
+			    end : f.end,
+			    why : f.why ? S[f.why] : "",
+			    lines : f.lines.map((l) => ({
+							id : l[0],
+							name : S[l[0]],
+							path : S[l[1]],
+							number : l[2],
+							text : l[3] >= 0 ? S[l[3]] : null
+						})),
+			    r0 : f.rows[0],
+			    r1 : f.rows[1],
+			    /* the hottest ranges of the branch stacks (whole profile, as annotate)
+			     */
+			    ranges : (f.ranges || []).map((x) => ({
+								  start : x[0],
+								  end : x[1],
+								  n : x[2],
+								  insns : x[3],
+								  lines : S[x[4]],
+								  loop : !!x[5]
+							  })),
+		    })),
+		rangesTotal : d.ranges || 0,
+		addr : Float64Array.from(r.addr),
+		text : Uint32Array.from(r.text),
+		line : Int32Array.from(r.line),
+		chain : Uint32Array.from(r.chain),
+		starts : Uint8Array.from(r.starts),
+		kInsn : Uint32Array.from(c.insn),
+		kVerdict : Uint8Array.from(c.verdict),
+		kObject : Int32Array.from(c.object),
+		kMember : Uint32Array.from(c.member),
+		kLevel : Uint32Array.from(c.level),
+		ncombos : d.ncombos,
 	};
 	a.rowFn = new Uint32Array(a.addr.length);
 	for (const f of a.fns)
@@ -274,6 +306,33 @@ function Annotate(m) {
 		rowsBox.textContent = "";
 		const frag = document.createDocumentFragment();
 		let first = null;
+		if (f.ranges.length) {
+			/* straight code between taken branches, counted over the whole
+			 * profile from the samples' branch stacks (not the time range) */
+			const head = el("div", "arow arange");
+			head.append(el("span", "num", "runs"), el("span", "num", "share"),
+				    el("span", ""), el("span", ""),
+				    el("span", "muted",
+				       "hottest ranges of the branch stacks (whole profile)"));
+			frag.appendChild(head);
+			for (const g of f.ranges) {
+				const e = el("div", "arow arange");
+				e.dataset.start = g.start.toString(16);
+				e.dataset.end = g.end.toString(16);
+				e.dataset.runs = g.n;
+				e.append(
+				    el("span", "num", fmtCount(g.n)),
+				    el("span", "num",
+				       (a.rangesTotal ? 100 * g.n / a.rangesTotal : 0).toFixed(1) +
+					   "%"),
+				    el("span", ""), el("span", ""),
+				    el("span", "src",
+				       g.start.toString(16) + "-" + g.end.toString(16) + "  " +
+					   g.lines + "  " + g.insns + " instructions" +
+					   (g.loop ? "  (loop body)" : "")));
+				frag.appendChild(e);
+			}
+		}
 		for (let r = f.r0; r < f.r1; r++) {
 			if (a.starts[r]) {
 				const ln = f.lines[a.line[r]], ls = lineSum.get(a.line[r]) || [0, 0];
