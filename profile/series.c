@@ -220,17 +220,10 @@ void dp_profile_seg_enter(dp_profile *p, size_t k)
 
 size_t dp_profile_seg_find(const dp_profile *p, uint64_t pos)
 {
-	size_t lo = 0, hi = p->segs.n;
+	/* the last segment that begins at or before pos (the first begins at 0) */
+	size_t n = DP_PARTITION_POINT(p->segs.n, i, p->segs.v[i].base <= pos);
 
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->segs.v[mid].base <= pos)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return n ? n - 1 : 0;
 }
 
 void dp_profile_segs_free(dp_profile *p)
