@@ -61,8 +61,8 @@ void dp_out_series_done(dp_out_series *s)
 {
 	if (!s->last)
 		return;
+	/* next made room for this one: N files at most, already */
 	dp_vec_push(&s->kept, dp_strdup(s->last));
-	trim(s, s->max_files);
 }
 
 void dp_out_series_free(dp_out_series *s)

@@ -165,6 +165,26 @@ static void test_series_by_size(void **state)
 		tu_result_free(&res);
 	}
 	free(spec);
+	{
+		/* what report --jobs sizes its parts by: the series' bytes, and
+		 * none for input read once (a pipe, standard input) */
+		uint64_t bytes = 0, sum = 0;
+		char *pat = dp_asprintf("%s/series.dprof.*", tu_tmpdir());
+		char *two = dp_asprintf("%s%s%s", g.gl_pathv[0], DP_PROFILE_SPEC_SEP, pat);
+		struct stat sb;
+
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(stat(g.gl_pathv[i], &sb), 0);
+			sum += (uint64_t)sb.st_size;
+		}
+		assert_true(dp_profile_spec_bytes(pat, &bytes));
+		assert_int_equal(bytes, sum);
+		assert_true(dp_profile_spec_bytes(two, &bytes)); /* as opened: named twice */
+		assert_true(bytes > sum);
+		assert_false(dp_profile_spec_bytes("-", &bytes));
+		free(two);
+		free(pat);
+	}
 	spec = dp_asprintf("%s/series.dprof.*", tu_tmpdir()); /* the shell expands it */
 	csv = report_lines(spec);
 	assert_int_equal(fixture_samples(csv), PAGES);
