@@ -2,12 +2,25 @@
 # How `dataprof report` scales with --jobs: the same profile attributed with
 # 1, 2, 4, ... up to every CPU, best wall time of RUNS each, the speedup over
 # --jobs 1 and the efficiency (speedup / jobs), and each run's peak RSS.
-#   bench/report_scaling.sh PROFILE [RUNS] [JOBS...]
+#   bench/report_scaling.sh [-c report|diff|history] PROFILE [RUNS] [JOBS...]
 # PROFILE: any profile report reads (dataprof's own or perf.data; inflate it
 # first: bench/inflate). JOBS default: 1 2 4 8 ... and $(nproc). The output
 # of every --jobs is compared with --jobs 1's: a difference fails the run.
+# -c diff: `diff PROFILE PROFILE` (the profile read twice, one side each);
+# -c history: `history add` of PROFILE into a new database, then what
+# `history show` prints of it (the output compared).
 # Needs no perf: it is what runs on a larger machine lent for an hour.
 set -euo pipefail
+cmd=report
+if [ "${1:-}" = -c ]; then
+	cmd=$2
+	shift 2
+fi
+case $cmd in report | diff | history) ;; *)
+	echo "report_scaling.sh: -c report, diff or history" >&2
+	exit 2
+	;;
+esac
 profile=$1
 runs=${2:-3}
 shift $(($# > 2 ? 2 : $#))
@@ -49,18 +62,34 @@ measure() {
 	echo "$best"
 }
 
+# the command at --jobs $1, its output on stdout
+run_at() {
+	case $cmd in
+	report) "$dataprof" report -i "$profile" --jobs "$1" ;;
+	diff) "$dataprof" diff --jobs "$1" -n 100 "$profile" "$profile" ;;
+	history)
+		rm -f "$tmp/h.db"
+		"$dataprof" history --db "$tmp/h.db" add --jobs "$1" --commit c \
+			--commit-time 2026-01-01T00:00:00Z "$profile" >/dev/null
+		"$dataprof" history --db "$tmp/h.db" show --csv -n 100
+		;;
+	esac
+}
+export -f run_at
+export cmd dataprof profile tmp
+
 samples=$("$dataprof" report -i "$profile" --json --jobs 1 |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["samples_read"])')
-echo "profile: $profile, $samples samples; $ncpu CPUs; best of $runs by wall time"
+echo "$cmd: profile $profile, $samples samples; $ncpu CPUs; best of $runs by wall time"
 printf '%6s %9s %12s %8s %10s %9s\n' jobs wall "samples/s" speedup efficiency "peak MiB"
 base=""
 for j in "${jobs[@]}"; do
-	read -r w m < <(measure "$dataprof" report -i "$profile" --jobs "$j")
+	read -r w m < <(measure bash -c 'run_at "$1"' run_at "$j")
 	if [ -z "$base" ]; then
 		base=$w
 		cp "$tmp/out" "$tmp/out1"
 	elif ! cmp -s "$tmp/out" "$tmp/out1"; then
-		echo "report --jobs $j differs from --jobs 1" >&2
+		echo "$cmd --jobs $j differs from --jobs 1" >&2
 		exit 1
 	fi
 	awk -v j="$j" -v w="$w" -v m="$m" -v s="$samples" -v b="$base" 'BEGIN {

@@ -49,6 +49,8 @@ static void usage(FILE *f)
 		  "  -n, --top N             rows shown (default 20)\n"
 		  "@symfs\n"
 		  "@width\n"
+		  "  -j, --jobs N            read each profile in N threads (default: the CPUs\n"
+		  "                          this process may use); the output is the same\n"
 		  "@help\n\n"
 		  "Exit status: 0, %d when a --fail-if held, 1 on errors, 2 on bad usage.\n",
 		  CLI_EXIT_FAIL_IF, CLI_EXIT_FAIL_IF);
@@ -79,6 +81,7 @@ int cmd_diff(int argc, char **argv)
 	    CLI_OPT_TOP,
 	    CLI_OPT_SYMFS,
 	    CLI_OPT_WIDTH,
+	    CLI_OPT_JOBS,
 	    CLI_OPT_HELP,
 	    {0, 0, 0, 0},
 	};
@@ -110,7 +113,7 @@ int cmd_diff(int argc, char **argv)
 		}
 	}
 	optind = 1;
-	while ((c = getopt_long(argc, args, "b:m:w:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, args, "b:m:w:n:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_BASE:
 			dp_vec_push(&base, optarg);

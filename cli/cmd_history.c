@@ -32,7 +32,9 @@ static void usage(FILE *f)
 	    "  -b, --by A[,B...]    an attribute list to keep (repeat; default: function,\n"
 	    "                       line, object and member, each on its own)\n"
 	    "  --event NAME         the event kept (default: the first)\n"
-	    "@where\n\n"
+	    "@where\n"
+	    "  -j, --jobs N         read each profile in N threads (default: the CPUs\n"
+	    "                       this process may use); what is stored is the same\n\n"
 	    "show: each key per commit, oldest first; * marks a change beyond noise\n"
 	    "  --last N             the newest N commits (default 10)\n"
 	    "  --html FILE          a page with a chart per key (offline, one file)\n"
@@ -95,6 +97,7 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 	    CLI_OPT_BY,
 	    {"event", required_argument, 0, O_EVENT},
 	    CLI_OPT_WHERE,
+	    CLI_OPT_JOBS,
 	    {"last", required_argument, 0, O_LAST},
 	    CLI_OPT_METRIC,
 	    CLI_OPT_PER,
@@ -123,7 +126,7 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 	d->line_tolerance = 5;
 	o->show.last = 10;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:w:m:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:w:m:n:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_DB:
 			o->db = optarg;
@@ -198,6 +201,7 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 		}
 	}
 	o->add.run.where = co.where;
+	o->add.run.jobs = co.jobs;
 	d->metric = co.metric;
 	d->top = co.top[0];
 	if (co.format == CLI_FMT_JSON)

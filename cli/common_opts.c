@@ -233,6 +233,7 @@ void cli_common_to_run(const cli_common *co, dp_run_opts *o)
 	o->time_range = co->time_range;
 	o->verdicts = co->verdicts;
 	o->symfs = co->symfs;
+	o->jobs = co->jobs;
 }
 
 /* The help lines of the options whose text is the same for every command

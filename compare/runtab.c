@@ -277,9 +277,12 @@ static int survey(const char *path, const dp_run_opts *o, dp_run *r, uint32_t *e
 	return 0;
 }
 
+/* A part of the report (report.h: part_new) sums its samples per distinct
+ * key in its own strings; the sums go into the shared tables and runs only
+ * when the parts are merged, on one thread. */
 struct local {
-	uint64_t raw[DP_AGG_MAX_ATTRS];
-	uint32_t key;
+	uint64_t raw[DP_AGG_MAX_ATTRS]; /* the key in the part's strings */
+	double x[3], q[3];
 	struct {
 		uint32_t f, sf;
 		uint64_t n;
@@ -293,17 +296,26 @@ struct view {
 	DP_VEC(struct local) loc;
 };
 
-struct collect {
+struct part {
+	struct collect *cl;
 	struct view v[MAX_TABLES];
+	uint64_t kept;
+	bool added; /* to the tables */
+};
+
+struct collect {
+	dp_rtable *t[MAX_TABLES];
+	dp_run *r[MAX_TABLES];
 	int n;
 	uint32_t event;
-	uint64_t kept;
+	struct part first; /* part 0's */
 };
 
 static struct local *local_of(struct view *v, dp_attr_ctx *c, dp_row *row)
 {
 	uint64_t raw[DP_AGG_MAX_ATTRS] = {0}, h = 0x9e3779b97f4a7c15ull, idx;
 	const dp_agg_level *by = &v->t->by;
+	struct local l;
 
 	for (int i = 0; i < by->nattrs; i++) {
 		raw[i] = dp_attr_key(c, row, &by->attrs[i]);
@@ -315,40 +327,33 @@ static struct local *local_of(struct view *v, dp_attr_ctx *c, dp_row *row)
 		if (!memcmp(v->loc.v[idx].raw, raw, sizeof(raw)))
 			return &v->loc.v[idx];
 	}
-	/* a new key in this profile: its text, in the table's strings */
-	const char *vals[DP_AGG_MAX_ATTRS];
-	char bufs[DP_AGG_MAX_ATTRS][64];
-	struct local l;
-
 	memset(&l, 0, sizeof(l));
 	memcpy(l.raw, raw, sizeof(raw));
-	for (int i = 0; i < by->nattrs; i++)
-		vals[i] = dp_attr_format(c, &by->attrs[i], raw[i], bufs[i], sizeof(bufs[i]));
-	l.key = dp_rtable_key(v->t, vals);
 	dp_vec_push(&v->loc, l);
 	dp_hashmap_put(&v->cache, h, v->loc.n - 1);
 	return &v->loc.v[v->loc.n - 1];
 }
 
-static void on_row(void *ctx, dp_attr_ctx *c, dp_row *row)
+static void part_row(void *state, dp_attr_ctx *c, dp_row *row)
 {
-	struct collect *cl = ctx;
+	struct part *pt = state;
 	const dp_sample *s = row->s;
-	double w[3], q[3];
+	double w[3];
 
-	if (s->event != cl->event)
+	if (s->event != pt->cl->event)
 		return;
-	cl->kept++;
+	pt->kept++;
 	w[0] = 1;
 	w[1] = (double)(s->period ? s->period : 1);
 	w[2] = (double)s->weight;
-	for (int j = 0; j < 3; j++)
-		q[j] = w[j] * w[j];
-	for (int i = 0; i < cl->n; i++) {
-		struct view *v = &cl->v[i];
+	for (int i = 0; i < pt->cl->n; i++) {
+		struct view *v = &pt->v[i];
 		struct local *l = local_of(v, c, row);
 
-		dp_run_add(v->r, l->key, w, q);
+		for (int j = 0; j < 3; j++) {
+			l->x[j] += w[j];
+			l->q[j] += w[j] * w[j];
+		}
 		if (!v->t->anchor_func && !v->t->anchor_site)
 			continue;
 		uint32_t f = v->t->anchor_func ? row->a->function : 0;
@@ -366,21 +371,91 @@ static void on_row(void *ctx, dp_attr_ctx *c, dp_row *row)
 	}
 }
 
-/* The anchors of this profile's keys, into the tables' strings. */
-static void anchors(struct view *v, dp_strtab *profile_strs)
+static void part_init(struct part *pt, struct collect *cl)
 {
-	for (size_t i = 0; i < v->loc.n; i++) {
-		struct local *l = &v->loc.v[i];
+	memset(pt, 0, sizeof(*pt));
+	pt->cl = cl;
+	for (int i = 0; i < cl->n; i++) {
+		pt->v[i].t = cl->t[i];
+		pt->v[i].r = cl->r[i];
+		dp_hashmap_init(&pt->v[i].cache, 256);
+	}
+}
 
-		for (int k = 0; k < 4 && l->anc[k].n; k++) {
-			char *a = dp_asprintf("%s|%s", dp_strtab_get(profile_strs, l->anc[k].f),
-					      dp_strtab_get(profile_strs, l->anc[k].sf));
+static void part_fini(struct part *pt)
+{
+	for (int i = 0; i < pt->cl->n; i++) {
+		dp_hashmap_free(&pt->v[i].cache);
+		dp_vec_free(&pt->v[i].loc);
+	}
+}
 
-			add_candidate(&v->t->keys.v[l->key], dp_strtab_intern(&v->t->strs, a),
-				      l->anc[k].n);
-			free(a);
+static void *part_new(void *ctx, unsigned index, const dp_report_result *part)
+{
+	struct collect *cl = ctx;
+	struct part *pt;
+
+	(void)part;
+	if (index == 0)
+		return &cl->first;
+	pt = dp_calloc(1, sizeof(*pt));
+	part_init(pt, cl);
+	return pt;
+}
+
+/* A part's sums, under their keys' texts, into the tables and runs; the
+ * anchors' names from the part's strings. */
+static void part_add(struct part *pt, dp_attr_ctx *c)
+{
+	dp_strtab *strs = dp_attr_strings(c);
+
+	for (int i = 0; i < pt->cl->n; i++) {
+		struct view *v = &pt->v[i];
+		const dp_agg_level *by = &v->t->by;
+
+		for (size_t j = 0; j < v->loc.n; j++) {
+			struct local *l = &v->loc.v[j];
+			const char *vals[DP_AGG_MAX_ATTRS];
+			char bufs[DP_AGG_MAX_ATTRS][64];
+			uint32_t key;
+
+			for (int a = 0; a < by->nattrs; a++)
+				vals[a] = dp_attr_format(c, &by->attrs[a], l->raw[a], bufs[a],
+							 sizeof(bufs[a]));
+			key = dp_rtable_key(v->t, vals);
+			dp_run_add(v->r, key, l->x, l->q);
+			for (int k = 0; k < 4 && l->anc[k].n; k++) {
+				char *anchor =
+				    dp_asprintf("%s|%s", dp_strtab_get(strs, l->anc[k].f),
+						dp_strtab_get(strs, l->anc[k].sf));
+
+				add_candidate(&v->t->keys.v[key],
+					      dp_strtab_intern(&v->t->strs, anchor), l->anc[k].n);
+				free(anchor);
+			}
 		}
 	}
+	pt->added = true;
+}
+
+/* Part 0's sums go in first, then each part's in part order. */
+static void part_merge(void *ctx, void *dst, const dp_report_result *dst_part, void *src,
+		       const dp_report_result *src_part)
+{
+	struct part *first = dst, *pt = src;
+
+	(void)ctx;
+	if (!first->added)
+		part_add(first, dst_part->attrs);
+	part_add(pt, src_part->attrs);
+	first->kept += pt->kept;
+}
+
+static void part_free(void *ctx, void *state)
+{
+	(void)ctx;
+	part_fini(state);
+	free(state);
 }
 
 int dp_run_read(const char *path, const dp_run_opts *o, dp_rtable **tables, dp_run **runs, int n,
@@ -416,8 +491,12 @@ int dp_run_read(const char *path, const dp_run_opts *o, dp_rtable **tables, dp_r
 	ro.levels[0].attrs[0].id = DP_A_EVENT;
 	ro.levels[0].nattrs = 1;
 	ro.nlevels = 1;
-	ro.on_row = on_row;
+	ro.part_new = part_new;
+	ro.part_row = part_row;
+	ro.part_merge = part_merge;
+	ro.part_free = part_free;
 	ro.on_row_ctx = &cl;
+	ro.jobs = o->jobs;
 	cl.n = n;
 	for (int i = 0; i < n; i++) {
 		dp_run *r = runs[i];
@@ -434,28 +513,26 @@ int dp_run_read(const char *path, const dp_run_opts *o, dp_rtable **tables, dp_r
 		r->ginsn = head.ginsn;
 		r->markers = head.markers;
 		r->intervals = head.intervals;
-		cl.v[i].t = tables[i];
-		cl.v[i].r = r;
-		dp_hashmap_init(&cl.v[i].cache, 256);
+		cl.t[i] = tables[i];
+		cl.r[i] = r;
 	}
+	part_init(&cl.first, &cl);
 	if (dp_report_build(&ro, &res, err) == 0) {
 		const dp_read_status *st = dp_profile_status(res.p);
 
+		if (!cl.first.added) /* one part */
+			part_add(&cl.first, res.attrs);
 		for (int i = 0; i < n; i++) {
 			runs[i]->read = res.read;
-			runs[i]->kept = cl.kept;
+			runs[i]->kept = cl.first.kept;
 			runs[i]->lost = st->lost + st->lost_samples;
-			anchors(&cl.v[i], dp_attr_strings(res.attrs));
 		}
 		dp_report_result_free(&res);
 		rc = 0;
 	}
-	for (int i = 0; i < n; i++) {
-		dp_hashmap_free(&cl.v[i].cache);
-		dp_vec_free(&cl.v[i].loc);
-		if (rc < 0)
-			dp_run_free(runs[i]);
-	}
+	part_fini(&cl.first);
+	for (int i = 0; i < n && rc < 0; i++)
+		dp_run_free(runs[i]);
 	dp_run_free(&head);
 	return rc;
 }

@@ -82,6 +82,7 @@ typedef struct dp_run_opts {
 	const char *between[2]; /* --between A B: what each thread did from A to B */
 	const char *event; /* the event to compare; NULL: the profile's first */
 	unsigned verdicts;
+	unsigned jobs; /* --jobs: the parts each profile is read in; 0: report's default */
 } dp_run_opts;
 
 /* Reads the profile at path once, into runs[i] keyed by tables[i]. */

@@ -97,6 +97,20 @@ fail:
 	return -1;
 }
 
+void dp_report_part_view(const dp_report_part *w, dp_report_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->o = w->o;
+	out->p = w->p;
+	out->dec = w->dec;
+	out->ann = w->ann;
+	out->attrs = w->attrs;
+	out->rows = w->rows;
+	out->ev = dp_profile_events(w->p, &out->nev);
+	out->read = w->read;
+	out->kept = w->kept;
+}
+
 const dp_profile_map *dp_report_part_map(const dp_report_part *w)
 {
 	return w->map;
@@ -150,6 +164,8 @@ static int stream(dp_report_part *w, uint64_t end, size_t size)
 			   rec.sample->period ? rec.sample->period : 1, rec.sample->weight);
 		if (o->on_row)
 			o->on_row(o->on_row_ctx, w->attrs, &row);
+		if (w->sink)
+			o->part_row(w->sink, w->attrs, &row);
 	}
 	return end != UINT64_MAX && dp_profile_tell(w->p) >= end ? 1 : n;
 }

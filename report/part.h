@@ -19,6 +19,7 @@ typedef struct dp_report_part {
 	dp_attr_ctx *attrs;
 	dp_expr *where;
 	dp_agg agg;
+	void *sink; /* o->part_new's state of the part */
 	uint64_t read, kept;
 	uint64_t tlo, thi; /* --time, relative */
 	int rc;		   /* of the last dp_profile_next: < 0 corrupt data */
@@ -38,7 +39,10 @@ int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned ind
 			uint64_t tlo, uint64_t thi, const dp_profile_map *map, dp_error *err);
 /* The first part's map of the file, or NULL when its file cannot seek. */
 const dp_profile_map *dp_report_part_map(const dp_report_part *w);
-/* Streams the part's samples into its aggregate (and o->on_row). */
+/* What the outputs see of the part (o->part_new, o->part_merge). */
+void dp_report_part_view(const dp_report_part *w, dp_report_result *out);
+/* Streams the part's samples into its aggregate (and o->on_row or
+ * o->part_row). */
 void dp_report_part_stream(dp_report_part *w);
 /* Adds the counts and groups of src to dst (dst's names). */
 void dp_report_part_merge(dp_report_part *dst, dp_report_part *src);

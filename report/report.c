@@ -34,7 +34,7 @@ static unsigned parts_for(const dp_report_opts *o)
 
 	/* outputs that follow the samples one by one take them in file order;
 	 * a pipe (stdin) can be read once; a series is read as one file */
-	if (o->on_row || o->on_start || !dp_profile_spec_bytes(o->input, &bytes))
+	if (o->on_row || !dp_profile_spec_bytes(o->input, &bytes))
 		return 1;
 	if (!n) {
 		n = dp_report_jobs_default();
@@ -61,6 +61,12 @@ static void *work(void *arg)
 
 	k->rc = dp_report_part_open(&k->part, k->o, k->index, k->nparts, k->tlo, k->thi, k->map,
 				    &k->part.err);
+	if (k->rc == 0 && k->o->part_new) {
+		dp_report_result view;
+
+		dp_report_part_view(&k->part, &view);
+		k->part.sink = k->o->part_new(k->o->on_row_ctx, k->index, &view);
+	}
 	if (k->rc == 0)
 		dp_report_part_stream(&k->part);
 	return NULL;
@@ -99,6 +105,8 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 		memset(res, 0, sizeof(*res));
 		return -1;
 	}
+	if (o->part_new)
+		first.sink = o->part_new(o->on_row_ctx, 0, res);
 	if (nparts > 1)
 		ws = dp_calloc(nparts - 1, sizeof(*ws));
 	for (unsigned i = 1; i < nparts; i++) {
@@ -127,10 +135,21 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 	}
 	/* in part order, so that the merged names do not depend on timing */
 	for (unsigned i = 1; i < nparts; i++) {
+		dp_report_part *w = &ws[i - 1].part;
+
+		if (rc == 0 && w->sink) {
+			dp_report_result a, b;
+
+			dp_report_part_view(&first, &a);
+			dp_report_part_view(w, &b);
+			o->part_merge(o->on_row_ctx, first.sink, &a, w->sink, &b);
+		}
+		if (w->sink)
+			o->part_free(o->on_row_ctx, w->sink);
 		if (rc == 0)
-			dp_report_part_merge(&first, &ws[i - 1].part);
+			dp_report_part_merge(&first, w);
 		if (ws[i - 1].rc == 0)
-			dp_report_part_free(&ws[i - 1].part);
+			dp_report_part_free(w);
 	}
 	free(ws);
 	dp_expr_free(first.where);

@@ -1,7 +1,8 @@
-/* dataprof report --jobs: the output is the same, byte for byte, whatever
- * the number of threads that read the samples, on a profile of several
- * processes, threads and heap objects, in text, JSON and CSV; on a raw
- * profile cut short, and on perf.data files of several kinds. */
+/* dataprof report, diff and history add --jobs: the output is the same,
+ * byte for byte, whatever the number of threads that read the samples, on
+ * a profile of several processes, threads and heap objects, in text, JSON
+ * and CSV; on a raw profile cut short, and on perf.data files of several
+ * kinds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record_util.h"
 #include "tu_feature.h"
@@ -188,6 +190,92 @@ static void test_perf_data(void **state)
 	}
 }
 
+/* The mixed profile's first two thirds: a second run to compare it with. */
+static char *cut_profile(void)
+{
+	char *cut = tu_path("mixed_two_thirds.dprof");
+	tu_result r;
+
+	assert_int_equal(tu_sh(&r, "head -c $(( $(stat -c %%s '%s') * 2 / 3 )) '%s' > '%s'",
+			       profile(), profile(), cut),
+			 0);
+	tu_result_free(&r);
+	return cut;
+}
+
+/* diff reads each profile in parts too (runtab.c sums each part's keys by
+ * their text, then merges): the same output for any --jobs. */
+static void test_diff_same_for_any_jobs(void **state)
+{
+	static const char *const args[] = {
+	    "--by member -n 1000",
+	    "--json --by line,function -n 1000",
+	    "--markdown --by object,site -n 1000",
+	    "--by function --where kind=heap -m samples",
+	};
+	char *cut = cut_profile();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		tu_result r1, r4;
+
+		assert_int_equal(tu_sh(&r1, "'%s' diff --jobs 1 %s '%s' '%s'", DATAPROF_BIN,
+				       args[i], profile(), cut),
+				 0);
+		assert_int_equal(tu_sh(&r4, "'%s' diff --jobs 4 %s '%s' '%s'", DATAPROF_BIN,
+				       args[i], profile(), cut),
+				 0);
+		assert_true(strlen(r1.out) > 200);
+		assert_same(r1.out, r4.out, args[i]);
+		tu_result_free(&r1);
+		tu_result_free(&r4);
+	}
+	free(cut);
+}
+
+/* history add stores the same aggregates for any --jobs: what show prints
+ * of two databases, each given both profiles, is the same. */
+static void test_history_same_for_any_jobs(void **state)
+{
+	char *cut = cut_profile(), *db[2];
+	static const char *const by[] = {"member", "line", "object", "function"};
+	int jobs[2] = {1, 4};
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		tu_result r;
+
+		db[k] = dp_asprintf("%s/jobs%d.db", tu_tmpdir(), jobs[k]);
+		unlink(db[k]);
+		assert_int_equal(tu_sh(&r,
+				       "'%s' history --db '%s' add --jobs %d --commit c1 "
+				       "--commit-time 2026-01-01T00:00:00Z '%s' && "
+				       "'%s' history --db '%s' add --jobs %d --commit c2 "
+				       "--commit-time 2026-01-02T00:00:00Z '%s'",
+				       DATAPROF_BIN, db[k], jobs[k], profile(), DATAPROF_BIN, db[k],
+				       jobs[k], cut),
+				 0);
+		tu_result_free(&r);
+	}
+	for (size_t i = 0; i < sizeof(by) / sizeof(by[0]); i++) {
+		tu_result r1, r4;
+
+		assert_int_equal(tu_sh(&r1, "'%s' history --db '%s' show --csv --by %s -n 1000",
+				       DATAPROF_BIN, db[0], by[i]),
+				 0);
+		assert_int_equal(tu_sh(&r4, "'%s' history --db '%s' show --csv --by %s -n 1000",
+				       DATAPROF_BIN, db[1], by[i]),
+				 0);
+		assert_true(strlen(r1.out) > 200);
+		assert_same(r1.out, r4.out, by[i]);
+		tu_result_free(&r1);
+		tu_result_free(&r4);
+	}
+	for (int k = 0; k < 2; k++)
+		free(db[k]);
+	free(cut);
+}
+
 /* A pipe can be read once: whatever --jobs says, stdin is read in one part. */
 static void test_stdin(void **state)
 {
@@ -222,6 +310,8 @@ int main(void)
 	    cmocka_unit_test(test_same_for_any_jobs),
 	    cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_perf_data),
+	    cmocka_unit_test(test_diff_same_for_any_jobs),
+	    cmocka_unit_test(test_history_same_for_any_jobs),
 	    cmocka_unit_test(test_stdin),
 	    cmocka_unit_test(test_bad_jobs),
 	};
