@@ -107,10 +107,12 @@ static void lines_of(const char *bin, uint64_t a, uint64_t b, char *buf, size_t 
 
 	line_of(bin, a, la, sizeof(la));
 	line_of(bin, b, lb, sizeof(lb));
-	if (!strcmp(la, lb))
-		snprintf(buf, len, "%s", la);
-	else
-		snprintf(buf, len, "%s-%s", la, strchr(lb, ':') + 1);
+	int n = !strcmp(la, lb) ? snprintf(buf, len, "%s", la)
+				: snprintf(buf, len, "%s-%s", la, strchr(lb, ':') + 1);
+
+	/* a cut name would compare wrong silently */
+	if (n < 0 || (size_t)n >= len)
+		fail_msg("lines %s and %s: longer than %zu bytes", la, lb, len);
 }
 
 typedef struct writer {
