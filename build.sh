@@ -15,7 +15,8 @@ DEPS=(build-essential cmake pkg-config git
       libpfm4-dev libelf-dev libdw-dev libcapstone-dev libzstd-dev
       libsqlite3-dev zlib1g-dev
       libpq-dev libssl-dev                    # history: PostgreSQL, run identity (SHA-256)
-      libprotobuf-c-dev protobuf-c-compiler)  # export --pprof
+      libprotobuf-c-dev protobuf-c-compiler   # export --pprof
+      valgrind)   # sim: events (dataprof's Valgrind tool); brings libc6-dbg: malloc's names
 # and to test it
 TEST_DEPS=(libcmocka-dev
       linux-perf elfutils binutils dwz pahole time python3 python3-jsonschema

@@ -29,6 +29,7 @@ struct insn_note {
 	uint64_t type_size;    /* of the construct's type, when indexed */
 	uint32_t special;      /* [dataprof] or [syscall NAME]: not the program's; 0 */
 	uint8_t special_reason;
+	bool allocator; /* in an allocator's own code (dp_is_allocator_code) */
 };
 
 /* What annotate needs of a mapping, worked out on its first sample. */
@@ -50,7 +51,7 @@ struct dp_annotator {
 	dp_alloc_fns alloc_fns;
 	dp_hashmap wrappers; /* image id << 48 | return vaddr -> 1 wrapper, 2 not */
 	DP_VEC(struct site) site_v;
-	uint32_t s_stack, s_heap, s_anon, s_dataprof;
+	uint32_t s_stack, s_heap, s_anon, s_dataprof, s_allocator;
 	dp_annotate_stats st;
 	DP_VEC(dp_image_dwarf *) images; /* those this annotator created */
 	dp_path_cache paths;
@@ -66,7 +67,7 @@ struct dp_annotator {
 const char *dp_object_kind_name(dp_object_kind k)
 {
 	static const char *const n[DP_OBJ_COUNT] = {
-	    "none", "global", "static", "tls", "stack", "heap", "mapping",
+	    "none", "global", "static", "tls", "stack", "heap", "mapping", "allocator",
 	};
 	return (unsigned)k < DP_OBJ_COUNT ? n[k] : "?";
 }
@@ -124,6 +125,7 @@ dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err)
 	a->s_heap = dp_strtab_intern(&a->strs, "[heap]");
 	a->s_anon = dp_strtab_intern(&a->strs, "[anon]");
 	a->s_dataprof = dp_strtab_intern(&a->strs, "[dataprof]");
+	a->s_allocator = dp_strtab_intern(&a->strs, "[allocator]");
 	return a;
 }
 
@@ -459,7 +461,7 @@ static struct map_note *map_note_of(dp_annotator *a, const dp_map *m)
 
 /* cu_off: the compilation unit of the instruction (in x->image), 0 if none */
 static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x, uint64_t cu_off,
-			dp_annotation *o)
+			bool allocator, dp_annotation *o)
 {
 	uint64_t addr = x->data_addr, fs;
 	dp_maps *maps = dp_decoder_maps(a->dec);
@@ -554,12 +556,26 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 	}
 	if (stack_object(a, s, x, addr, o))
 		return;
+	/* the allocator's code outside every live block (in [heap], an arena's
+	 * anonymous mapping): its chunk headers, free lists, arenas */
+	if (allocator && (!m || !strcmp(m->name, "[heap]") || !map_note_of(a, m)->named_file) &&
+	    (!m || strcmp(m->name, "[stack]"))) {
+		o->obj_kind = DP_OBJ_ALLOCATOR;
+		o->object = a->s_allocator;
+		o->obj_reason = DP_AR_NONE;
+		return;
+	}
 	o->obj_kind = DP_OBJ_MAPPING;
 	if (m && !strcmp(m->name, "[heap]")) {
 		o->object = a->s_heap;
 		o->obj_reason = dp_heap_empty(&a->heap) ? DP_AR_HEAP_UNTRACKED : DP_AR_NO_OBJECT;
 	} else if (m && !strcmp(m->name, "[stack]")) {
 		o->object = a->s_stack;
+		o->obj_reason = DP_AR_NO_OBJECT;
+	} else if (m && m->name[0] == '[') {
+		/* the kernel's own: [vvar], [vvar_vclock] (the clock's data the
+		 * vDSO reads), [vsyscall] */
+		o->object = map_note_of(a, m)->base;
 		o->obj_reason = DP_AR_NO_OBJECT;
 	} else if (m) {
 		o->object = a->s_anon;
@@ -643,6 +659,8 @@ static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, cons
 		n.reason = !dp_image_has_dwarf(id) ? DP_AR_NO_DEBUG_INFO : DP_AR_NO_INSN;
 	}
 	n.special = special_of(a, s, x, n.loc.function, &n.special_reason);
+	n.allocator = dp_is_allocator_code(n.loc.function ? dp_strtab_get(&a->strs, n.loc.function)
+							  : x->function);
 	if (!slot) {
 		a->scratch_note = n; /* kept for this sample only */
 		return &a->scratch_note;
@@ -700,7 +718,8 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 
 		o->type = o->member = 0;
 		o->type_reason = DP_AR_NONE;
-		data_object(a, s, x, n ? n->loc.cu_off : 0, o);
+		data_object(a, s, x, n ? n->loc.cu_off : 0,
+			    n ? n->allocator : dp_is_allocator_code(x->function), o);
 		/* the type the access goes through is the instruction's when it has
 		 * one (a base class method on a derived object, a pointer into an
 		 * array); the object's own type otherwise (heap blocks have none) */

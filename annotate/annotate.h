@@ -25,7 +25,8 @@ typedef enum dp_object_kind {
 	DP_OBJ_TLS,
 	DP_OBJ_STACK,
 	DP_OBJ_HEAP,
-	DP_OBJ_MAPPING, /* a region known only by its mapping: [heap], [stack], a file's data */
+	DP_OBJ_MAPPING,	  /* a region known only by its mapping: [heap], [stack], a file's data */
+	DP_OBJ_ALLOCATOR, /* the allocator's own data: chunk headers, free lists, arenas */
 	DP_OBJ_COUNT,
 } dp_object_kind;
 
@@ -37,12 +38,12 @@ typedef struct dp_annotation {
 	uint32_t line_no;
 	/* data */
 	dp_object_kind obj_kind;
-	uint32_t object;     /* "nodes", "work::buf", "heap@objects.c:88", "[stack]" */
-	uint32_t site;       /* heap: the allocation site "objects.c:88" */
-	uint32_t site_func;  /* heap: the function that allocated */
+	uint32_t object;    /* "nodes", "work::buf", "heap@objects.c:88", "[stack]" */
+	uint32_t site;	    /* heap: the allocation site "objects.c:88" */
+	uint32_t site_func; /* heap: the function that allocated */
 	uint64_t obj_addr, obj_size;
-	uint32_t type;       /* "struct node" */
-	uint32_t member;     /* "struct node.next"; 0: the whole object or unknown */
+	uint32_t type;	 /* "struct node" */
+	uint32_t member; /* "struct node.next"; 0: the whole object or unknown */
 	dp_annot_reason obj_reason, type_reason;
 } dp_annotation;
 
@@ -76,7 +77,7 @@ typedef struct dp_dwarf_use {
 	size_t images, with_dwarf;
 	size_t units_indexed; /* compilation units whose statics were indexed */
 	size_t instructions;  /* distinct addresses given a source location */
-	size_t frames;        /* distinct instructions whose stack variables were read */
+	size_t frames;	      /* distinct instructions whose stack variables were read */
 } dp_dwarf_use;
 dp_dwarf_use dp_annotator_dwarf_use(const dp_annotator *a);
 void dp_annotate_print_summary(const dp_annotator *a, FILE *f);

@@ -1,5 +1,6 @@
 #include "special.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,30 @@ bool dp_is_own_code(const char *map_name, const char *function)
 	}
 	return function &&
 	       (!strncmp(function, "dp_markers", 10) || !strncmp(function, "dp_marker_", 10));
+}
+
+bool dp_is_allocator_code(const char *function)
+{
+	/* glibc's entry points and internals (with its symbols: libc6-dbg or
+	 * debuginfod), then the other allocators' prefixes */
+	static const char *const globs[] = {
+	    "malloc",	     "free",	       "calloc",	 "realloc",
+	    "reallocarray",  "memalign",       "posix_memalign", "aligned_alloc",
+	    "valloc",	     "pvalloc",	       "cfree",		 "__libc_malloc",
+	    "__libc_free",   "__libc_calloc",  "__libc_realloc", "__libc_memalign",
+	    "__libc_valloc", "__libc_pvalloc", "_int_*",	 "_mid_memalign",
+	    "malloc_*",	     "unlink_chunk",   "sysmalloc",	 "systrim",
+	    "heap_trim",     "tcache_*",       "arena_get*",	 "__malloc_*",
+	    "je_*",	     "tc_*",	       "tcmalloc::*",	 "mi_*",
+	    "_mi_*",
+	};
+
+	if (!function || !*function)
+		return false;
+	for (size_t i = 0; i < sizeof(globs) / sizeof(globs[0]); i++)
+		if (!fnmatch(globs[i], function, 0))
+			return true;
+	return false;
 }
 
 /* x86-64 system call numbers, the ones programs spend time in. */
