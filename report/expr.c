@@ -28,8 +28,13 @@ typedef struct parser {
 	dp_attr_ctx *c;
 	dp_error *err;
 	bool failed;
+	int depth;     /* parentheses and nots open: each is a level of recursion */
 	char why[160]; /* what was wrong with a time (lib/units.h) */
 } parser;
+
+/* Deeper nesting would overflow the stack long before a person writes it
+ * (one argument holds 64Ki parentheses). */
+#define MAX_DEPTH 1000
 
 static void fail(parser *ps, const char *what)
 {
@@ -198,17 +203,38 @@ static dp_expr *node(node_t k, dp_expr *l, dp_expr *r)
 	return e;
 }
 
+/* One more level of parentheses or nots, opened at at. */
+static bool deeper(parser *ps, const char *at)
+{
+	if (ps->depth >= MAX_DEPTH) {
+		ps->p = at;
+		fail(ps, "parentheses and nots nested too deep (more than 1000)");
+		return false;
+	}
+	ps->depth++;
+	return true;
+}
+
 static dp_expr *parse_not(parser *ps)
 {
+	const char *at;
+
 	skip(ps);
+	at = ps->p;
 	if (word(ps, "not") || (*ps->p == '!' && ps->p[1] != '=' && ps->p[1] != '~' && ps->p++)) {
+		if (!deeper(ps, at))
+			return NULL;
 		dp_expr *x = parse_not(ps);
+		ps->depth--;
 		return x ? node(N_NOT, x, NULL) : NULL;
 	}
 	skip(ps);
 	if (*ps->p == '(') {
+		if (!deeper(ps, ps->p))
+			return NULL;
 		ps->p++;
 		dp_expr *x = parse_or(ps);
+		ps->depth--;
 		skip(ps);
 		if (!x)
 			return NULL;
