@@ -38,11 +38,20 @@ typedef struct parser {
 
 static void fail(parser *ps, const char *what)
 {
+	size_t at = (size_t)(ps->p - ps->src), len = strlen(ps->src), from;
+
 	if (ps->failed)
 		return;
 	ps->failed = true;
-	dp_error_set(ps->err, "--where '%s': %s at character %d", ps->src, what,
-		     (int)(ps->p - ps->src) + 1);
+	if (len <= 80) {
+		dp_error_set(ps->err, "--where '%s': %s at character %zu", ps->src, what, at + 1);
+		return;
+	}
+	/* a long expression is quoted around the error only, so that the
+	 * message still has room for what and where */
+	from = at > 40 ? at - 40 : 0;
+	dp_error_set(ps->err, "--where '%s%.60s%s': %s at character %zu", from ? "..." : "",
+		     ps->src + from, from + 60 < len ? "..." : "", what, at + 1);
 }
 
 static void skip(parser *ps)
