@@ -181,6 +181,10 @@ static dp_expr *parse_pred(parser *ps)
 				*dots = '.';
 				ps->p = vat;
 				fail(ps, "a range is written LOW..HIGH with numbers");
+			} else if (e->lo > e->hi) {
+				/* as a time range is: it would match nothing */
+				ps->p = vat;
+				fail(ps, "the range ends before it starts");
 			}
 			*dots = '.';
 		} else if (!parse_number(ps, e->text, e->attr.id, &e->lo)) {
