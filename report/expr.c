@@ -156,7 +156,9 @@ static dp_expr *parse_pred(parser *ps)
 		free(e);
 		return NULL;
 	}
-	dp_hashmap_init(&e->memo, 16);
+	/* only a glob remembers its results (64 slots: not for every predicate) */
+	if (e->op == OP_GLOB || e->op == OP_NGLOB)
+		dp_hashmap_init(&e->memo, 16);
 	bool numeric = dp_attr_numeric(e->attr.id) && e->attr.id != DP_A_EVENT;
 	if (numeric && (e->op == OP_GLOB || e->op == OP_NGLOB)) {
 		ps->p = vat;
