@@ -476,6 +476,10 @@ dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, unsigned access_siz
 
 			if (!dims)
 				break;
+			/* past the last element is outside, not in an element again */
+			uint64_t size = dp_type_size(&u);
+			if (size && off >= size)
+				return DP_PATH_OUTSIDE;
 			for (int d = 0; d < dims; d++)
 				dp_buf_puts(out, "[]");
 			off %= es;
