@@ -498,6 +498,12 @@ static bool frame_base(Dwarf_Die *fn, uint64_t pc, int *reg, int64_t *off)
 		*off = 0;
 		return true;
 	}
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+		/* clang: the frame base is the register's value (rbp, or rsp) */
+		*reg = dp_dwarf_to_perf_reg(ops[0].atom - DW_OP_reg0);
+		*off = 0;
+		return *reg >= 0;
+	}
 	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
 		*reg = dp_dwarf_to_perf_reg(ops[0].atom - DW_OP_breg0);
 		*off = (int64_t)ops[0].number;
