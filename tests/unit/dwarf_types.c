@@ -2,7 +2,7 @@
  * with -g at -O0 and at -O2, never run. The offsets the test expects are
  * in the comments (x86-64). */
 struct node {
-	int key; /* 0; 4..8 padding */
+	int key;	   /* 0; 4..8 padding */
 	struct node *next; /* 8 */
 	long v;		   /* 16 */
 	char tag;	   /* 24; 25..32 padding */
@@ -19,7 +19,7 @@ struct row {
 };
 
 struct grid {
-	int nrows;	     /* 0; 4..8 padding */
+	int nrows;	    /* 0; 4..8 padding */
 	struct row rows[3]; /* 8..224, 72 each */
 };
 
