@@ -312,6 +312,38 @@ static void test_object_paths(void **state)
 	assert_int_equal(dp_array_stride(&counter), 0);
 }
 
+/* The function, file and line of an address; for clang's binaries (no
+ * .debug_aranges) found through the units' own ranges (dp_image_cu). */
+static void test_code_at(void **state)
+{
+	bin *bins = *state;
+
+	for (int k = 0; k < 2; k++) {
+		bin *b = &bins[k];
+		Dwarf_Die f = named(b, DW_TAG_subprogram, "get_next_v");
+		Dwarf_Addr lo, hi, bias;
+		int decl = 0;
+
+		assert_int_equal(dwarf_lowpc(&f, &lo), 0);
+		assert_int_equal(dwarf_highpc(&f, &hi), 0);
+		assert_int_equal(dwarf_decl_line(&f, &decl), 0);
+		for (Dwarf_Addr pc = lo; pc < hi; pc += (hi - lo) / 2) {
+			const dp_code_loc *c = dp_code_at(b->id, &b->strs, pc);
+			assert_string_equal(dp_strtab_get(&b->strs, c->function), "get_next_v");
+			assert_string_equal(dp_strtab_get(&b->strs, c->file), "dwarf_types.c");
+			if (c->line < (uint32_t)decl ||
+			    c->line > (uint32_t)decl + 3) /* its 4 lines */
+				fail_msg("get_next_v+%#llx at line %u, declared at %d",
+					 (unsigned long long)(pc - lo), c->line, decl);
+			assert_int_not_equal(c->cu_off, 0);
+		}
+		Dwarf_Die *cu = dp_image_cu(b->id, lo, &bias);
+		assert_non_null(cu);
+		assert_int_equal(dwarf_tag(cu), DW_TAG_compile_unit);
+		assert_null(dp_image_cu(b->id, 0, &bias)); /* in no unit */
+	}
+}
+
 static void test_registers(void **state)
 {
 	static const int perf[16] = {
@@ -494,8 +526,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names_sizes),	 cmocka_unit_test(test_member_paths),
-	    cmocka_unit_test(test_object_paths), cmocka_unit_test(test_registers),
-	    cmocka_unit_test(test_var_location), cmocka_unit_test(test_constructs),
+	    cmocka_unit_test(test_object_paths), cmocka_unit_test(test_code_at),
+	    cmocka_unit_test(test_registers),	 cmocka_unit_test(test_var_location),
+	    cmocka_unit_test(test_constructs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
