@@ -59,7 +59,7 @@ typedef struct ctx {
 static bool var_in_reg(ctx *c, uint64_t pc, int reg, bool pointer, ptr_type *o)
 {
 	Dwarf_Addr cb;
-	Dwarf_Die *cu = dwfl_module_addrdie(c->id->im->mod, pc, &cb), scopes[32];
+	Dwarf_Die *cu = dp_image_cu(c->id, pc, &cb), scopes[32];
 	int n;
 
 	if (!cu)

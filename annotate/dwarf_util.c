@@ -71,6 +71,25 @@ void dp_var_location(Dwarf_Die *var, uint64_t pc, dp_loc *out)
 		return;
 	if (dwarf_getlocation_addr(&at, pc, &ops, &n, 1) != 1)
 		return;
+	if (n >= 1 && n <= 2 &&
+	    (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index ||
+	     ops[0].atom == DW_OP_constx || ops[0].atom == DW_OP_GNU_const_index)) {
+		/* DWARF 5 (clang): the address, or a TLS offset, is in .debug_addr */
+		bool addr = ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index;
+		Dwarf_Attribute ia;
+		Dwarf_Addr a;
+		Dwarf_Word w;
+		Dwarf_Op direct[2];
+
+		if (dwarf_getlocation_attr(&at, &ops[0], &ia) != 0 ||
+		    (addr ? dwarf_formaddr(&ia, &a) : dwarf_formudata(&ia, &w)) != 0)
+			return;
+		memcpy(direct, ops, n * sizeof(*ops));
+		direct[0].atom = addr ? DW_OP_addr : DW_OP_const8u;
+		direct[0].number = addr ? a : w;
+		simple_expr(direct, n, out);
+		return;
+	}
 	simple_expr(ops, n, out);
 }
 
@@ -476,6 +495,10 @@ dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, unsigned access_siz
 
 			if (!dims)
 				break;
+			/* past the last element is outside, not in an element again */
+			uint64_t size = dp_type_size(&u);
+			if (size && off >= size)
+				return DP_PATH_OUTSIDE;
 			for (int d = 0; d < dims; d++)
 				dp_buf_puts(out, "[]");
 			off %= es;

@@ -75,6 +75,8 @@ void dp_image_dwarf_free(dp_image_dwarf *id)
 		free(id->frame_v.v[i]);
 	}
 	dp_vec_free(&id->frame_v);
+	dp_vec_free(&id->unit_ranges);
+	dp_vec_free(&id->unit_dies);
 	dp_hashmap_free(&id->constructs);
 	if (id->cons_v) {
 		dp_vec_free(id->cons_v);
@@ -120,6 +122,71 @@ static uint32_t function_name(Dwarf_Die *fn, dp_strtab *strs)
 	return dp_strtab_intern(strs, n);
 }
 
+static int by_lo(const void *a, const void *b)
+{
+	const struct dp_unit_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every unit's address ranges, from its DIE (DW_AT_low_pc/high_pc or
+ * DW_AT_ranges): what .debug_aranges would have said. */
+static void build_unit_ranges(dp_image_dwarf *id)
+{
+	Dwarf_CU *unit = NULL;
+	Dwarf_Die cudie, sub;
+	Dwarf_Half version;
+	uint8_t type;
+
+	id->unit_ranges_built = true;
+	while (dwarf_get_units(id->dw, unit, &unit, &version, &type, &cudie, &sub) == 0) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		if (type != DW_UT_compile && type != DW_UT_partial && type != DW_UT_skeleton)
+			continue;
+		dp_vec_push(&id->unit_dies, cudie);
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
+			struct dp_unit_range r = {lo, hi, id->unit_dies.n - 1};
+			if (hi > lo)
+				dp_vec_push(&id->unit_ranges, r);
+		}
+	}
+	if (id->unit_ranges.n)
+		qsort(id->unit_ranges.v, id->unit_ranges.n, sizeof(*id->unit_ranges.v), by_lo);
+}
+
+Dwarf_Die *dp_image_cu(dp_image_dwarf *id, uint64_t vaddr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu;
+	uint64_t a;
+	size_t lo = 0, hi;
+
+	if (!id->dw)
+		return NULL;
+	cu = dwfl_module_addrdie(id->im->mod, vaddr, bias);
+	if (cu)
+		return cu;
+	if (!id->unit_ranges_built)
+		build_unit_ranges(id);
+	/* the last range starting at or before the address */
+	a = vaddr - id->bias;
+	hi = id->unit_ranges.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (id->unit_ranges.v[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* units' ranges do not overlap: only the one before can hold it */
+	if (lo && a < id->unit_ranges.v[lo - 1].hi) {
+		*bias = id->bias;
+		return &id->unit_dies.v[id->unit_ranges.v[lo - 1].die];
+	}
+	return NULL;
+}
+
 const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr)
 {
 	uint64_t v;
@@ -132,6 +199,7 @@ const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vadd
 		return &id->code_v.v[v];
 	memset(&c, 0, sizeof(c));
 	line = id->dw ? dwfl_module_getsrc(id->im->mod, vaddr) : NULL;
+	cu = dp_image_cu(id, vaddr, &cb);
 	if (line) {
 		int ln = 0, col = 0;
 		const char *f = dwfl_lineinfo(line, NULL, &ln, &col, NULL, NULL);
@@ -140,8 +208,20 @@ const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vadd
 			c.file = dp_strtab_intern(strs, base_name(f));
 		c.line = (uint32_t)(ln > 0 ? ln : 0);
 		c.col = (uint32_t)(col > 0 ? col : 0);
+	} else if (cu) {
+		/* a unit libdwfl did not find (dp_image_cu): its own line table */
+		Dwarf_Line *dl = dwarf_getsrc_die(cu, vaddr - cb);
+		const char *f = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
+		int ln = 0, col = 0;
+
+		if (f) {
+			c.file = dp_strtab_intern(strs, base_name(f));
+			dwarf_lineno(dl, &ln);
+			dwarf_linecol(dl, &col);
+			c.line = (uint32_t)(ln > 0 ? ln : 0);
+			c.col = (uint32_t)(col > 0 ? col : 0);
+		}
 	}
-	cu = id->dw ? dwfl_module_addrdie(id->im->mod, vaddr, &cb) : NULL;
 	if (cu) {
 		Dwarf_Die scopes[32];
 		int n = dp_scope_index_scopes(&id->scopes, cu, vaddr - cb, scopes, 32);
@@ -210,7 +290,7 @@ int dp_code_frames(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr, dp_code_
 	Dwarf_Addr cb;
 	int n = 0, nfn = 0, fn[32];
 
-	cu = id->dw ? dwfl_module_addrdie(id->im->mod, vaddr, &cb) : NULL;
+	cu = dp_image_cu(id, vaddr, &cb);
 	if (cu) {
 		int ns = dp_scope_index_scopes(&id->scopes, cu, vaddr - cb, scopes, 32);
 
@@ -498,6 +578,12 @@ static bool frame_base(Dwarf_Die *fn, uint64_t pc, int *reg, int64_t *off)
 		*off = 0;
 		return true;
 	}
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+		/* clang: the frame base is the register's value (rbp, or rsp) */
+		*reg = dp_dwarf_to_perf_reg(ops[0].atom - DW_OP_reg0);
+		*off = 0;
+		return *reg >= 0;
+	}
 	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
 		*reg = dp_dwarf_to_perf_reg(ops[0].atom - DW_OP_breg0);
 		*off = (int64_t)ops[0].number;
@@ -520,7 +606,7 @@ const dp_frame_info *dp_frame_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t v
 	dp_vec_push(&id->frame_v, f);
 	dp_hashmap_put(&id->frames, vaddr, id->frame_v.n - 1);
 	f->cfa_known = dp_cfa_rule(id->cfi, vaddr - id->cfi_bias, &f->cfa_reg, &f->cfa_off);
-	cu = id->dw ? dwfl_module_addrdie(id->im->mod, vaddr, &cb) : NULL;
+	cu = dp_image_cu(id, vaddr, &cb);
 	if (!cu)
 		return f;
 	Dwarf_Die scopes[32];

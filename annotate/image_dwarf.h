@@ -76,15 +76,29 @@ typedef struct dp_image_dwarf {
 	dp_hashmap frames;
 	DP_VEC(dp_frame_info *) frame_v;
 	dp_scope_index scopes; /* the function of an address, per unit */
+	/* the units' address ranges, when libdwfl finds no unit by address
+	 * (dp_image_cu): sorted by start */
+	bool unit_ranges_built;
+	DP_VEC(struct dp_unit_range) unit_ranges;
+	DP_VEC(Dwarf_Die) unit_dies;
 	dp_hashmap constructs; /* annotate/construct.c */
 	struct dp_construct_vec *cons_v;
 } dp_image_dwarf;
+
+struct dp_unit_range {
+	uint64_t lo, hi; /* DWARF addresses, [lo, hi) */
+	size_t die;	 /* index in unit_dies */
+};
 
 /* The annotate state of an image (created on first use). */
 dp_image_dwarf *dp_image_dwarf_get(dp_image *im, dp_strtab *strs);
 void dp_image_dwarf_free(dp_image_dwarf *id);
 
 bool dp_image_has_dwarf(const dp_image_dwarf *id);
+/* The compilation unit containing vaddr, as dwfl_module_addrdie, but also
+ * in a binary without .debug_aranges (clang's default), where libdwfl
+ * before elfutils 0.191 finds none. */
+Dwarf_Die *dp_image_cu(dp_image_dwarf *id, uint64_t vaddr, Dwarf_Addr *bias);
 /* Source location of vaddr (cached). */
 const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
 /* The variable with a static address containing vaddr, or NULL. code is an

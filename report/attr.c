@@ -128,10 +128,16 @@ const char *dp_attr_all_names(void)
 	return all;
 }
 
+/* Names are quoted in errors up to this many characters, so that a long one
+ * leaves room for the reason and the list of valid names. */
+#define QUOTE 40
+
 bool dp_attr_parse(const char *name, dp_attr *out, dp_error *err)
 {
 	const char *colon = strchr(name, ':');
 	size_t n = colon ? (size_t)(colon - name) : strlen(name);
+	int q = (int)strnlen(name, QUOTE);
+	const char *more = name[q] ? "..." : "";
 
 	memset(out, 0, sizeof(*out));
 	/* the member path is also asked for as type.member (as in diff) */
@@ -144,27 +150,29 @@ bool dp_attr_parse(const char *name, dp_attr *out, dp_error *err)
 			continue;
 		out->id = (dp_attr_id)i;
 		if (colon && i != DP_A_TIME) {
-			dp_error_set(err,
-				     "'%s': only time takes a bucket width (time:100ms, time:1s)",
-				     name);
+			dp_error_set(
+			    err, "'%.*s%s': only time takes a bucket width (time:100ms, time:1s)",
+			    q, name, more);
 			return false;
 		}
 		if (colon) {
 			char why[160];
 
 			if (!dp_parse_duration(colon + 1, &out->bucket, why, sizeof(why))) {
-				dp_error_set(err, "'%s': the bucket width %s", name, why);
+				dp_error_set(err, "'%.*s%s': the bucket width %s", q, name, more,
+					     why);
 				return false;
 			}
 			if (!out->bucket) {
-				dp_error_set(err, "'%s': the bucket width must be more than 0",
-					     name);
+				dp_error_set(err, "'%.*s%s': the bucket width must be more than 0",
+					     q, name, more);
 				return false;
 			}
 		}
 		return true;
 	}
-	dp_error_set(err, "unknown attribute '%.*s'; the attributes are: %s", (int)n, name,
+	dp_error_set(err, "unknown attribute '%.*s%s'; the attributes are: %s",
+		     (int)(n < QUOTE ? n : QUOTE), name, n > QUOTE ? "..." : "",
 		     dp_attr_all_names());
 	return false;
 }

@@ -28,16 +28,30 @@ typedef struct parser {
 	dp_attr_ctx *c;
 	dp_error *err;
 	bool failed;
+	int depth;     /* parentheses and nots open: each is a level of recursion */
 	char why[160]; /* what was wrong with a time (lib/units.h) */
 } parser;
 
+/* Deeper nesting would overflow the stack long before a person writes it
+ * (one argument holds 64Ki parentheses). */
+#define MAX_DEPTH 1000
+
 static void fail(parser *ps, const char *what)
 {
+	size_t at = (size_t)(ps->p - ps->src), len = strlen(ps->src), from;
+
 	if (ps->failed)
 		return;
 	ps->failed = true;
-	dp_error_set(ps->err, "--where '%s': %s at character %d", ps->src, what,
-		     (int)(ps->p - ps->src) + 1);
+	if (len <= 80) {
+		dp_error_set(ps->err, "--where '%s': %s at character %zu", ps->src, what, at + 1);
+		return;
+	}
+	/* a long expression is quoted around the error only, so that the
+	 * message still has room for what and where */
+	from = at > 40 ? at - 40 : 0;
+	dp_error_set(ps->err, "--where '%s%.60s%s': %s at character %zu", from ? "..." : "",
+		     ps->src + from, from + 60 < len ? "..." : "", what, at + 1);
 }
 
 static void skip(parser *ps)
@@ -142,7 +156,9 @@ static dp_expr *parse_pred(parser *ps)
 		free(e);
 		return NULL;
 	}
-	dp_hashmap_init(&e->memo, 16);
+	/* only a glob remembers its results (64 slots: not for every predicate) */
+	if (e->op == OP_GLOB || e->op == OP_NGLOB)
+		dp_hashmap_init(&e->memo, 16);
 	bool numeric = dp_attr_numeric(e->attr.id) && e->attr.id != DP_A_EVENT;
 	if (numeric && (e->op == OP_GLOB || e->op == OP_NGLOB)) {
 		ps->p = vat;
@@ -167,6 +183,10 @@ static dp_expr *parse_pred(parser *ps)
 				*dots = '.';
 				ps->p = vat;
 				fail(ps, "a range is written LOW..HIGH with numbers");
+			} else if (e->lo > e->hi) {
+				/* as a time range is: it would match nothing */
+				ps->p = vat;
+				fail(ps, "the range ends before it starts");
 			}
 			*dots = '.';
 		} else if (!parse_number(ps, e->text, e->attr.id, &e->lo)) {
@@ -198,17 +218,38 @@ static dp_expr *node(node_t k, dp_expr *l, dp_expr *r)
 	return e;
 }
 
+/* One more level of parentheses or nots, opened at at. */
+static bool deeper(parser *ps, const char *at)
+{
+	if (ps->depth >= MAX_DEPTH) {
+		ps->p = at;
+		fail(ps, "parentheses and nots nested too deep (more than 1000)");
+		return false;
+	}
+	ps->depth++;
+	return true;
+}
+
 static dp_expr *parse_not(parser *ps)
 {
+	const char *at;
+
 	skip(ps);
+	at = ps->p;
 	if (word(ps, "not") || (*ps->p == '!' && ps->p[1] != '=' && ps->p[1] != '~' && ps->p++)) {
+		if (!deeper(ps, at))
+			return NULL;
 		dp_expr *x = parse_not(ps);
+		ps->depth--;
 		return x ? node(N_NOT, x, NULL) : NULL;
 	}
 	skip(ps);
 	if (*ps->p == '(') {
+		if (!deeper(ps, ps->p))
+			return NULL;
 		ps->p++;
 		dp_expr *x = parse_or(ps);
+		ps->depth--;
 		skip(ps);
 		if (!x)
 			return NULL;

@@ -1,0 +1,94 @@
+/* Types and functions whose DWARF test_dwarf_util reads (issue 17): built
+ * with -g at -O0 and at -O2, never run. The offsets the test expects are
+ * in the comments (x86-64). */
+struct node {
+	int key;	   /* 0; 4..8 padding */
+	struct node *next; /* 8 */
+	long v;		   /* 16 */
+	char tag;	   /* 24; 25..32 padding */
+};
+
+struct cell {
+	double v; /* 0 */
+	int n;	  /* 8; 12..16 padding */
+};
+
+struct row {
+	struct cell cells[4]; /* 0..64 */
+	long sum;	      /* 64 */
+};
+
+struct grid {
+	int nrows;	    /* 0; 4..8 padding */
+	struct row rows[3]; /* 8..224, 72 each */
+};
+
+union value {
+	char c;
+	short s;
+	int i;
+	long l;
+	double d;
+};
+
+struct tagged {
+	int kind;      /* 0 */
+	union value u; /* 8 */
+};
+
+typedef struct {
+	int x, y;
+} point;
+
+struct inner {
+	int a, b;
+};
+
+struct outer {
+	char c;		   /* 0 */
+	struct inner in;   /* 4: a 4, b 8 */
+	struct inner *pin; /* 16 */
+};
+
+typedef const struct node *node_cp;
+
+struct node nodes[8];
+struct grid the_grid;
+struct tagged tagged_one;
+point pts[5];
+struct outer outer_one;
+double samples[16];
+char *name_ptr;
+node_cp cnode;
+int matrix[3][5];
+volatile long counter;
+
+__attribute__((noinline)) long get_next_v(struct node *n)
+{
+	return n->next->v;
+}
+
+__attribute__((noinline)) double grid_cell(struct grid *g, int r, int c)
+{
+	return g->rows[r].cells[c].v;
+}
+
+__attribute__((noinline)) long sum_keys(struct node *head)
+{
+	long s = 0;
+
+	for (struct node *p = head; p; p = p->next)
+		s += p->key;
+	return s;
+}
+
+int main(void)
+{
+	nodes[0].next = &nodes[1];
+	name_ptr = "x";
+	cnode = &nodes[2];
+	outer_one.pin = &outer_one.in;
+	counter = get_next_v(&nodes[0]) + (long)grid_cell(&the_grid, 1, 2) + sum_keys(&nodes[0]) +
+		  tagged_one.u.i + pts[1].y + (long)samples[3] + matrix[1][2];
+	return (int)counter;
+}

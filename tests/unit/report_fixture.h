@@ -1,0 +1,111 @@
+/* A real report context (profile, decoder, annotator, rows, attributes) over
+ * a tiny synthetic profile with two events and no samples, and rows built
+ * by hand: the tests of attributes, --where and aggregation need the
+ * string table and event names a report has, not the samples. */
+#ifndef DP_REPORT_FIXTURE_H
+#define DP_REPORT_FIXTURE_H
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dataprof/profile.h"
+#include "profile/writer.h"
+#include "report/attr.h"
+#include "report/row.h"
+#include "synth_records.h"
+#include "tu.h"
+
+typedef struct rfx {
+	char *path;
+	dp_profile *p;
+	dp_decoder *dec;
+	dp_annotator *ann;
+	dp_row_ctx *rows;
+	dp_attr_ctx *attrs;
+} rfx;
+
+static inline void rfx_open(rfx *f, const char *name)
+{
+	struct perf_event_attr a;
+	uint64_t id0 = 501, id1 = 502;
+	dp_writer w;
+	dp_error err = {{0}};
+	dp_decode_opts dopts = {NULL, false};
+	dp_record rec;
+
+	memset(f, 0, sizeof(*f));
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	a.sample_id_all = 1;
+	f->path = tu_path(name);
+	if (dp_writer_open(&w, f->path, 1000, 2000, &err) < 0)
+		fail_msg("writer: %s", err.msg);
+	dp_writer_add_event(&w, 0, "page-faults", &a, DP_IP_EXACT, DP_EVC_MEMORY, &id0, 1);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	dp_writer_add_event(&w, 1, "cycles", &a, DP_IP_AFTER, DP_EVC_TIME, &id1, 1);
+	if (dp_writer_close(&w) < 0)
+		fail_msg("writer close");
+	f->p = dp_profile_open(f->path, &err);
+	if (!f->p)
+		fail_msg("open: %s", err.msg);
+	f->dec = dp_decoder_new(f->p, &dopts, &err);
+	if (!f->dec)
+		fail_msg("decoder: %s", err.msg);
+	f->ann = dp_annotator_new(f->dec, f->p, &err);
+	if (!f->ann)
+		fail_msg("annotator: %s", err.msg);
+	f->rows = dp_row_ctx_new(f->p, f->dec, f->ann);
+	while (dp_profile_next(f->p, &rec) > 0) {
+		dp_decoder_observe(f->dec, &rec);
+		dp_annotator_observe(f->ann, &rec);
+		dp_row_ctx_observe(f->rows, &rec);
+	}
+	dp_decoder_ready(f->dec);
+	dp_annotator_ready(f->ann);
+	dp_row_ctx_ready(f->rows);
+	f->attrs = dp_attr_ctx_new(f->rows, f->ann, f->p);
+}
+
+static inline void rfx_close(rfx *f)
+{
+	dp_attr_ctx_free(f->attrs);
+	dp_row_ctx_free(f->rows);
+	dp_annotator_free(f->ann);
+	dp_decoder_free(f->dec);
+	dp_profile_close(f->p);
+	unlink(f->path);
+	free(f->path);
+	memset(f, 0, sizeof(*f));
+}
+
+/* One hand-made sample with its decode and annotation: the row points
+ * into it, so it must stay where it is while the row is used. */
+typedef struct rsample {
+	dp_sample s;
+	dp_decoded x;
+	dp_annotation a;
+	dp_row r;
+} rsample;
+
+static inline uint32_t rfx_str(rfx *f, const char *s)
+{
+	return dp_strtab_intern(dp_attr_strings(f->attrs), s);
+}
+
+static inline void rsample_init(rsample *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->x.verdict = DP_V_EXACT;
+	m->x.insn = -1;
+	m->r.s = &m->s;
+	m->r.x = &m->x;
+	m->r.a = &m->a;
+}
+
+#endif
