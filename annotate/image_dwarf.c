@@ -160,7 +160,7 @@ Dwarf_Die *dp_image_cu(dp_image_dwarf *id, uint64_t vaddr, Dwarf_Addr *bias)
 {
 	Dwarf_Die *cu;
 	uint64_t a;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!id->dw)
 		return NULL;
@@ -171,14 +171,7 @@ Dwarf_Die *dp_image_cu(dp_image_dwarf *id, uint64_t vaddr, Dwarf_Addr *bias)
 		build_unit_ranges(id);
 	/* the last range starting at or before the address */
 	a = vaddr - id->bias;
-	hi = id->unit_ranges.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (id->unit_ranges.v[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = DP_PARTITION_POINT(id->unit_ranges.n, i, id->unit_ranges.v[i].lo <= a);
 	/* units' ranges do not overlap: only the one before can hold it */
 	if (lo && a < id->unit_ranges.v[lo - 1].hi) {
 		*bias = id->bias;
