@@ -31,6 +31,7 @@ typedef struct site_count {
 
 typedef struct corpus_ctx {
 	size_t samples, memory, object, type, member, heap, own, syscall;
+	size_t arena;		     /* heap samples in an arena allocator's block (arena@) */
 	size_t verdicts[DP_V_COUNT]; /* of the program's samples (not own, not syscall) */
 	size_t leaks;		     /* samples in dataprof's code named as the program's */
 	site_count sites[MAX_SITES]; /* heap samples by (site, type) */
@@ -95,6 +96,7 @@ static void measure(const char *prof, const char *name, corpus_ctx *c)
 		c->member += an.member != 0;
 		if (an.obj_kind == DP_OBJ_HEAP) {
 			c->heap++;
+			c->arena += !strncmp(dp_strtab_get(strs, an.object), "arena@", 6);
 			count_site(c, dp_strtab_get(strs, an.site),
 				   an.type ? dp_strtab_get(strs, an.type) : "-");
 		}
@@ -234,6 +236,84 @@ static void test_cxx(void **state)
 	free(prof);
 }
 
+/* Heap samples of the types given. */
+static size_t of_types(const corpus_ctx *c, const char *const *types)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nsites; i++)
+		for (const char *const *t = types; *t; t++)
+			n += !strcmp(c->sites[i].type, *t) ? c->sites[i].n : 0;
+	return n;
+}
+
+/* CPython (Debian's python3.11, its DWARF from python3.11-dbg) building
+ * dicts and lists. record --heap sets PYTHONMALLOC=malloc: each object is
+ * then a malloc, named by the function that creates it; with pymalloc
+ * (PYTHONMALLOC=pymalloc) its objects are pieces of arenas it maps itself,
+ * and the samples there are named by the arena, saying so. */
+static void test_python(void **state)
+{
+	static const char *const creators[] = {"dictobject.c", "listobject.c", NULL};
+	/* PyObject_Malloc, PyMem_*, _PyObject_GC_New, gc_alloc */
+	static const char *const wrappers[] = {"obmalloc.c", "gcmodule.c", "object.c", NULL};
+	static const char *const types[] = {"struct _dictkeysobject", "PyDictObject",
+					    "PyListObject", NULL};
+	char *prof = tu_path("python.dprof"), *arenas = tu_path("pymalloc.dprof");
+	char *cmd = dp_asprintf("python3.11 '%s/tests/fixtures/dicts.py' 1", SOURCE_DIR);
+	corpus_ctx *c = calloc(1, sizeof(*c));
+	tu_result res;
+
+	(void)state;
+	if (!have("command -v python3.11 && dpkg -s python3.11-dbg",
+		  "python3.11 with python3.11-dbg")) {
+		free(c), free(cmd), free(arenas), free(prof);
+		skip();
+	}
+	unsetenv("PYTHONMALLOC");
+	assert_int_equal(rec_run(&res, prof, "--heap -e cpu-clock -F 2000", cmd), 0);
+	tu_result_free(&res);
+	measure(prof, "python3.11 dicts.py", c);
+	assert_true(c->heap >= 100);
+	/* dicts, their keys and lists named where CPython makes them */
+	for (const char *const *f = creators; *f; f++) {
+		const char *one[] = {*f, NULL};
+
+		printf("  %s: %.1f%% of heap samples\n", *f,
+		       100.0 * (double)in_files(c, one, NULL) / (double)c->heap);
+		assert_true(in_files(c, one, NULL) > 0);
+	}
+	printf("  dict and list types: %.1f%% of heap samples\n",
+	       100.0 * (double)of_types(c, types) / (double)c->heap);
+	assert_true(in_files(c, creators, "struct _dictkeysobject") > 0);
+	assert_true(in_files(c, creators, "PyDictObject") > 0);
+	/* the allocator's wrappers hold at most 5%, no arena is left */
+	printf("  obmalloc.c + gcmodule.c + object.c: %.1f%% of heap samples\n",
+	       100.0 * (double)in_files(c, wrappers, NULL) / (double)c->heap);
+	assert_true(in_files(c, wrappers, NULL) * 20 <= c->heap);
+	assert_int_equal(c->arena, 0);
+
+	/* pymalloc asked for: its arenas (mmap64: seen), named as arenas */
+	setenv("PYTHONMALLOC", "pymalloc", 1);
+	assert_int_equal(rec_run(&res, arenas, "--heap -e cpu-clock -F 2000", cmd), 0);
+	unsetenv("PYTHONMALLOC");
+	tu_result_free(&res);
+	measure(arenas, "python3.11 dicts.py, PYTHONMALLOC=pymalloc", c);
+	printf("  arenas: %.1f%% of heap samples; dict and list types: %.1f%%\n",
+	       100.0 * (double)c->arena / (double)c->heap,
+	       100.0 * (double)of_types(c, types) / (double)c->heap);
+	assert_true(c->heap >= 100);
+	assert_true(c->arena * 2 >= c->heap);
+	/* no arena named after the object that happened to need it */
+	assert_true(in_files(c, creators, "struct _dictkeysobject") * 10 <= c->heap);
+	/* the instructions still give the pieces' types */
+	assert_true(of_types(c, types) > 0);
+	free(c);
+	free(cmd);
+	free(arenas);
+	free(prof);
+}
+
 /* The objects of every sample, in file order, one string per line. */
 static char *objects_of(const char *prof)
 {
@@ -306,6 +386,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lua),
 	    cmocka_unit_test(test_cxx),
+	    cmocka_unit_test(test_python),
 	    cmocka_unit_test(test_packed_same_attribution),
 	};
 
