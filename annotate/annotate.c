@@ -250,7 +250,8 @@ static int next_frame(dp_annotator *a, const dp_heap_block *b, int i, dp_image_d
 
 static uint64_t chain_key(const dp_heap_block *b)
 {
-	uint64_t h = 1469598103934665603ull ^ b->pid;
+	/* a mapping is named apart from a malloc of the same chain (an arena) */
+	uint64_t h = 1469598103934665603ull ^ b->pid ^ (uint64_t)(b->kind == DP_ALLOC_MMAP) << 40;
 
 	for (uint32_t i = 0; i < b->nframes; i++)
 		h = (h ^ b->frames[i]) * 1099511628211ull;
