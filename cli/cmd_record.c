@@ -61,7 +61,7 @@ static void usage(FILE *f)
 		"      --no-regs         do not capture registers (no data addresses later)\n"
 		"      --heap[=MIN]      track heap blocks of at least MIN (bytes, 4K, 1M; 0:\n"
 		"                        all) with their allocation sites, for data objects;\n"
-		"                        sets PYTHONMALLOC=malloc unless it is set\n"
+		"                        sets PYTHONMALLOC=malloc unless set (or MIN > 512)\n"
 		"      --heap-depth N    unwind N frames exactly per allocation (slow; by\n"
 		"                        default the stack above malloc is scanned; sim:\n"
 		"                        events unwind 8 by default, at no cost)\n"
@@ -496,8 +496,9 @@ int cmd_record(int argc, char **argv)
 		/* CPython's pymalloc hands out its objects from arenas the
 		 * tracker sees only whole: its documented switch makes each one a
 		 * malloc, named by its site (docs/heap.md, Python). Only CPython
-		 * reads it; the user's own choice stands. */
-		if (!getenv("PYTHONMALLOC"))
+		 * reads it; the user's own choice stands. Above pymalloc's 512
+		 * bytes every object is a malloc already: not worth its cost. */
+		if (!getenv("PYTHONMALLOC") && heap_min <= 512)
 			dp_vec_push(&env, dp_strdup("PYTHONMALLOC=malloc"));
 		free(lib);
 		o.agent = true;

@@ -314,6 +314,35 @@ static void test_python(void **state)
 	free(prof);
 }
 
+/* What PYTHONMALLOC the program gets from record with opts. */
+static void expect_pythonmalloc(const char *opts, const char *want)
+{
+	char *prof = tu_path("env.dprof"), *line = dp_asprintf("PM=%s\n", want);
+	tu_result res;
+
+	assert_int_equal(rec_run(&res, prof, opts, "sh -c 'echo PM=${PYTHONMALLOC-unset}'"), 0);
+	printf("record %s: %s", opts, res.out);
+	assert_non_null(strstr(res.out, line));
+	tu_result_free(&res);
+	free(line);
+	free(prof);
+}
+
+/* record --heap sets PYTHONMALLOC=malloc, keeps the user's, and leaves it
+ * alone where no pymalloc object (512 bytes at most) would be tracked. */
+static void test_pythonmalloc_env(void **state)
+{
+	(void)state;
+	unsetenv("PYTHONMALLOC");
+	expect_pythonmalloc("--heap -e cpu-clock", "malloc");
+	expect_pythonmalloc("--heap=512 -e cpu-clock", "malloc");
+	expect_pythonmalloc("--heap=513 -e cpu-clock", "unset");
+	expect_pythonmalloc("-e cpu-clock", "unset");
+	setenv("PYTHONMALLOC", "pymalloc_debug", 1);
+	expect_pythonmalloc("--heap -e cpu-clock", "pymalloc_debug");
+	unsetenv("PYTHONMALLOC");
+}
+
 /* The objects of every sample, in file order, one string per line. */
 static char *objects_of(const char *prof)
 {
@@ -387,6 +416,7 @@ int main(void)
 	    cmocka_unit_test(test_lua),
 	    cmocka_unit_test(test_cxx),
 	    cmocka_unit_test(test_python),
+	    cmocka_unit_test(test_pythonmalloc_env),
 	    cmocka_unit_test(test_packed_same_attribution),
 	};
 
