@@ -5,7 +5,8 @@
  * (a trusted data address, not dataprof's own work nor a system call) with
  * a named object, a type and a member, and the share of heap samples on
  * a wrapper's site. A program whose Debian package is missing is skipped,
- * saying which (./build.sh test installs them). */
+ * saying which (./build.sh test installs them): lua5.4 with
+ * liblua5.4-0-dbg, python3.11 with python3.11-dbg. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
