@@ -286,7 +286,7 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 	char via[256] = "";
 	dp_map *m = NULL;
 	uint64_t ret = 0;
-	bool arena = false;
+	bool own = false; /* the block is an arena allocator's own */
 
 	if (dp_hashmap_get(&a->sites, key, &v))
 		return &a->site_v.v[v];
@@ -312,17 +312,19 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 			/* the outermost one named: what the program called */
 			dp_alloc_fn_plain(dp_strtab_get(&a->strs, fr[k].function), via,
 					  sizeof(via));
-			if (b->kind == DP_ALLOC_MMAP && dp_alloc_fn_is_arena(via)) {
-				/* a mapping whose pieces it hands out unseen (not
-				 * its own bookkeeping, from malloc): the arena, named
-				 * by the allocator's line */
-				arena = true;
+			if (dp_alloc_fn_is_arena(via)) {
+				/* what it gets is its own, not the request's that
+				 * happened to need a new arena: a mapping whose
+				 * pieces it hands out unseen (the arena), or its
+				 * bookkeeping (pymalloc's arena table, a malloc);
+				 * named by the allocator's line */
+				own = true;
 				s.site = fr[k].line_id;
 				s.func = fr[k].function;
 				break;
 			}
 		}
-		if (arena)
+		if (own)
 			break;
 		if (k < nf || !nf) {
 			/* a frame of the program (or one nothing is known of) */
@@ -346,8 +348,10 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 			 m ? ret - m->start : ret);
 		s.site = dp_strtab_intern(&a->strs, buf);
 	}
-	if (arena)
-		snprintf(buf, sizeof(buf), "arena@%s (%s)", dp_strtab_get(&a->strs, s.site), via);
+	if (own)
+		snprintf(buf, sizeof(buf), "%s@%s (%s)",
+			 b->kind == DP_ALLOC_MMAP ? "arena" : "heap",
+			 dp_strtab_get(&a->strs, s.site), via);
 	else if (via[0])
 		snprintf(buf, sizeof(buf), "heap@%s (via %s)", dp_strtab_get(&a->strs, s.site),
 			 via);
