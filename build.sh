@@ -23,7 +23,7 @@ TEST_DEPS=(libcmocka-dev
       clang libclang-rt-14-dev   # tests/fuzz/run.sh: libFuzzer
       chromium nodejs            # tests/browser: the view page in a real browser
       postgresql postgresql-common   # tests/pg: a throwaway PostgreSQL server
-      lua5.4 liblua5.4-0-dbg heaptrack  # tests/e2e/test_corpus.c, bench/heap.sh
+      lua5.4 liblua5.4-0-dbg python3.11-dbg heaptrack  # tests/e2e/test_corpus.c, bench/heap.sh
       man-db)                    # tests/install: man opens the installed pages
 
 # installs the packages named (DEPS by default) that are missing

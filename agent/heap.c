@@ -470,6 +470,12 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	return p;
 }
 
+/* Programs built with _FILE_OFFSET_BITS=64 (CPython, gnulib's) call mmap64,
+ * the same function in a 64-bit glibc: without it their mappings (pymalloc's
+ * arenas) went unseen. */
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+    __attribute__((alias("mmap")));
+
 /* C++: operator new is where the allocation site is decided. The caller of
  * operator new is the site; the malloc inside it is ours and not recorded. */
 typedef void *(*new_fn)(size_t);

@@ -105,6 +105,21 @@ static const char *const builtin[] = {
     "xallocx",
 };
 
+/* Allocators that take a big block and hand out pieces of it themselves:
+ * the block is the arena, not a piece, so it is named by them rather than by
+ * whichever request happened to need a new one. */
+static const char *const arenas[] = {
+    "new_arena", /* CPython's pymalloc (obmalloc.c) */
+};
+
+bool dp_alloc_fn_is_arena(const char *plain)
+{
+	for (size_t i = 0; i < sizeof(arenas) / sizeof(arenas[0]); i++)
+		if (!fnmatch(arenas[i], plain, 0))
+			return true;
+	return false;
+}
+
 void dp_alloc_fns_init(dp_alloc_fns *f)
 {
 	memset(f, 0, sizeof(*f));

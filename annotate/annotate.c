@@ -252,7 +252,8 @@ static int next_frame(dp_annotator *a, const dp_heap_block *b, int i, dp_image_d
 
 static uint64_t chain_key(const dp_heap_block *b)
 {
-	uint64_t h = 1469598103934665603ull ^ b->pid;
+	/* a mapping is named apart from a malloc of the same chain (an arena) */
+	uint64_t h = 1469598103934665603ull ^ b->pid ^ (uint64_t)(b->kind == DP_ALLOC_MMAP) << 40;
 
 	for (uint32_t i = 0; i < b->nframes; i++)
 		h = (h ^ b->frames[i]) * 1099511628211ull;
@@ -287,6 +288,7 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 	char via[256] = "";
 	dp_map *m = NULL;
 	uint64_t ret = 0;
+	bool own = false; /* the block is an arena allocator's own */
 
 	if (dp_hashmap_get(&a->sites, key, &v))
 		return &a->site_v.v[v];
@@ -312,7 +314,20 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 			/* the outermost one named: what the program called */
 			dp_alloc_fn_plain(dp_strtab_get(&a->strs, fr[k].function), via,
 					  sizeof(via));
+			if (dp_alloc_fn_is_arena(via)) {
+				/* what it gets is its own, not the request's that
+				 * happened to need a new arena: a mapping whose
+				 * pieces it hands out unseen (the arena), or its
+				 * bookkeeping (pymalloc's arena table, a malloc);
+				 * named by the allocator's line */
+				own = true;
+				s.site = fr[k].line_id;
+				s.func = fr[k].function;
+				break;
+			}
 		}
+		if (own)
+			break;
 		if (k < nf || !nf) {
 			/* a frame of the program (or one nothing is known of) */
 			if (k < nf) {
@@ -335,7 +350,11 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 			 m ? ret - m->start : ret);
 		s.site = dp_strtab_intern(&a->strs, buf);
 	}
-	if (via[0])
+	if (own)
+		snprintf(buf, sizeof(buf), "%s@%s (%s)",
+			 b->kind == DP_ALLOC_MMAP ? "arena" : "heap",
+			 dp_strtab_get(&a->strs, s.site), via);
+	else if (via[0])
 		snprintf(buf, sizeof(buf), "heap@%s (via %s)", dp_strtab_get(&a->strs, s.site),
 			 via);
 	else

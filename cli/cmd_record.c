@@ -60,7 +60,8 @@ static void usage(FILE *f)
 		"                        (default 128)\n"
 		"      --no-regs         do not capture registers (no data addresses later)\n"
 		"      --heap[=MIN]      track heap blocks of at least MIN (bytes, 4K, 1M; 0:\n"
-		"                        all) with their allocation sites, for data objects\n"
+		"                        all) with their allocation sites, for data objects;\n"
+		"                        sets PYTHONMALLOC=malloc unless set (or MIN > 512)\n"
 		"      --heap-depth N    unwind N frames exactly per allocation (slow; by\n"
 		"                        default the stack above malloc is scanned; sim:\n"
 		"                        events unwind 8 by default, at no cost)\n"
@@ -492,6 +493,13 @@ int cmd_record(int argc, char **argv)
 			    dp_asprintf("DATAPROF_HEAP_MIN=%llu", (unsigned long long)heap_min));
 		dp_vec_push(&env, dp_asprintf("DATAPROF_HEAP_DEPTH=%llu",
 					      (unsigned long long)(heap_depth ? heap_depth : 1)));
+		/* CPython's pymalloc hands out its objects from arenas the
+		 * tracker sees only whole: its documented switch makes each one a
+		 * malloc, named by its site (docs/heap.md, Python). Only CPython
+		 * reads it; the user's own choice stands. Above pymalloc's 512
+		 * bytes every object is a malloc already: not worth its cost. */
+		if (!getenv("PYTHONMALLOC") && heap_min <= 512)
+			dp_vec_push(&env, dp_strdup("PYTHONMALLOC=malloc"));
 		free(lib);
 		o.agent = true;
 	}

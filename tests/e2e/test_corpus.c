@@ -5,7 +5,8 @@
  * (a trusted data address, not dataprof's own work nor a system call) with
  * a named object, a type and a member, and the share of heap samples on
  * a wrapper's site. A program whose Debian package is missing is skipped,
- * saying which (./build.sh test installs them). */
+ * saying which (./build.sh test installs them): lua5.4 with
+ * liblua5.4-0-dbg, python3.11 with python3.11-dbg. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,7 +23,8 @@
 #include "tu_feature.h"
 #include "util.h"
 
-#define MAX_SITES 64
+/* (site, type) pairs kept; more fail the test rather than be dropped unseen */
+#define MAX_SITES 1024
 
 typedef struct site_count {
 	char site[128], type[128];
@@ -31,6 +33,7 @@ typedef struct site_count {
 
 typedef struct corpus_ctx {
 	size_t samples, memory, object, type, member, heap, own, syscall;
+	size_t arena;		     /* heap samples in an arena allocator's block (arena@) */
 	size_t verdicts[DP_V_COUNT]; /* of the program's samples (not own, not syscall) */
 	size_t leaks;		     /* samples in dataprof's code named as the program's */
 	site_count sites[MAX_SITES]; /* heap samples by (site, type) */
@@ -44,8 +47,7 @@ static void count_site(corpus_ctx *c, const char *site, const char *type)
 			c->sites[i].n++;
 			return;
 		}
-	if (c->nsites == MAX_SITES)
-		return;
+	assert_true(c->nsites < MAX_SITES);
 	snprintf(c->sites[c->nsites].site, sizeof(c->sites[0].site), "%s", site);
 	snprintf(c->sites[c->nsites].type, sizeof(c->sites[0].type), "%s", type);
 	c->sites[c->nsites++].n = 1;
@@ -95,6 +97,7 @@ static void measure(const char *prof, const char *name, corpus_ctx *c)
 		c->member += an.member != 0;
 		if (an.obj_kind == DP_OBJ_HEAP) {
 			c->heap++;
+			c->arena += !strncmp(dp_strtab_get(strs, an.object), "arena@", 6);
 			count_site(c, dp_strtab_get(strs, an.site),
 				   an.type ? dp_strtab_get(strs, an.type) : "-");
 		}
@@ -104,6 +107,7 @@ static void measure(const char *prof, const char *name, corpus_ctx *c)
 	       name, c->samples, c->memory, 100.0 * (double)c->object / (double)c->memory,
 	       100.0 * (double)c->type / (double)c->memory,
 	       100.0 * (double)c->member / (double)c->memory, c->heap, c->own, c->syscall);
+	printf("  %zu (site, type) pairs of heap samples\n", c->nsites);
 	{
 		size_t n = 0;
 
@@ -234,6 +238,119 @@ static void test_cxx(void **state)
 	free(prof);
 }
 
+/* Heap samples of the types given. */
+static size_t of_types(const corpus_ctx *c, const char *const *types)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nsites; i++)
+		for (const char *const *t = types; *t; t++)
+			n += !strcmp(c->sites[i].type, *t) ? c->sites[i].n : 0;
+	return n;
+}
+
+/* CPython (Debian's python3.11, its DWARF from python3.11-dbg) building
+ * dicts and lists. record --heap sets PYTHONMALLOC=malloc: each object is
+ * then a malloc, named by the function that creates it; with pymalloc
+ * (PYTHONMALLOC=pymalloc) its objects are pieces of arenas it maps itself,
+ * and the samples there are named by the arena, saying so. */
+static void test_python(void **state)
+{
+	static const char *const creators[] = {"dictobject.c", "listobject.c", NULL};
+	static const char *const objects[] = {"dictobject.c",	 "listobject.c",  "longobject.c",
+					      "unicodeobject.c", "tupleobject.c", NULL};
+	/* PyObject_Malloc, PyMem_*, _PyObject_GC_New, gc_alloc */
+	static const char *const wrappers[] = {"obmalloc.c", "gcmodule.c", "object.c", NULL};
+	static const char *const types[] = {"struct _dictkeysobject", "PyDictObject",
+					    "PyListObject", NULL};
+	char *prof = tu_path("python.dprof"), *arenas = tu_path("pymalloc.dprof");
+	char *cmd = dp_asprintf("python3.11 '%s/tests/fixtures/dicts.py' 1", SOURCE_DIR);
+	corpus_ctx *c = calloc(1, sizeof(*c));
+	tu_result res;
+
+	(void)state;
+	if (!have("command -v python3.11 && dpkg -s python3.11-dbg",
+		  "python3.11 with python3.11-dbg")) {
+		free(c), free(cmd), free(arenas), free(prof);
+		skip();
+	}
+	unsetenv("PYTHONMALLOC");
+	assert_int_equal(rec_run(&res, prof, "--heap -e cpu-clock -F 2000", cmd), 0);
+	tu_result_free(&res);
+	measure(prof, "python3.11 dicts.py", c);
+	assert_true(c->heap >= 100);
+	/* dicts, their keys and lists named where CPython makes them */
+	for (const char *const *f = creators; *f; f++) {
+		const char *one[] = {*f, NULL};
+
+		printf("  %s: %.1f%% of heap samples\n", *f,
+		       100.0 * (double)in_files(c, one, NULL) / (double)c->heap);
+		assert_true(in_files(c, one, NULL) > 0);
+	}
+	printf("  dict and list types: %.1f%% of heap samples\n",
+	       100.0 * (double)of_types(c, types) / (double)c->heap);
+	assert_true(in_files(c, creators, "struct _dictkeysobject") > 0);
+	assert_true(in_files(c, creators, "PyDictObject") > 0);
+	/* the allocator's wrappers hold at most 5%, no arena is left */
+	printf("  obmalloc.c + gcmodule.c + object.c: %.1f%% of heap samples\n",
+	       100.0 * (double)in_files(c, wrappers, NULL) / (double)c->heap);
+	assert_true(in_files(c, wrappers, NULL) * 20 <= c->heap);
+	assert_int_equal(c->arena, 0);
+
+	/* pymalloc asked for: its arenas (mmap64: seen), named as arenas */
+	setenv("PYTHONMALLOC", "pymalloc", 1);
+	assert_int_equal(rec_run(&res, arenas, "--heap -e cpu-clock -F 2000", cmd), 0);
+	unsetenv("PYTHONMALLOC");
+	tu_result_free(&res);
+	measure(arenas, "python3.11 dicts.py, PYTHONMALLOC=pymalloc", c);
+	printf("  arenas: %.1f%% of heap samples; dict and list types: %.1f%%\n",
+	       100.0 * (double)c->arena / (double)c->heap,
+	       100.0 * (double)of_types(c, types) / (double)c->heap);
+	assert_true(c->heap >= 100);
+	assert_true(c->arena * 2 >= c->heap);
+	/* no arena named after the object that happened to need it, nor
+	 * pymalloc's table of arenas (read as struct pool_header *) */
+	assert_true(in_files(c, creators, "struct _dictkeysobject") * 10 <= c->heap);
+	printf("  pymalloc's tables named after objects: %zu heap samples\n",
+	       in_files(c, objects, "struct pool_header *"));
+	assert_true(in_files(c, objects, "struct pool_header *") * 100 <= c->heap);
+	/* the instructions still give the pieces' types */
+	assert_true(of_types(c, types) > 0);
+	free(c);
+	free(cmd);
+	free(arenas);
+	free(prof);
+}
+
+/* What PYTHONMALLOC the program gets from record with opts. */
+static void expect_pythonmalloc(const char *opts, const char *want)
+{
+	char *prof = tu_path("env.dprof"), *line = dp_asprintf("PM=%s\n", want);
+	tu_result res;
+
+	assert_int_equal(rec_run(&res, prof, opts, "sh -c 'echo PM=${PYTHONMALLOC-unset}'"), 0);
+	printf("record %s: %s", opts, res.out);
+	assert_non_null(strstr(res.out, line));
+	tu_result_free(&res);
+	free(line);
+	free(prof);
+}
+
+/* record --heap sets PYTHONMALLOC=malloc, keeps the user's, and leaves it
+ * alone where no pymalloc object (512 bytes at most) would be tracked. */
+static void test_pythonmalloc_env(void **state)
+{
+	(void)state;
+	unsetenv("PYTHONMALLOC");
+	expect_pythonmalloc("--heap -e cpu-clock", "malloc");
+	expect_pythonmalloc("--heap=512 -e cpu-clock", "malloc");
+	expect_pythonmalloc("--heap=513 -e cpu-clock", "unset");
+	expect_pythonmalloc("-e cpu-clock", "unset");
+	setenv("PYTHONMALLOC", "pymalloc_debug", 1);
+	expect_pythonmalloc("--heap -e cpu-clock", "pymalloc_debug");
+	unsetenv("PYTHONMALLOC");
+}
+
 /* The objects of every sample, in file order, one string per line. */
 static char *objects_of(const char *prof)
 {
@@ -306,6 +423,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lua),
 	    cmocka_unit_test(test_cxx),
+	    cmocka_unit_test(test_python),
+	    cmocka_unit_test(test_pythonmalloc_env),
 	    cmocka_unit_test(test_packed_same_attribution),
 	};
 

@@ -52,6 +52,22 @@ static void test_matching(void **state)
 	    "std::unique_ptr<Account, std::default_delete<Account> > std::make_unique<Account>"));
 	assert_true(dp_alloc_fn_name_matches(&f, "sqlite3DbMallocRawNN"));
 	assert_true(dp_alloc_fn_name_matches(&f, "PyObject_Malloc"));
+	/* CPython 3.11's wrappers and its debug build's hooks; not the
+	 * functions that make objects */
+	assert_true(dp_alloc_fn_name_matches(&f, "_PyObject_Malloc"));
+	assert_true(dp_alloc_fn_name_matches(&f, "PyMem_Realloc"));
+	assert_true(dp_alloc_fn_name_matches(&f, "_PyMem_DebugMalloc"));
+	assert_true(dp_alloc_fn_name_matches(&f, "_PyMem_DebugRawAlloc"));
+	assert_true(dp_alloc_fn_name_matches(&f, "_PyObject_GC_NewVar"));
+	assert_true(dp_alloc_fn_name_matches(&f, "gc_alloc"));
+	assert_true(dp_alloc_fn_name_matches(&f, "_PyObject_VirtualAlloc"));
+	assert_false(dp_alloc_fn_name_matches(&f, "new_keys_object"));
+	assert_false(dp_alloc_fn_name_matches(&f, "PyList_New"));
+	assert_false(dp_alloc_fn_name_matches(&f, "PyUnicode_New"));
+	/* pymalloc's arena: its mapping holds pieces, named as the arena */
+	assert_true(dp_alloc_fn_is_arena("new_arena"));
+	assert_false(dp_alloc_fn_is_arena("_PyObject_Malloc"));
+	assert_false(dp_alloc_fn_is_arena("_PyObject_VirtualAlloc"));
 	assert_true(dp_alloc_fn_name_matches(&f, "xmalloc"));
 	assert_false(dp_alloc_fn_name_matches(&f, "main"));
 	assert_false(dp_alloc_fn_name_matches(&f, "make_widget"));
