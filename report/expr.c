@@ -148,6 +148,12 @@ static dp_expr *parse_pred(parser *ps)
 		free(e);
 		return NULL;
 	}
+	if (!strncmp(ps->p, "==", 2)) {
+		/* else kind=="heap" would look for the name ="heap" and keep nothing */
+		fail(ps, "'==': compare with = (cpu=1, kind=heap)");
+		free(e);
+		return NULL;
+	}
 	e->op = ops[k].op;
 	ps->p += strlen(ops[k].s);
 	const char *vat = ps->p;

@@ -64,7 +64,8 @@ static void test_syntax(void **state)
 	bad("   ", "an attribute name is expected", 4);
 	bad("cpu", "an operator", 4);
 	bad("cpu=", "a value is missing", 5);
-	bad("cpu==1", "a number is expected", 5);
+	bad("cpu==1", "'==': compare with =", 4);
+	bad("kind==\"heap\"", "'==': compare with =", 5); /* not the name ="heap" */
 	bad("cpu=1 cpu=2", "unexpected text", 7);
 	bad("cpu=1 and", "an attribute name is expected", 10);
 	bad("cpu=1 or or cpu=2", "unknown attribute 'or'", 10);
