@@ -180,6 +180,21 @@ Dwarf_Die *dp_image_cu(dp_image_dwarf *id, uint64_t vaddr, Dwarf_Addr *bias)
 	return NULL;
 }
 
+const char *dp_code_path(dp_image_dwarf *id, uint64_t vaddr)
+{
+	Dwfl_Line *line = id->dw ? dwfl_module_getsrc(id->im->mod, vaddr) : NULL;
+	Dwarf_Addr cb;
+	Dwarf_Die *cu;
+	Dwarf_Line *dl;
+
+	if (line)
+		return dwfl_lineinfo(line, NULL, NULL, NULL, NULL, NULL);
+	/* a unit libdwfl did not find (dp_image_cu): its own line table */
+	cu = dp_image_cu(id, vaddr, &cb);
+	dl = cu ? dwarf_getsrc_die(cu, vaddr - cb) : NULL;
+	return dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
+}
+
 const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr)
 {
 	uint64_t v;

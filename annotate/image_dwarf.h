@@ -16,12 +16,12 @@
 #include "strtab.h"
 
 typedef struct dp_code_loc {
-	uint32_t function; /* outermost function, demangled; the symbol without DWARF */
+	uint32_t function;     /* outermost function, demangled; the symbol without DWARF */
 	uint32_t inline_chain; /* "outer > inlined > innermost", 0 if not inlined */
-	uint32_t file;     /* base name */
+	uint32_t file;	       /* base name */
 	uint32_t line, col;
-	uint32_t line_id;  /* "file.c:123", 0 without a file */
-	uint64_t cu_off;   /* the compilation unit's DIE offset, 0 if none */
+	uint32_t line_id; /* "file.c:123", 0 without a file */
+	uint64_t cu_off;  /* the compilation unit's DIE offset, 0 if none */
 } dp_code_loc;
 
 enum dp_var_kind { DP_VAR_GLOBAL = 1, DP_VAR_STATIC, DP_VAR_TLS, DP_VAR_STACK };
@@ -39,7 +39,7 @@ typedef struct dp_static_var {
 /* A stack variable's place relative to the CFA (frame base = CFA), or to
  * a register, at one instruction. */
 typedef struct dp_frame_var {
-	int reg;    /* -1: relative to the CFA */
+	int reg; /* -1: relative to the CFA */
 	int64_t off;
 	uint64_t size;
 	uint32_t name; /* "func::var" */
@@ -68,11 +68,11 @@ typedef struct dp_image_dwarf {
 	dp_hashmap cu_index; /* CU DIE offset -> index in cus */
 	DP_VEC(struct dp_cu_statics *) cus;
 	bool syms_built;
-	DP_VEC(dp_static_var) syms;     /* STT_OBJECT, sorted by addr */
+	DP_VEC(dp_static_var) syms;	/* STT_OBJECT, sorted by addr */
 	DP_VEC(dp_static_var) tls_syms; /* STT_TLS, sorted by offset */
 	dp_hashmap resolved;		/* hash of symbol start, unit -> index in globals */
-	DP_VEC(dp_static_var) globals;  /* symbols resolved so far, with their types */
-	uint64_t tls_size, tls_align;  /* PT_TLS of this image */
+	DP_VEC(dp_static_var) globals;	/* symbols resolved so far, with their types */
+	uint64_t tls_size, tls_align;	/* PT_TLS of this image */
 	dp_hashmap frames;
 	DP_VEC(dp_frame_info *) frame_v;
 	dp_scope_index scopes; /* the function of an address, per unit */
@@ -101,6 +101,9 @@ bool dp_image_has_dwarf(const dp_image_dwarf *id);
 Dwarf_Die *dp_image_cu(dp_image_dwarf *id, uint64_t vaddr, Dwarf_Addr *bias);
 /* Source location of vaddr (cached). */
 const dp_code_loc *dp_code_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
+/* The full name of the source file of the line at vaddr, as DWARF gives
+ * it (dp_code_loc keeps the base name), or NULL: for reading the source. */
+const char *dp_code_path(dp_image_dwarf *id, uint64_t vaddr);
 /* The variable with a static address containing vaddr, or NULL. code is an
  * address in this image whose compilation unit touched it (its DWARF gives
  * the type), 0 when none is known: then the symbol table alone answers. */

@@ -5,7 +5,6 @@
 #include "../annotate/image_dwarf.h"
 
 #include <capstone/capstone.h>
-#include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,10 +28,9 @@ static void insn_text(csh h, const dp_func_table *t, const dp_insn *in, char *bu
 
 /* The line's index in l->lines, added on first sight. */
 static int line_index(dp_srcview *v, dp_sv_listing *l, dp_hashmap *seen, const dp_code_loc *c,
-		      dp_image *im, uint64_t vaddr, dp_sv_sources *src)
+		      dp_image_dwarf *id, uint64_t vaddr, dp_sv_sources *src)
 {
-	Dwfl_Line *dl;
-	const char *path = NULL, *why = NULL;
+	const char *path, *why = NULL;
 	dp_sv_line ln;
 	uint64_t i;
 
@@ -44,9 +42,7 @@ static int line_index(dp_srcview *v, dp_sv_listing *l, dp_hashmap *seen, const d
 	ln.line_id = c->line_id;
 	ln.line = c->line;
 	/* the full name of the file, not report's base name */
-	dl = dwfl_module_getsrc(im->mod, vaddr);
-	if (dl)
-		path = dwfl_lineinfo(dl, NULL, NULL, NULL, NULL, NULL);
+	path = dp_code_path(id, vaddr);
 	ln.path = dp_strtab_intern(v->strs, path ? path : dp_strtab_get(v->strs, c->file));
 	if (!dp_sv_source_line(src, dp_strtab_get(v->strs, ln.path), ln.line, &ln.text, &ln.len,
 			       &why)) {
@@ -93,7 +89,7 @@ void dp_sv_listing_build(dp_srcview *v, uint32_t fi, dp_sv_sources *src, void *c
 			const dp_code_loc *c = dp_code_at(id, v->strs, in->addr);
 
 			r.inline_chain = c->inline_chain;
-			r.line = line_index(v, l, &seen, c, f->im, in->addr, src);
+			r.line = line_index(v, l, &seen, c, id, in->addr, src);
 		}
 		r.starts_line = r.line >= 0 && (r.line != prev || r.inline_chain != prev_chain);
 		prev = r.line;

@@ -315,6 +315,44 @@ static void test_source_dir(void **state)
 	free(prof);
 }
 
+/* A program built by clang, which writes no .debug_aranges by default: with
+ * elfutils before 0.191 (Debian 12's 0.188) libdwfl finds no unit for its
+ * addresses, and annotate found its functions' source lines through the
+ * units' own ranges (dp_image_cu) and their full paths (dp_code_path). */
+static void test_clang_source(void **state)
+{
+	char *bin = tu_path("objects_clang"), *prof = tu_path("clang.dprof");
+	char *cmd = dp_asprintf("'%s'", bin);
+	tu_result res;
+
+	(void)state;
+	if (tu_sh(&res, "clang --version") != 0) {
+		tu_result_free(&res);
+		free(bin), free(prof), free(cmd);
+		printf("SKIP: no clang (./build.sh test installs it)\n");
+		skip();
+	}
+	tu_result_free(&res);
+	assert_int_equal(
+	    tu_sh(&res, "clang -O2 -g -o '%s' '%s/tests/fixtures/objects.c'", bin, SOURCE_DIR), 0);
+	tu_result_free(&res);
+	/* the case: no .debug_aranges */
+	tu_sh(&res, "readelf -S '%s' | grep -c debug_aranges", bin);
+	assert_string_equal(res.out, "0\n");
+	tu_result_free(&res);
+	assert_int_equal(rec_run(&res, prof, "-e page-faults", cmd), 0);
+	tu_result_free(&res);
+	tu_sh(&res, "'%s' annotate -i '%s' main -n 1", DATAPROF_BIN, prof);
+	assert_int_equal(res.status, 0);
+	/* main's own source text, read from the path DWARF gives */
+	assert_non_null(strstr(res.out, "prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);"));
+	assert_null(strstr(res.out, "assembly only"));
+	tu_result_free(&res);
+	free(bin);
+	free(prof);
+	free(cmd);
+}
+
 /* A real program: lua5.4's table lookups (luaH_get*, with Debian's -dbg
  * package for its types) on the simulator with one instruction of skid,
  * so that each sample has the truth. The instructions that touch memory
@@ -404,7 +442,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_members_objects_O2), cmocka_unit_test(test_members_perf_data),
 	    cmocka_unit_test(test_bad_input),	       cmocka_unit_test(test_source_dir),
-	    cmocka_unit_test(test_cpu_clock_split),    cmocka_unit_test(test_lua_table_lookups),
+	    cmocka_unit_test(test_clang_source),       cmocka_unit_test(test_cpu_clock_split),
+	    cmocka_unit_test(test_lua_table_lookups),
 	};
 
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
