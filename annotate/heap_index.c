@@ -6,7 +6,8 @@
 #define PAGE_SHIFT  12
 #define LARGE_PAGES 16 /* blocks over 64 KiB go to the scanned list */
 #define WINDOW_NS   2000000000ull
-#define NIL         UINT32_MAX
+#define NIL	    UINT32_MAX
+#define CHAIN_PAGE  8192 /* words: 64 KiB */
 
 static uint64_t key_of(uint32_t pid, uint64_t x)
 {
@@ -18,6 +19,7 @@ void dp_heap_init(dp_heap_index *h)
 	memset(h, 0, sizeof(*h));
 	dp_hashmap_init(&h->live, 1024);
 	dp_hashmap_init(&h->pages, 1024);
+	dp_hashmap_init(&h->chain_of, 1024);
 	h->window = WINDOW_NS;
 }
 
@@ -29,18 +31,52 @@ void dp_heap_free(dp_heap_index *h)
 	dp_hashmap_free(&h->pages);
 	dp_vec_free(&h->links);
 	dp_vec_free(&h->large);
+	for (size_t i = 0; i < h->chain_pages.n; i++)
+		free(h->chain_pages.v[i]);
+	dp_vec_free(&h->chain_pages);
+	dp_hashmap_free(&h->chain_of);
 }
 
-static void push_event(dp_heap_index *h, uint64_t t, uint32_t block, uint32_t is_free)
+static void push_event(dp_heap_index *h, uint64_t t, uint32_t block, uint32_t pid, uint64_t addr)
 {
 	if (h->nev == h->evcap) {
 		h->evcap = h->evcap ? h->evcap * 2 : 1024;
 		h->ev = dp_realloc(h->ev, h->evcap * sizeof(*h->ev));
 	}
 	h->ev[h->nev].time = t;
+	h->ev[h->nev].addr = addr;
 	h->ev[h->nev].block = block;
-	h->ev[h->nev].is_free = is_free;
+	h->ev[h->nev].pid = pid;
 	h->nev++;
+}
+
+/* The one copy of a call chain: a program makes millions of blocks from a
+ * few thousand chains, so blocks share them (8 words each otherwise). The
+ * length is the word before the chain. */
+static const uint64_t *intern_chain(dp_heap_index *h, const uint64_t *f, uint32_t n)
+{
+	uint64_t k = 1469598103934665603ull ^ n, v;
+	uint64_t *c;
+
+	for (uint32_t i = 0; i < n; i++)
+		k = (k ^ f[i]) * 1099511628211ull;
+	for (;; k++) {
+		if (!dp_hashmap_get(&h->chain_of, k, &v))
+			break;
+		c = (uint64_t *)(uintptr_t)v;
+		if (c[-1] == n && !memcmp(c, f, n * 8))
+			return c;
+	}
+	if (!h->chain_pages.n || h->chain_used + n + 1 > CHAIN_PAGE) {
+		dp_vec_push(&h->chain_pages, dp_calloc(CHAIN_PAGE, 8));
+		h->chain_used = 0;
+	}
+	c = h->chain_pages.v[h->chain_pages.n - 1] + h->chain_used;
+	c[0] = n;
+	memcpy(c + 1, f, n * 8);
+	h->chain_used += n + 1;
+	dp_hashmap_put(&h->chain_of, k, (uint64_t)(uintptr_t)(c + 1));
+	return c + 1;
 }
 
 void dp_heap_observe(dp_heap_index *h, const dp_record *r)
@@ -60,33 +96,31 @@ void dp_heap_observe(dp_heap_index *h, const dp_record *r)
 		b.tid = a->tid;
 		b.kind = a->kind;
 		b.nframes = DP_MIN(a->nframes, (uint32_t)DP_HEAP_FRAMES);
-		memcpy(b.frames, a->frames, b.nframes * 8);
+		b.frames = intern_chain(h, a->frames, b.nframes);
 		dp_vec_push(&h->blocks, b);
-		push_event(h, a->time, (uint32_t)(h->blocks.n - 1), 0);
+		push_event(h, a->time, (uint32_t)(h->blocks.n - 1), a->pid, a->addr);
 	} else if (r->kind == DP_R_FREE) {
 		/* matched to its block when replayed, in time order */
-		dp_heap_block b;
-
-		memset(&b, 0, sizeof(b));
-		b.addr = r->free_rec->addr;
-		b.pid = r->free_rec->pid;
-		b.t_alloc = r->free_rec->time;
-		b.size = 0; /* marks a free event carrier */
-		dp_vec_push(&h->blocks, b);
-		push_event(h, r->free_rec->time, (uint32_t)(h->blocks.n - 1), 1);
+		push_event(h, r->free_rec->time, NIL, r->free_rec->pid, r->free_rec->addr);
 	}
 }
 
 static int cmp_ev(const void *a, const void *b)
 {
 	const struct heap_event *x = a, *y = b;
+	bool xf = x->block == NIL, yf = y->block == NIL;
 
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	/* at equal times: allocations before frees (realloc gives both) */
-	if (x->is_free != y->is_free)
-		return x->is_free ? 1 : -1;
-	return x->block < y->block ? -1 : x->block > y->block;
+	if (xf != yf)
+		return xf ? 1 : -1;
+	if (!xf)
+		return x->block < y->block ? -1 : x->block > y->block;
+	/* frees of one time: in any order, the same outcome */
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 void dp_heap_finish(dp_heap_index *h)
@@ -119,10 +153,9 @@ static void advance(dp_heap_index *h, uint64_t t)
 {
 	while (h->next_ev < h->nev && h->ev[h->next_ev].time <= t) {
 		const struct heap_event *e = &h->ev[h->next_ev++];
-		dp_heap_block *b = &h->blocks.v[e->block];
-		uint64_t k = key_of(b->pid, b->addr), v;
+		uint64_t k = key_of(e->pid, e->addr), v;
 
-		if (!e->is_free) {
+		if (e->block != NIL) {
 			dp_hashmap_put(&h->live, k, e->block);
 			link_block(h, e->block);
 		} else if (dp_hashmap_get(&h->live, k, &v) && v != NIL) {

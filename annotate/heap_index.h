@@ -22,8 +22,9 @@ typedef struct dp_heap_block {
 	uint32_t kind;
 	uint32_t nframes;
 	/* the allocation's return addresses, innermost first; bits 48-63: the
-	 * stack word where the tracker found it (0: an exact unwind) */
-	uint64_t frames[DP_HEAP_FRAMES];
+	 * stack word where the tracker found it (0: an exact unwind). One copy
+	 * per distinct chain, shared by its blocks (the index's chains). */
+	const uint64_t *frames;
 } dp_heap_block;
 
 struct heap_link {
@@ -34,12 +35,18 @@ typedef struct dp_heap_index {
 	DP_VEC(dp_heap_block) blocks; /* all, in allocation order */
 	struct heap_event {
 		uint64_t time;
-		uint32_t block; /* index in blocks */
-		uint32_t is_free;
+		uint64_t addr;	/* a free's; an allocation's is its block's */
+		uint32_t block; /* an allocation's index in blocks; NIL: a free */
+		uint32_t pid;	/* a free's */
 	} * ev;
 	size_t nev, evcap, next_ev; /* replay position */
-	dp_hashmap live;  /* (pid, addr) -> block, for FREE */
-	dp_hashmap pages; /* (pid, page) -> head of a list in links */
+	/* the distinct call chains, in pages that never move (blocks point
+	 * into them) */
+	DP_VEC(uint64_t *) chain_pages;
+	size_t chain_used;   /* words used of the last page */
+	dp_hashmap chain_of; /* hash of a chain (+ probe) -> its words */
+	dp_hashmap live;     /* (pid, addr) -> block, for FREE */
+	dp_hashmap pages;    /* (pid, page) -> head of a list in links */
 	DP_VEC(struct heap_link) links;
 	DP_VEC(uint32_t) large; /* blocks spanning many pages: scanned */
 	uint64_t now, window;
