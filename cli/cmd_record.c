@@ -81,6 +81,9 @@ static void usage(FILE *f)
 		"                        (size:ways:line, entries:ways; l2=none), and\n"
 		"                        lat=4:14:50:200:30 (cycles: L1 L2 LLC RAM TLB-miss)\n"
 		"      --sim-skid N      sim: report each sample N instructions late\n"
+		"      --sim-clock CLOCK sim: the time axis: sim (default: simulated cycles at\n"
+		"                        1 GHz, the same in every run) or real (the host's\n"
+		"                        monotonic clock, as kernel events and markers)\n"
 		"  -q, --quiet           print no summary\n"
 		"  -h, --help            show this help\n\n"
 		"Exit status: the command's; 125 if dataprof itself failed, 126/127 if the\n"
@@ -158,9 +161,16 @@ static int add_events(const char *list, spec_vec *ev, dp_error *err)
 }
 
 /* record -e sim:...: the command runs under dataprof's Valgrind tool. */
+/* The options of record that only sim: events take. */
+struct sim_args {
+	const char *cache; /* --sim-cache */
+	uint64_t skid;	   /* --sim-skid */
+	bool real_clock;   /* --sim-clock real */
+	bool given;	   /* any of them */
+};
+
 static int record_sim(const dp_record_opts *ro, const dp_event_spec *ev, size_t n,
-		      const char *cache, uint64_t skid, bool heap, uint64_t heap_depth,
-		      bool markers)
+		      const struct sim_args *sa, bool heap, uint64_t heap_depth, bool markers)
 {
 	dp_sim_opts o;
 	dp_sim_result res;
@@ -174,12 +184,13 @@ static int record_sim(const dp_record_opts *ro, const dp_event_spec *ev, size_t 
 			  "-j, --counters and --markers do not apply (use -c N for the period)");
 		return EXIT_OWN_FAILURE;
 	}
-	if (cli_sim_geometry(&o.geo, cache) < 0)
+	if (cli_sim_geometry(&o.geo, sa->cache) < 0)
 		return EXIT_OWN_FAILURE;
 	o.events = ev;
 	o.nevents = n;
 	o.period = ro->period;
-	o.skid = skid;
+	o.skid = sa->skid;
+	o.real_clock = sa->real_clock;
 	o.heap = heap;
 	o.heap_depth = heap_depth;
 	o.output = ro->output;
@@ -239,6 +250,7 @@ int cmd_record(int argc, char **argv)
 	    {"markers", no_argument, 0, 'M'},
 	    {"sim-cache", required_argument, 0, 'S'},
 	    {"sim-skid", required_argument, 0, 'K'},
+	    {"sim-clock", required_argument, 0, 'L'},
 	    {"switch-output", required_argument, 0, 'W'},
 	    {"max-files", required_argument, 0, 'X'},
 	    {"switch-max-files", required_argument, 0, 'X'}, /* perf's name */
@@ -256,8 +268,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t v;
 	int c, rc = EXIT_OWN_FAILURE;
 	bool markers = false, sim = false;
-	const char *sim_cache = NULL;
-	uint64_t sim_skid = 0;
+	struct sim_args sa = {0};
 
 	memset(&o, 0, sizeof(o));
 	o.output = "dataprof.dprof";
@@ -383,14 +394,26 @@ int cmd_record(int argc, char **argv)
 			markers = true;
 			break;
 		case 'S':
-			sim_cache = optarg;
+			sa.cache = optarg;
+			sa.given = true;
 			break;
 		case 'K':
-			if (!dp_parse_u64(optarg, &sim_skid) || sim_skid > 1000) {
+			if (!dp_parse_u64(optarg, &sa.skid) || sa.skid > 1000) {
 				cli_error("--sim-skid needs 0 to 1000 instructions, not '%s'",
 					  optarg);
 				goto out;
 			}
+			sa.given = true;
+			break;
+		case 'L':
+			if (strcmp(optarg, "sim") && strcmp(optarg, "real")) {
+				cli_error("--sim-clock is sim (simulated cycles) or real (the "
+					  "host's clock), not '%s'",
+					  optarg);
+				goto out;
+			}
+			sa.real_clock = !strcmp(optarg, "real");
+			sa.given = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -452,12 +475,11 @@ int cmd_record(int argc, char **argv)
 	if (sim) {
 		/* Valgrind unwinds exactly and cheaply: deep enough for the site
 		 * past wrappers (lua at depth 8: no slower, a smaller profile) */
-		rc = record_sim(&o, ev.v, ev.n, sim_cache, sim_skid, heap,
-				heap_depth ? heap_depth : 8, markers);
+		rc = record_sim(&o, ev.v, ev.n, &sa, heap, heap_depth ? heap_depth : 8, markers);
 		goto out;
 	}
-	if (sim_cache || sim_skid) {
-		cli_error("--sim-cache and --sim-skid apply to sim: events only");
+	if (sa.given) {
+		cli_error("--sim-cache, --sim-skid and --sim-clock apply to sim: events only");
 		goto out;
 	}
 	if (!ev.n) {

@@ -42,8 +42,9 @@ typedef struct dp_sim_opts {
 	size_t nevents;
 	uint64_t period; /* -c: for events without their own; 0: per-event default */
 	dp_sim_geometry geo;
-	uint64_t skid; /* --sim-skid: samples reported this many instructions late */
-	bool heap;     /* allocation records from the tool's malloc */
+	uint64_t skid;	 /* --sim-skid: samples reported this many instructions late */
+	bool real_clock; /* --sim-clock real: the host's monotonic clock, not simulated time */
+	bool heap;	 /* allocation records from the tool's malloc */
 	uint64_t heap_depth;
 	bool count_only;    /* dataprof stat: totals, no samples */
 	const char *output; /* the profile; "/dev/null" for stat without -o */

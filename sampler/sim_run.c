@@ -73,6 +73,8 @@ static void build_argv(const dp_sim_opts *o, int fd, uint64_t t0, str_vec *av)
 	dp_vec_push(av, dp_strdup("--trace-children=yes"));
 	dp_vec_push(av, dp_asprintf("--dp-fd=%d", fd));
 	dp_vec_push(av, dp_asprintf("--dp-t0=%llu", (unsigned long long)t0));
+	if (o->real_clock)
+		dp_vec_push(av, dp_strdup("--dp-clock=real"));
 	dp_vec_push(av, dp_asprintf("--dp-l1d=%llu,%llu,%llu", (unsigned long long)g->l1d[0],
 				    (unsigned long long)g->l1d[1], (unsigned long long)g->l1d[2]));
 	dp_vec_push(av, dp_asprintf("--dp-l2=%llu,%llu,%llu", (unsigned long long)g->l2[0],

@@ -65,6 +65,7 @@ static ULong geo[4][3] = {
     {32768, 8, 64}, {1048576, 16, 64}, {33554432, 16, 64}, {64, 4, 0}}; /* l1d l2 llc dtlb */
 static ULong lat[5] = {4, 14, 50, 200, 30}; /* L1 L2 LLC RAM, dTLB miss: cycles */
 static ULong t0_ns;
+static Bool real_clock; /* --dp-clock=real: the host's clock, not simulated time */
 static ULong skid;
 static Bool heap_on;
 static Bool replace_malloc; /* --dp-heap=yes seen before the options are parsed */
@@ -126,7 +127,8 @@ static Bool process_cmd_line_option(const HChar *arg)
 			return False;
 	} else if VG_INT_CLO (arg, "--dp-t0", num)
 		t0_ns = (ULong)num;
-	else if VG_INT_CLO (arg, "--dp-skid", num)
+	else if VG_XACT_CLO (arg, "--dp-clock=real", real_clock, True) {
+	} else if VG_INT_CLO (arg, "--dp-skid", num)
 		skid = (ULong)num;
 	else if VG_BOOL_CLO (arg, "--dp-heap", heap_on) {
 	} else if VG_INT_CLO (arg, "--dp-heap-depth", num)
@@ -235,8 +237,17 @@ static Bool have_l2;
 static ULong counts[DPS_NKINDS];
 static ULong extra_cycles; /* modelled latency beyond one cycle per instruction */
 
+/* Simulated: one cycle per instruction plus the latency beyond it, at
+ * 1 GHz from the recording's start; or the host's monotonic clock, the
+ * axis of kernel events, markers and counters (and the recorder's t0). */
 static ULong sim_time(void)
 {
+	if (real_clock) {
+		struct vki_timespec ts;
+
+		VG_(clock_gettime)(&ts, VKI_CLOCK_MONOTONIC);
+		return (ULong)ts.tv_sec * 1000000000ull + (ULong)ts.tv_nsec;
+	}
 	return t0_ns + counts[DPS_INSTRUCTIONS] + extra_cycles;
 }
 

@@ -393,6 +393,56 @@ static void test_deterministic(void **state)
 	free(p2);
 }
 
+static void bad(const char *env, const char *args, const char *want);
+
+/* The largest gap between consecutive samples' times of a profile. */
+struct gap {
+	uint64_t last, max;
+	size_t n;
+};
+
+static void gap_of(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	struct gap *g = ctx;
+
+	(void)p;
+	if (r->kind != DP_R_SAMPLE)
+		return;
+	if (g->n++ && r->sample->time > g->last && r->sample->time - g->last > g->max)
+		g->max = r->sample->time - g->last;
+	g->last = r->sample->time;
+}
+
+/* --sim-clock real: the samples are on the host's clock, so the program's
+ * 500 ms asleep between two passes is a gap of at least 500 ms between
+ * samples; on simulated time (the default) no instruction runs asleep,
+ * so the clock stands still. */
+static void test_real_clock(void **state)
+{
+	struct gap real = {0}, sim = {0};
+	tu_result r1, r2;
+	char *p1 = record_sim("simwork_O2", "nap 262144 500", "--sim-clock real -e sim:mem -c 4096",
+			      "clock_real.dprof", &r1);
+	char *p2 = record_sim("simwork_O2", "nap 262144 500", "-e sim:mem -c 4096",
+			      "clock_sim.dprof", &r2);
+
+	(void)state;
+	assert_true(rec_each(p1, gap_of, &real) > 20);
+	assert_true(rec_each(p2, gap_of, &sim) > 20);
+	printf("largest gap between samples: real clock %.3f s, simulated %.6f s\n",
+	       (double)real.max / 1e9, (double)sim.max / 1e9);
+	assert_true(real.max >= 500000000ull);
+	assert_true(sim.max < 50000000ull);
+	tu_result_free(&r1);
+	tu_result_free(&r2);
+	free(p1);
+	free(p2);
+	bad("", "record -e sim:mem --sim-clock wall -o /dev/null -- true",
+	    "--sim-clock is sim (simulated cycles) or real");
+	bad("", "record -e cpu-clock --sim-clock real -o /dev/null -- true",
+	    "apply to sim: events only");
+}
+
 /* A layout change under dataprof diff: struct item.b moved next to .a
  * (layout fixture, variant b) loses its misses, and --fail-if on it fails;
  * two runs of the same binary are identical, and the same --fail-if passes. */
@@ -659,6 +709,7 @@ int main(void)
 	    cmocka_unit_test(test_chase_attribution_O2),
 	    cmocka_unit_test(test_chase_attribution_O0),
 	    cmocka_unit_test(test_deterministic),
+	    cmocka_unit_test(test_real_clock),
 	    cmocka_unit_test(test_layout_diff),
 	    cmocka_unit_test(test_bpwatch_twin_O0),
 	    cmocka_unit_test(test_bpwatch_twin_O2),
