@@ -17,6 +17,16 @@ static void target_add(struct targets *tg, const dp_func_table *t, const dp_insn
 {
 	long i = in->target ? dp_func_table_find(t, in->target) : -1;
 
+	if (i > at && tg->n == MAX_TARGETS) { /* forget the targets passed */
+		int n = 0;
+
+		for (int k = 0; k < tg->n; k++)
+			if (tg->i[k] > at) {
+				tg->i[n] = tg->i[k];
+				tg->h[n++] = tg->h[k];
+			}
+		tg->n = n;
+	}
 	if (i > at && tg->n < MAX_TARGETS) {
 		tg->i[tg->n] = i;
 		tg->h[tg->n++] = h;
