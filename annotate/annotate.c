@@ -15,6 +15,8 @@
 
 struct site {
 	uint32_t site, func, object;
+	bool has_type; /* what the standard library's allocator was asked for */
+	Dwarf_Die type;
 };
 
 /* What a sample needs of its instruction, in one place: its source
@@ -283,7 +285,7 @@ static bool simple_wrapper(dp_annotator *a, dp_image *im, uint64_t ret)
 static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 {
 	uint64_t key = chain_key(b), v;
-	struct site s = {0, 0, 0};
+	struct site s = {0};
 	char buf[600];
 	char via[256] = "";
 	dp_map *m = NULL;
@@ -305,6 +307,12 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 
 		if (id)
 			nf = dp_code_frames(id, &a->strs, vaddr, fr, 16);
+		/* std::__new_allocator<T>::allocate on the way: T is what the
+		 * block holds (a vector's elements, a hash table's nodes), where
+		 * the instructions that touch it give no type */
+		if (id && nf && !s.has_type &&
+		    dp_alloc_fns_match(&a->alloc_fns, &a->strs, fr[0].function))
+			s.has_type = dp_code_alloc_type(id, vaddr, &s.type);
 		for (k = 0; k < nf; k++) {
 			/* the physical function, its callee allocator code: a
 			 * wrapper if all it does is return the block */
@@ -480,7 +488,7 @@ static struct map_note *map_note_of(dp_annotator *a, const dp_map *m)
 
 /* cu_off: the compilation unit of the instruction (in x->image), 0 if none */
 static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x, uint64_t cu_off,
-			bool allocator, dp_annotation *o)
+			bool allocator, dp_annotation *o, const struct site **site)
 {
 	uint64_t addr = x->data_addr, fs;
 	dp_maps *maps = dp_decoder_maps(a->dec);
@@ -491,6 +499,7 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 	if (b) {
 		const struct site *st = site_of(a, b);
 
+		*site = st;
 		o->obj_kind = DP_OBJ_HEAP;
 		o->object = st->object;
 		o->site = st->site;
@@ -737,8 +746,10 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 
 		o->type = o->member = 0;
 		o->type_reason = DP_AR_NONE;
+		const struct site *st = NULL;
+
 		data_object(a, s, x, n ? n->loc.cu_off : 0,
-			    n ? n->allocator : dp_is_allocator_code(x->function), o);
+			    n ? n->allocator : dp_is_allocator_code(x->function), o, &st);
 		/* the type the access goes through is the instruction's when it has
 		 * one (a base class method on a derived object, a pointer into an
 		 * array); the object's own type otherwise (heap blocks have none) */
@@ -765,6 +776,15 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 			o->type_reason = DP_AR_NONE;
 		} else if (!o->type && !o->type_reason) {
 			o->type_reason = kreason;
+		}
+		/* none from the code (a hash node reached through its base's
+		 * pointer: past the base, padding): the allocator's T */
+		if (!o->type && st && st->has_type) {
+			uint64_t tsz = dp_type_size((Dwarf_Die *)&st->type),
+				 off = x->data_addr - o->obj_addr;
+
+			o->type_reason = DP_AR_NONE;
+			typed_object(a, (Dwarf_Die *)&st->type, tsz ? off % tsz : off, x->size, o);
 		}
 	} else {
 		o->obj_reason = DP_AR_NO_ADDRESS;

@@ -328,6 +328,59 @@ int dp_code_frames(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr, dp_code_
 	return n;
 }
 
+/* T of the class `this` points to when it is [__]new_allocator<T>. */
+static bool new_allocator_arg(Dwarf_Die *fn, Dwarf_Die *type)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die origin, c, t, cls;
+	const char *name;
+
+	if (dwarf_attr(fn, DW_AT_abstract_origin, &at) && dwarf_formref_die(&at, &origin))
+		fn = &origin;
+	if (dwarf_child(fn, &c) != 0)
+		return false;
+	while (dwarf_tag(&c) != DW_TAG_formal_parameter)
+		if (dwarf_siblingof(&c, &c) != 0)
+			return false;
+	/* this: (const) pointer to the class */
+	if (!dwarf_attr_integrate(&c, DW_AT_type, &at) || !dwarf_formref_die(&at, &t) ||
+	    dwarf_peel_type(&t, &t) != 0 || dwarf_tag(&t) != DW_TAG_pointer_type ||
+	    !dwarf_attr_integrate(&t, DW_AT_type, &at) || !dwarf_formref_die(&at, &cls) ||
+	    dwarf_peel_type(&cls, &cls) != 0)
+		return false;
+	name = dwarf_diename(&cls);
+	if (!name || (strncmp(name, "__new_allocator<", 16) && strncmp(name, "new_allocator<", 14)))
+		return false;
+	if (dwarf_child(&cls, &c) != 0)
+		return false;
+	do
+		if (dwarf_tag(&c) == DW_TAG_template_type_parameter)
+			return dwarf_attr_integrate(&c, DW_AT_type, &at) &&
+			       dwarf_formref_die(&at, type);
+	while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+bool dp_code_alloc_type(dp_image_dwarf *id, uint64_t vaddr, Dwarf_Die *type)
+{
+	Dwarf_Die scopes[32], *cu;
+	Dwarf_Addr cb;
+	int ns;
+
+	cu = dp_image_cu(id, vaddr, &cb);
+	if (!cu)
+		return false;
+	ns = dp_scope_index_scopes(&id->scopes, cu, vaddr - cb, scopes, 32);
+	for (int i = ns - 1; i >= 0; i--) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
+		    new_allocator_arg(&scopes[i], type))
+			return true;
+	}
+	return false;
+}
+
 uint32_t dp_code_line_id(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr)
 {
 	return dp_code_at(id, strs, vaddr)->line_id;

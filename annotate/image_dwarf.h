@@ -128,6 +128,11 @@ typedef struct dp_code_frame {
 int dp_code_frames(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr, dp_code_frame *out,
 		   int max);
 
+/* The T of the std::__new_allocator<T>::allocate (new_allocator<T> before
+ * GCC 12) that vaddr is in, inlined or not: what the block it returns
+ * holds (a vector's elements, a hash table's nodes). */
+bool dp_code_alloc_type(dp_image_dwarf *id, uint64_t vaddr, Dwarf_Die *type);
+
 /* "file.c:123" for vaddr, or 0 */
 uint32_t dp_code_line_id(dp_image_dwarf *id, dp_strtab *strs, uint64_t vaddr);
 
