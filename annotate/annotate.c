@@ -700,6 +700,64 @@ static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, cons
 
 static void count(dp_annotator *a, const dp_annotation *o);
 
+/* The heap tracker's own clock reads and writes run in the vDSO and the C
+ * library, not in its code: with a call chain (record -g), a sample in the
+ * vDSO or at a system call whose first caller outside the C library and the
+ * vDSO is dataprof's code is dataprof's work. (Only there: the program's
+ * malloc, which the tracker forwards to, stays the program's.) */
+static bool is_libc(const dp_map *m)
+{
+	const char *b = base_name(m->name);
+
+	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5);
+}
+
+static bool called_by_own_code(dp_annotator *a, const dp_sample *s, const dp_decoded *x,
+			       uint8_t special_reason)
+{
+	dp_maps *maps;
+
+	if (!x->map || s->callchain_nr < 2 ||
+	    (strcmp(x->map->name, "[vdso]") && special_reason != DP_AR_SYSCALL))
+		return false;
+	maps = dp_decoder_maps(a->dec);
+	/* context markers and the IP itself skipped; a few frames at most */
+	for (uint32_t i = 0; i < s->callchain_nr && i < 8; i++) {
+		uint64_t ret = s->callchain[i];
+		dp_map *m;
+
+		if (ret >= PERF_CONTEXT_MAX || ret == x->ip)
+			continue;
+		m = dp_maps_find(maps, s->pid, ret, s->time);
+		if (!m)
+			return false;
+		if (map_note_of(a, m)->own) {
+			/* nothing the tracker forwards to enters the vDSO (the
+			 * program's malloc does not read the clock) */
+			if (!strcmp(x->map->name, "[vdso]"))
+				return true;
+			/* the tracker's malloc, free, mmap... forward the
+			 * program's call: its system calls are the program's.
+			 * The innermost function of the call: the recording
+			 * is inlined into those entry points. */
+			dp_image *im = dp_decoder_map_image(a->dec, m);
+			dp_code_frame fr[16];
+			int nf = im ? dp_code_frames(image_state(a, im), &a->strs,
+						     ret - 1 - m->bias, fr, 16)
+				    : 0;
+			const char *fn = nf ? dp_strtab_get(&a->strs, fr[0].function) : "";
+
+			return !dp_is_allocator_code(fn) && strncmp(fn, "mmap", 4) &&
+			       strncmp(fn, "munmap", 6) && strncmp(fn, "mremap", 6) &&
+			       strncmp(fn, "operator new", 12) &&
+			       strncmp(fn, "operator delete", 15);
+		}
+		if (strcmp(m->name, "[vdso]") && !is_libc(m))
+			return false;
+	}
+	return false;
+}
+
 void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_annotation *o)
 {
 	dp_image_dwarf *id = x->image ? image_state(a, x->image) : NULL;
@@ -729,6 +787,10 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 			o->function = map_note_of(a, x->map)->base;
 		o->type_reason = DP_AR_NO_INSN;
 		special = special_of(a, s, x, o->function, &special_reason);
+	}
+	if (special_reason != DP_AR_OWN_WORK && called_by_own_code(a, s, x, special_reason)) {
+		special = a->s_dataprof;
+		special_reason = DP_AR_OWN_WORK;
 	}
 	if (special) {
 		/* one row, in --by object too, and no data object */

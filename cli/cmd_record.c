@@ -61,7 +61,9 @@ static void usage(FILE *f)
 		"      --no-regs         do not capture registers (no data addresses later)\n"
 		"      --heap[=MIN]      track heap blocks of at least MIN (bytes, 4K, 1M; 0:\n"
 		"                        all) with their allocation sites, for data objects;\n"
-		"                        sets PYTHONMALLOC=malloc unless set (or MIN > 512)\n"
+		"                        sets PYTHONMALLOC=malloc unless set (or MIN > 512);\n"
+		"                        records 6 frames of call chain (unless -g) to tell\n"
+		"                        the tracker's clock reads and writes: [dataprof]\n"
 		"      --heap-depth N    unwind N frames exactly per allocation (slow; by\n"
 		"                        default the stack above malloc is scanned; sim:\n"
 		"                        events unwind 8 by default, at no cost)\n"
@@ -481,6 +483,13 @@ int cmd_record(int argc, char **argv)
 	if (sa.given) {
 		cli_error("--sim-cache, --sim-skid and --sim-clock apply to sim: events only");
 		goto out;
+	}
+	if (heap && !o.callchain) {
+		/* the tracker's clock reads (in the vDSO) and writes (in the C
+		 * library) are told from the program's by who called them:
+		 * a few frames do (annotate: [dataprof]) */
+		o.callchain = true;
+		o.callchain_max = 6;
 	}
 	if (!ev.n) {
 		/* branch stacks come with hardware events only: cycles, as perf */

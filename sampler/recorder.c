@@ -137,8 +137,10 @@ static void build_attr(recorder *r, size_t i)
 		a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		a->sample_type |= r->weight_plain ? PERF_SAMPLE_WEIGHT : PERF_SAMPLE_WEIGHT_STRUCT;
 	}
-	if (o->callchain)
+	if (o->callchain) {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->sample_max_stack = o->callchain_max;
+	}
 	if (o->branch_mode) {
 		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
 		a->branch_sample_type = o->branch_mode;
