@@ -111,6 +111,11 @@ void dp_report_part_view(const dp_report_part *w, dp_report_result *out)
 	out->kept = w->kept;
 }
 
+uint64_t dp_report_part_samples(const dp_report_part *w)
+{
+	return w->map ? (uint64_t)w->map->nchunks * CHUNK : 0;
+}
+
 const dp_profile_map *dp_report_part_map(const dp_report_part *w)
 {
 	return w->map;

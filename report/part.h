@@ -37,6 +37,9 @@ typedef struct dp_report_part {
  * err set. */
 int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned index, unsigned nparts,
 			uint64_t tlo, uint64_t thi, const dp_profile_map *map, dp_error *err);
+/* About how many samples the file holds, from the first part's map (its
+ * chunks of samples); 0 when there is no map. */
+uint64_t dp_report_part_samples(const dp_report_part *w);
 /* The first part's map of the file, or NULL when its file cannot seek. */
 const dp_profile_map *dp_report_part_map(const dp_report_part *w);
 /* What the outputs see of the part (o->part_new, o->part_merge). */

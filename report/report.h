@@ -73,7 +73,8 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 void dp_report_result_free(dp_report_result *res);
 /* --jobs by default: the CPUs this process may run on (sched_getaffinity).
  * A report with on_row reads in one part (in file order); the
- * default gives each part at least 4 MiB of the file. The result is the
+ * default gives each part at least 4 MiB of the file and 64K samples (every
+ * part replays the side band: a --heap profile's blocks). The result is the
  * same whatever the number of parts. */
 unsigned dp_report_jobs_default(void);
 
