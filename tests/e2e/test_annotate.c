@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annot_util.h"
 #include "annotate/annotate.h"
 #include "annotate/special.h"
 #include "record_util.h"
@@ -149,19 +150,28 @@ static void visit(an_ctx *c, const dp_sample *s, const dp_decoded *x, const dp_a
 
 /* Records the program (a fixture, or a copy of one at path) and checks
  * every access it reports. */
+struct program_visit {
+	an_ctx *c;
+	const char *real;
+};
+
+static void visit_one(void *ctx, const rec_annotated *r)
+{
+	struct program_visit *v = ctx;
+
+	v->c->strs = r->strs;
+	visit(v->c, r->s, r->x, r->a, v->real);
+}
+
 static void check_program(const char *fixture, const char *path, double min_member)
 {
 	char *prof = tu_path("objects.dprof"), *fx = strdup(path), *cmd = dp_asprintf("'%s'", fx);
 	tu_result res;
 	an_ctx c = {0};
-	dp_error err;
-	dp_profile *p;
-	dp_decoder *d;
-	dp_annotator *a;
-	dp_record r;
 	char label[128];
 
 	char *real = realpath(path, NULL); /* the kernel names mappings so */
+	struct program_visit v = {&c, real};
 
 	assert_non_null(real);
 	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
@@ -169,21 +179,7 @@ static void check_program(const char *fixture, const char *path, double min_memb
 	for (size_t i = 0; i < c.n; i++)
 		c.accesses += !strcmp(c.t[i].kind, "access");
 	c.verbose = true;
-	p = dp_profile_open(prof, &err);
-	assert_non_null(p);
-	d = dp_decoder_open(p, NULL, &err);
-	a = dp_annotator_open(d, p, &err);
-	c.strs = dp_annotator_strings(a);
-	while (dp_profile_next(p, &r) > 0) {
-		dp_decoded x;
-		dp_annotation an;
-
-		if (r.kind != DP_R_SAMPLE)
-			continue;
-		dp_decode_sample(d, r.sample, &x);
-		dp_annotate(a, r.sample, &x, &an);
-		visit(&c, r.sample, &x, &an, real);
-	}
+	rec_annotate_each(prof, visit_one, &v);
 	if (c.caller_frame)
 		printf("%s: %zu accesses to a caller's stack frame attributed to [stack] only\n",
 		       fixture, c.caller_frame);
@@ -198,9 +194,6 @@ static void check_program(const char *fixture, const char *path, double min_memb
 	assert_int_equal(c.seen, c.accesses);
 	assert_int_equal(c.obj_ok, c.seen);
 	assert_true((double)c.member_ok >= min_member * (double)c.seen);
-	dp_annotator_free(a);
-	dp_decoder_free(d);
-	dp_profile_close(p);
 	free(c.t);
 	free(cmd);
 	free(fx);
@@ -321,134 +314,114 @@ static void test_wrappers_O2(void **state)
  * the program's before malloc returns.) Needs glibc's symbols (libc6-dbg,
  * which Debian's valgrind package depends on) to tell its malloc from the
  * rest of libc. */
+struct alloc_count {
+	size_t in_alloc, named, wrong, own, own_ok;
+};
+
+static void count_alloc(void *ctx, const rec_annotated *r)
+{
+	struct alloc_count *c = ctx;
+	const char *fn = dp_strtab_get(r->strs, r->a->function);
+
+	if (r->a->obj_kind == DP_OBJ_ALLOCATOR && !dp_is_allocator_code(fn)) {
+		printf("  [allocator] in %s at %#lx\n", fn, (unsigned long)r->x->data_addr);
+		c->wrong++;
+	}
+	if (r->x->verdict != DP_V_EXACT || !r->x->data_addr)
+		return;
+	if (!strcmp(fn, "main")) {
+		/* the program's touch of its own block */
+		c->own++;
+		c->own_ok += r->a->obj_kind == DP_OBJ_HEAP;
+		return;
+	}
+	if (strcmp(fn, "_int_malloc") && strcmp(fn, "sysmalloc"))
+		return;
+	c->in_alloc++;
+	if (r->a->obj_kind == DP_OBJ_ALLOCATOR &&
+	    !strcmp(dp_strtab_get(r->strs, r->a->object), "[allocator]"))
+		c->named++;
+	else
+		printf("  %s at %#lx: %s (%s)\n", fn, (unsigned long)r->x->data_addr,
+		       dp_strtab_get(r->strs, r->a->object), dp_object_kind_name(r->a->obj_kind));
+}
+
 static void check_allocator(const char *fixture)
 {
 	char *prof = tu_path("allocator.dprof"), *fx = tu_fixture(fixture);
 	char *cmd = dp_asprintf("'%s' 200", fx);
-	size_t in_alloc = 0, named = 0, wrong = 0, own = 0, own_ok = 0;
+	struct alloc_count c = {0};
 	tu_truth *t = NULL;
 	tu_result res;
-	dp_error err;
-	dp_profile *p;
-	dp_decoder *d;
-	dp_annotator *a;
-	const dp_strtab *strs;
-	dp_record r;
 	char label[128];
 
 	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
 	assert_int_equal(tu_truth_parse(res.out, &t), 200);
 	free(t);
 	tu_result_free(&res);
-	p = dp_profile_open(prof, &err);
-	assert_non_null(p);
-	d = dp_decoder_open(p, NULL, &err);
-	a = dp_annotator_open(d, p, &err);
-	strs = dp_annotator_strings(a);
-	while (dp_profile_next(p, &r) > 0) {
-		dp_decoded x;
-		dp_annotation an;
-
-		if (r.kind != DP_R_SAMPLE)
-			continue;
-		dp_decode_sample(d, r.sample, &x);
-		dp_annotate(a, r.sample, &x, &an);
-		const char *fn = dp_strtab_get(strs, an.function);
-		if (an.obj_kind == DP_OBJ_ALLOCATOR && !dp_is_allocator_code(fn)) {
-			printf("  [allocator] in %s at %#lx\n", fn, (unsigned long)x.data_addr);
-			wrong++;
-		}
-		if (x.verdict != DP_V_EXACT || !x.data_addr)
-			continue;
-		if (!strcmp(fn, "main")) {
-			/* the program's touch of its own block */
-			own++;
-			own_ok += an.obj_kind == DP_OBJ_HEAP;
-			continue;
-		}
-		if (strcmp(fn, "_int_malloc") && strcmp(fn, "sysmalloc"))
-			continue;
-		in_alloc++;
-		if (an.obj_kind == DP_OBJ_ALLOCATOR &&
-		    !strcmp(dp_strtab_get(strs, an.object), "[allocator]"))
-			named++;
-		else
-			printf("  %s at %#lx: %s (%s)\n", fn, (unsigned long)x.data_addr,
-			       dp_strtab_get(strs, an.object), dp_object_kind_name(an.obj_kind));
-	}
-	dp_annotator_free(a);
-	dp_decoder_free(d);
-	dp_profile_close(p);
+	rec_annotate_each(prof, count_alloc, &c);
 	free(cmd);
 	free(fx);
 	free(prof);
 	snprintf(label, sizeof(label), "%s malloc's own faults named [allocator]", fixture);
-	tu_report_accuracy(label, named, in_alloc, in_alloc);
-	printf("%s: %zu faults of the program's in its blocks, %zu on the block\n", fixture, own,
-	       own_ok);
-	assert_int_equal(wrong, 0);
-	assert_true(own >= 200);
-	assert_int_equal(own_ok, own);
-	if (in_alloc == 0) {
+	tu_report_accuracy(label, c.named, c.in_alloc, c.in_alloc);
+	printf("%s: %zu faults of the program's in its blocks, %zu on the block\n", fixture, c.own,
+	       c.own_ok);
+	assert_int_equal(c.wrong, 0);
+	assert_true(c.own >= 200);
+	assert_int_equal(c.own_ok, c.own);
+	if (c.in_alloc == 0) {
 		/* no glibc symbols here: malloc's code is not told apart */
 		printf("SKIP: no sample in glibc's _int_malloc by name (libc6-dbg missing?)\n");
 		return;
 	}
 	/* the 200 blocks, each with a fresh page past it */
-	assert_true(in_alloc >= 150);
-	assert_int_equal(named, in_alloc);
+	assert_true(c.in_alloc >= 150);
+	assert_int_equal(c.named, c.in_alloc);
 }
 
 /* A data address in one of the kernel's own mappings is named by it:
  * [vvar] (the clock data the vDSO reads), not [anon]. */
+struct vvar_count {
+	uint64_t addr;
+	size_t seen, named;
+};
+
+static void count_vvar(void *ctx, const rec_annotated *r)
+{
+	struct vvar_count *v = ctx;
+
+	if (r->s->addr != v->addr)
+		return;
+	v->seen++;
+	v->named += r->a->obj_kind == DP_OBJ_MAPPING &&
+		    !strcmp(dp_strtab_get(r->strs, r->a->object), "[vvar]");
+}
+
 static void test_kernel_mapping(void **state)
 {
 	char *prof = tu_path("vvar.dprof"), *fx = tu_fixture("vvar_O2");
 	char *cmd = dp_asprintf("'%s'", fx);
 	tu_truth *t = NULL;
 	tu_result res;
-	uint64_t addr;
-	dp_error err;
-	dp_profile *p;
-	dp_decoder *d;
-	dp_annotator *a;
-	dp_record r;
-	size_t seen = 0, named = 0;
+	struct vvar_count v = {0};
 
 	(void)state;
 	assert_int_equal(rec_run(&res, prof, "-e page-faults", cmd), 0);
 	assert_int_equal(tu_truth_parse(res.out, &t), 1);
-	addr = tu_truth_u64(&t[0], "addr");
-	p = dp_profile_open(prof, &err);
-	assert_non_null(p);
-	d = dp_decoder_open(p, NULL, &err);
-	a = dp_annotator_open(d, p, &err);
-	while (dp_profile_next(p, &r) > 0) {
-		dp_decoded x;
-		dp_annotation an;
-
-		if (r.kind != DP_R_SAMPLE || r.sample->addr != addr)
-			continue;
-		dp_decode_sample(d, r.sample, &x);
-		dp_annotate(a, r.sample, &x, &an);
-		seen++;
-		named += an.obj_kind == DP_OBJ_MAPPING &&
-			 !strcmp(dp_strtab_get(dp_annotator_strings(a), an.object), "[vvar]");
-	}
-	dp_annotator_free(a);
-	dp_decoder_free(d);
-	dp_profile_close(p);
+	v.addr = tu_truth_u64(&t[0], "addr");
+	rec_annotate_each(prof, count_vvar, &v);
 	free(t);
 	free(cmd);
 	free(fx);
 	free(prof);
 	tu_result_free(&res);
-	if (!seen) {
+	if (!v.seen) {
 		/* a kernel that maps the page before the first touch */
 		printf("SKIP: the first read of [vvar] took no page fault on this kernel\n");
 		return;
 	}
-	assert_int_equal(named, seen);
+	assert_int_equal(v.named, v.seen);
 }
 
 static void test_allocator_O0(void **state)

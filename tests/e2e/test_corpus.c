@@ -18,6 +18,7 @@
 #include <linux/perf_event.h>
 #include <sys/stat.h>
 
+#include "annot_util.h"
 #include "annotate/annotate.h"
 #include "sampler/heap_repack.h"
 #include "record_util.h"
@@ -77,61 +78,51 @@ static bool tracker_clock_read(dp_decoder *d, const dp_sample *s, const dp_decod
 	return false;
 }
 
+/* One sample into c. */
+static void count_sample(void *ctx, const rec_annotated *r)
+{
+	corpus_ctx *c = ctx;
+	const dp_decoded *x = r->x;
+	const dp_annotation *an = r->a;
+	const dp_strtab *strs = r->strs;
+
+	c->samples++;
+	c->own += an->obj_reason == DP_AR_OWN_WORK;
+	/* dataprof's code is never the program's function or object */
+	if (x->map && strstr(x->map->name, "libdataprof_") &&
+	    (strcmp(dp_strtab_get(strs, an->function), "[dataprof]") ||
+	     strcmp(dp_strtab_get(strs, an->object), "[dataprof]")))
+		c->leaks++;
+	/* nor its clock reads in the vDSO (record --heap keeps a few frames of
+	 * call chain to tell them) */
+	if (tracker_clock_read(r->d, r->s, x)) {
+		c->clock_reads++;
+		c->leaks += an->obj_reason != DP_AR_OWN_WORK;
+	}
+	c->syscall += an->obj_reason == DP_AR_SYSCALL;
+	if (an->obj_reason == DP_AR_OWN_WORK || an->obj_reason == DP_AR_SYSCALL)
+		return;
+	if ((unsigned)x->verdict < DP_V_COUNT)
+		c->verdicts[x->verdict]++;
+	if ((x->verdict != DP_V_EXACT && x->verdict != DP_V_VERIFIED) || !x->data_addr)
+		return;
+	c->memory++;
+	c->object += an->obj_kind != DP_OBJ_NONE && an->obj_kind != DP_OBJ_MAPPING;
+	c->type += an->type != 0;
+	c->member += an->member != 0;
+	if (an->obj_kind == DP_OBJ_HEAP) {
+		c->heap++;
+		c->arena += !strncmp(dp_strtab_get(strs, an->object), "arena@", 6);
+		count_site(c, dp_strtab_get(strs, an->site),
+			   an->type ? dp_strtab_get(strs, an->type) : "-");
+	}
+}
+
 /* Decodes and annotates every sample of the profile into c. */
 static void measure(const char *prof, const char *name, corpus_ctx *c)
 {
-	dp_error err = {{0}};
-	dp_profile *p = dp_profile_open(prof, &err);
-	dp_decoder *d;
-	dp_annotator *a;
-	const dp_strtab *strs;
-	dp_record r;
-
-	assert_non_null(p);
-	d = dp_decoder_open(p, NULL, &err);
-	assert_non_null(d);
-	a = dp_annotator_open(d, p, &err);
-	strs = dp_annotator_strings(a);
 	memset(c, 0, sizeof(*c));
-	while (dp_profile_next(p, &r) > 0) {
-		dp_decoded x;
-		dp_annotation an;
-
-		if (r.kind != DP_R_SAMPLE)
-			continue;
-		dp_decode_sample(d, r.sample, &x);
-		dp_annotate(a, r.sample, &x, &an);
-		c->samples++;
-		c->own += an.obj_reason == DP_AR_OWN_WORK;
-		/* dataprof's code is never the program's function or object */
-		if (x.map && strstr(x.map->name, "libdataprof_") &&
-		    (strcmp(dp_strtab_get(strs, an.function), "[dataprof]") ||
-		     strcmp(dp_strtab_get(strs, an.object), "[dataprof]")))
-			c->leaks++;
-		/* nor its clock reads in the vDSO (record --heap keeps a few
-		 * frames of call chain to tell them) */
-		if (tracker_clock_read(d, r.sample, &x)) {
-			c->clock_reads++;
-			c->leaks += an.obj_reason != DP_AR_OWN_WORK;
-		}
-		c->syscall += an.obj_reason == DP_AR_SYSCALL;
-		if (an.obj_reason == DP_AR_OWN_WORK || an.obj_reason == DP_AR_SYSCALL)
-			continue;
-		if ((unsigned)x.verdict < DP_V_COUNT)
-			c->verdicts[x.verdict]++;
-		if ((x.verdict != DP_V_EXACT && x.verdict != DP_V_VERIFIED) || !x.data_addr)
-			continue;
-		c->memory++;
-		c->object += an.obj_kind != DP_OBJ_NONE && an.obj_kind != DP_OBJ_MAPPING;
-		c->type += an.type != 0;
-		c->member += an.member != 0;
-		if (an.obj_kind == DP_OBJ_HEAP) {
-			c->heap++;
-			c->arena += !strncmp(dp_strtab_get(strs, an.object), "arena@", 6);
-			count_site(c, dp_strtab_get(strs, an.site),
-				   an.type ? dp_strtab_get(strs, an.type) : "-");
-		}
-	}
+	rec_annotate_each(prof, count_sample, c);
 	printf("%s: %zu samples, %zu memory samples: object %.1f%%, type %.1f%%, member "
 	       "%.1f%%; %zu heap samples; [dataprof] %zu, [syscall] %zu\n",
 	       name, c->samples, c->memory, 100.0 * (double)c->object / (double)c->memory,
@@ -158,9 +149,6 @@ static void measure(const char *prof, const char *name, corpus_ctx *c)
 	printf("  the tracker's clock reads in the vDSO: %zu samples, all [dataprof]\n",
 	       c->clock_reads);
 	assert_int_equal(c->leaks, 0);
-	dp_annotator_free(a);
-	dp_decoder_free(d);
-	dp_profile_close(p);
 }
 
 /* Heap samples whose site is in one of these files. */
