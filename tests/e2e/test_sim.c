@@ -227,8 +227,15 @@ static void chase_attribution(const char *fixture)
 			 0);
 	printf("%s", rep.out);
 	const char *row = strstr(rep.out, "\n1,heap@simwork.c:");
+	double share = 0;
+
 	assert_non_null(row);
-	assert_non_null(strstr(row, ",100.0000,")); /* every sample of chase() */
+	/* the chase's misses: all but a stray access of chase()'s own frame
+	 * at -O0 (its prologue's stores), which misses or not as the stack
+	 * lies, and the stack lies where the environment puts it (a clone's
+	 * path moved it into a sample once: [anon], 1 of 5243) */
+	assert_int_equal(sscanf(row, "\n1,%*[^,],%*u,%*u,%*u,%lf", &share), 1);
+	assert_true(share >= 99.9);
 	tu_result_free(&rep);
 	tu_result_free(&res);
 	free(t);
