@@ -55,11 +55,12 @@ struct dp_annotator {
 	DP_VEC(struct site) site_v;
 	uint32_t s_stack, s_heap, s_anon, s_dataprof, s_allocator;
 	dp_annotate_stats st;
-	DP_VEC(dp_image_dwarf *) images; /* those this annotator created */
+	DP_VEC(dp_image_dwarf *) images; /* by dp_image.id; NULL: not read yet */
 	dp_path_cache paths;
-	/* per decoded instruction (dp_decoded.stage_slot - 1): its source
-	 * location and construct, found without a lookup */
+	/* per decoded instruction: its source location and construct, found
+	 * without a lookup; note_at[dp_decoded.insn_key - 1] is its index + 1 */
 	DP_VEC(struct insn_note) notes;
+	DP_VEC(uint32_t) note_at;
 	struct insn_note scratch_note;
 	/* per mapping: what its name says, found once */
 	dp_hashmap map_index; /* dp_map address -> index in map_v */
@@ -74,20 +75,15 @@ const char *dp_object_kind_name(dp_object_kind k)
 	return (unsigned)k < DP_OBJ_COUNT ? n[k] : "?";
 }
 
-static void free_image_state(void *p)
+dp_image_dwarf *dp_annotator_image_dwarf(dp_annotator *a, dp_image *im)
 {
-	dp_image_dwarf_free(p);
-}
+	size_t i = (size_t)im->id;
 
-/* The annotate state of an image, remembered for dp_annotator_dwarf_use. */
-static dp_image_dwarf *image_state(dp_annotator *a, dp_image *im)
-{
-	bool fresh = !im->annot;
-	dp_image_dwarf *id = dp_image_dwarf_get(im, &a->strs);
-
-	if (fresh)
-		dp_vec_push(&a->images, id);
-	return id;
+	while (a->images.n <= i)
+		dp_vec_push(&a->images, NULL);
+	if (!a->images.v[i])
+		a->images.v[i] = dp_image_dwarf_new(im);
+	return a->images.v[i];
 }
 
 dp_dwarf_use dp_annotator_dwarf_use(const dp_annotator *a)
@@ -97,6 +93,8 @@ dp_dwarf_use dp_annotator_dwarf_use(const dp_annotator *a)
 	for (size_t i = 0; i < a->images.n; i++) {
 		const dp_image_dwarf *id = a->images.v[i];
 
+		if (!id)
+			continue;
 		u.images++;
 		u.with_dwarf += dp_image_has_dwarf(id);
 		u.units_indexed += id->cus.n;
@@ -122,7 +120,6 @@ dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err)
 		dp_alloc_fns_add(&a->alloc_fns, dp_profile_meta(p, "alloc_fn"));
 	dp_path_cache_init(&a->paths);
 	dp_hashmap_init(&a->map_index, 64);
-	dp_decoder_set_annot_free(d, free_image_state);
 	a->s_stack = dp_strtab_intern(&a->strs, "[stack]");
 	a->s_heap = dp_strtab_intern(&a->strs, "[heap]");
 	a->s_anon = dp_strtab_intern(&a->strs, "[anon]");
@@ -167,9 +164,12 @@ void dp_annotator_free(dp_annotator *a)
 	dp_alloc_fns_free(&a->alloc_fns);
 	dp_hashmap_free(&a->wrappers);
 	dp_vec_free(&a->site_v);
+	for (size_t i = 0; i < a->images.n; i++)
+		dp_image_dwarf_free(a->images.v[i]);
 	dp_vec_free(&a->images);
 	dp_path_cache_free(&a->paths);
 	dp_vec_free(&a->notes);
+	dp_vec_free(&a->note_at);
 	dp_hashmap_free(&a->map_index);
 	dp_vec_free(&a->map_v);
 	dp_strtab_free(&a->strs);
@@ -301,7 +301,7 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 		ret = FRAME_ADDR(b->frames[i]);
 		m = ret ? dp_maps_find(dp_decoder_maps(a->dec), b->pid, ret, b->t_alloc) : NULL;
 		dp_image *im = m ? dp_decoder_map_image(a->dec, m) : NULL;
-		dp_image_dwarf *id = im ? image_state(a, im) : NULL;
+		dp_image_dwarf *id = im ? dp_annotator_image_dwarf(a, im) : NULL;
 		/* the call is the instruction before the return address */
 		uint64_t vaddr = m ? ret - m->bias - 1 : 0;
 
@@ -430,7 +430,7 @@ static bool stack_object(dp_annotator *a, const dp_sample *s, const dp_decoded *
 	o->object = a->s_stack;
 	if (!x->image)
 		return true;
-	dp_image_dwarf *id = image_state(a, x->image);
+	dp_image_dwarf *id = dp_annotator_image_dwarf(a, x->image);
 	/* the frame as of the IP, where the registers were sampled */
 	const dp_frame_info *f = dp_frame_at(id, &a->strs, x->ip_vaddr);
 	bool have_cfa = f->cfa_known && (r->mask & (1ull << f->cfa_reg));
@@ -536,7 +536,7 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 		m = file;
 
 		if (im) {
-			dp_image_dwarf *id = image_state(a, im);
+			dp_image_dwarf *id = dp_annotator_image_dwarf(a, im);
 			/* the code that touched it names its unit, when it is in this image */
 			const dp_static_var *v = dp_static_in_unit(id, &a->strs, addr - m->bias,
 								   x->image == im ? cu_off : 0);
@@ -563,7 +563,7 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 	/* thread-local: the executable's TLS block sits just below the thread pointer */
 	dp_image *exe = NULL;
 	if (dp_decoder_fs_base(a->dec, s->tid, &fs) && addr < fs && (exe = main_image(a, s))) {
-		dp_image_dwarf *id = image_state(a, exe);
+		dp_image_dwarf *id = dp_annotator_image_dwarf(a, exe);
 		uint64_t block = (id->tls_size + id->tls_align - 1) & ~(id->tls_align - 1);
 
 		if (id->tls_size && addr >= fs - block) {
@@ -662,12 +662,12 @@ static uint32_t special_of(dp_annotator *a, const dp_sample *s, const dp_decoded
 static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, const dp_sample *s,
 				       const dp_decoded *x)
 {
-	uint64_t *slot = x->stage_slot;
+	uint32_t key = x->insn_key;
 	struct insn_note n;
 	const dp_construct *k;
 
-	if (slot && *slot)
-		return &a->notes.v[*slot - 1];
+	if (key && key <= a->note_at.n && a->note_at.v[key - 1])
+		return &a->notes.v[a->note_at.v[key - 1] - 1];
 	memset(&n, 0, sizeof(n));
 	/* the construct first: computing it may add source locations */
 	k = x->insn >= 0 && x->table
@@ -689,12 +689,14 @@ static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, cons
 	n.special = special_of(a, s, x, n.loc.function, &n.special_reason);
 	n.allocator = dp_is_allocator_code(n.loc.function ? dp_strtab_get(&a->strs, n.loc.function)
 							  : x->function);
-	if (!slot) {
+	if (!key) {
 		a->scratch_note = n; /* kept for this sample only */
 		return &a->scratch_note;
 	}
+	while (a->note_at.n < key)
+		dp_vec_push(&a->note_at, 0);
 	dp_vec_push(&a->notes, n);
-	*slot = a->notes.n;
+	a->note_at.v[key - 1] = (uint32_t)a->notes.n;
 	return &a->notes.v[a->notes.n - 1];
 }
 
@@ -742,7 +744,7 @@ static bool called_by_own_code(dp_annotator *a, const dp_sample *s, const dp_dec
 			 * is inlined into those entry points. */
 			dp_image *im = dp_decoder_map_image(a->dec, m);
 			dp_code_frame fr[16];
-			int nf = im ? dp_code_frames(image_state(a, im), &a->strs,
+			int nf = im ? dp_code_frames(dp_annotator_image_dwarf(a, im), &a->strs,
 						     ret - 1 - m->bias, fr, 16)
 				    : 0;
 			const char *fn = nf ? dp_strtab_get(&a->strs, fr[0].function) : "";
@@ -760,7 +762,7 @@ static bool called_by_own_code(dp_annotator *a, const dp_sample *s, const dp_dec
 
 void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_annotation *o)
 {
-	dp_image_dwarf *id = x->image ? image_state(a, x->image) : NULL;
+	dp_image_dwarf *id = x->image ? dp_annotator_image_dwarf(a, x->image) : NULL;
 
 	memset(o, 0, sizeof(*o));
 	a->st.samples++;
@@ -899,6 +901,7 @@ uint32_t dp_annotate_function_at(dp_annotator *a, uint32_t pid, uint64_t addr, u
 		return 0;
 	if (!im)
 		return map_note_of(a, m)->base;
-	const dp_code_loc *c = dp_code_at(image_state(a, im), &a->strs, addr - m->bias);
+	const dp_code_loc *c =
+	    dp_code_at(dp_annotator_image_dwarf(a, im), &a->strs, addr - m->bias);
 	return c->function ? c->function : map_note_of(a, m)->base;
 }

@@ -68,6 +68,9 @@ const dp_annotate_stats *dp_annotator_stats(const dp_annotator *a);
 /* Adds another annotator's counts (a parallel report's worker) to a's. */
 void dp_annotator_add_stats(dp_annotator *a, const dp_annotator *other);
 bool dp_annotator_has_heap(const dp_annotator *a);
+/* This annotator's DWARF state of one of its decoder's images (read on
+ * first use, freed with the annotator). */
+struct dp_image_dwarf *dp_annotator_image_dwarf(dp_annotator *a, dp_image *im);
 /* The function (outermost, demangled) at a code address of pid at time t;
  * the symbol when there is no DWARF; the mapping's name when no symbol. */
 uint32_t dp_annotate_function_at(dp_annotator *a, uint32_t pid, uint64_t addr, uint64_t t);

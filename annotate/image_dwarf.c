@@ -16,17 +16,12 @@ struct dp_cu_statics {
 /* libstdc++'s demangler, for C++ function names */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-dp_image_dwarf *dp_image_dwarf_get(dp_image *im, dp_strtab *strs)
+dp_image_dwarf *dp_image_dwarf_new(dp_image *im)
 {
-	dp_image_dwarf *id = im->annot;
+	dp_image_dwarf *id = dp_calloc(1, sizeof(*id));
 	size_t nph;
 
-	(void)strs;
-	if (id)
-		return id;
-	id = dp_calloc(1, sizeof(*id));
 	id->im = im;
-	im->annot = id;
 	dp_hashmap_init(&id->code, 256);
 	dp_hashmap_init(&id->frames, 64);
 	dp_hashmap_init(&id->constructs, 256);

@@ -90,8 +90,9 @@ struct dp_unit_range {
 	size_t die;	 /* index in unit_dies */
 };
 
-/* The annotate state of an image (created on first use). */
-dp_image_dwarf *dp_image_dwarf_get(dp_image *im, dp_strtab *strs);
+/* Annotate's state of an image: its DWARF, symbols and caches. An annotator
+ * keeps one per image (dp_annotator_image_dwarf); im must outlive it. */
+dp_image_dwarf *dp_image_dwarf_new(dp_image *im);
 void dp_image_dwarf_free(dp_image_dwarf *id);
 
 bool dp_image_has_dwarf(const dp_image_dwarf *id);

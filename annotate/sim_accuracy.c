@@ -71,7 +71,7 @@ static void score(dp_sim_accuracy *acc, dp_annotator *a, const dp_sample *s, con
 
 	dp_annotate(a, s, x, &got);
 	y.data_addr = t->addr;
-	y.stage_slot = NULL;
+	y.insn_key = 0;
 	dp_annotate(a, s, &y, &want);
 	if (got.object) {
 		acc->object++;

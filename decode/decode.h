@@ -47,10 +47,10 @@ typedef struct dp_decoded {
 	const dp_func_table *table;
 	long insn; /* index in table, -1 */
 	int mem;   /* which memory operand of the instruction */
-	/* A word a later stage may keep for this (binary, IP, event kind), so
-	 * that its own per-instruction work is found without a lookup; 0 until
-	 * set. NULL when there is none; valid until the next decode. */
-	uint64_t *stage_slot;
+	/* This (binary, IP, event kind)'s number in the decoder, 1, 2, ... in
+	 * the order first seen; 0 when it is not cached (kept for one sample).
+	 * A later stage indexes its own per-instruction work by it. */
+	uint32_t insn_key;
 } dp_decoded;
 
 typedef struct dp_decode_stats {
@@ -96,8 +96,6 @@ dp_image *dp_decoder_map_image(dp_decoder *d, dp_map *m);
  * virtual address), built once and kept with the image; NULL where no
  * function is known there. */
 const dp_func_table *dp_decoder_function_table(dp_decoder *d, dp_image *im, uint64_t vaddr);
-/* How to free the state a later stage keeps in dp_image.annot. */
-void dp_decoder_set_annot_free(dp_decoder *d, void (*fn)(void *));
 /* The thread pointer (fs base) of tid, when the profile recorded it. */
 bool dp_decoder_fs_base(const dp_decoder *d, uint32_t tid, uint64_t *fs);
 

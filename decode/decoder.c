@@ -33,7 +33,6 @@ typedef struct ip_entry {
 	uint64_t insn_addr;
 	uint8_t insn_len;
 	dp_memop mo;
-	uint64_t stage_slot; /* dp_decoded.stage_slot */
 } ip_entry;
 
 typedef struct image_slot {
@@ -61,7 +60,6 @@ struct dp_decoder {
 	bool fs_known;
 	DP_VEC(ev_info) ev;
 	DP_VEC(dp_image_problem) problems; /* view for dp_decoder_problems */
-	void (*annot_free)(void *);	   /* frees what annotate hangs on images */
 	bool data_maps; /* the profile records data mappings (perf record without -d does not) */
 	dp_decode_stats st;
 };
@@ -169,8 +167,6 @@ void dp_decoder_free(dp_decoder *d)
 		dp_image *im = d->images.v[i].image;
 
 		if (im) {
-			if (im->annot && d->annot_free)
-				d->annot_free(im->annot);
 			for (size_t k = 0; k < im->tables.n; k++)
 				dp_func_table_free(im->tables.v[k]);
 			for (size_t k = 0; k < im->cfi_tables.n; k++)
@@ -373,7 +369,7 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 		o->function = ent->function;
 		o->function_vaddr = ent->function_vaddr;
 		o->table = ent->table;
-		o->stage_slot = ent == &d->uncached ? NULL : &ent->stage_slot;
+		o->insn_key = ent == &d->uncached ? 0 : (uint32_t)(ent - d->entries.v) + 1;
 		r = ent->fail;
 	}
 
@@ -470,11 +466,6 @@ void dp_decode_sample(dp_decoder *d, const dp_sample *s, dp_decoded *o)
 		return;
 	}
 	finish_verdict(d, s, o, bt->verdict, bt->reason);
-}
-
-void dp_decoder_set_annot_free(dp_decoder *d, void (*fn)(void *))
-{
-	d->annot_free = fn;
 }
 
 const dp_decode_stats *dp_decoder_stats(const dp_decoder *d)

@@ -1,7 +1,8 @@
 /* A binary that ran: one ELF file (executable, library, vdso), opened once
  * and shared by every process that mapped it. Addresses inside an image are
  * its ELF virtual addresses; a mapping's bias turns them into runtime
- * addresses. The Dwfl module is kept for annotate's DWARF. */
+ * addresses. Its Dwfl module gives decode the symbols and CFI, and annotate
+ * (which keeps its own per-image state) the DWARF. */
 #ifndef DP_IMAGE_H
 #define DP_IMAGE_H
 
@@ -45,7 +46,6 @@ typedef struct dp_image {
 	DP_VEC(char *) owned_names;
 	DP_VEC(struct dp_func_table *) tables; /* per symbol, lazily; index = syms index */
 	DP_VEC(struct dp_func_table *) cfi_tables;
-	void *annot; /* annotate's per-image state */
 } dp_image;
 
 typedef struct dp_image_opts {

@@ -137,7 +137,7 @@ static int by_period(const void *pa, const void *pb, void *ctx)
 static bool holds_line(dp_srcview *v, uint32_t fi, const char *file, unsigned line)
 {
 	const dp_sv_func *f = &v->funcs.v[fi];
-	dp_image_dwarf *id = dp_image_dwarf_get(f->im, v->strs);
+	dp_image_dwarf *id = dp_annotator_image_dwarf(v->ann, f->im);
 
 	if (!dp_image_has_dwarf(id))
 		return false;
@@ -217,6 +217,7 @@ void dp_srcview_begin(const dp_srcview_opts *o, dp_srcview *v)
 
 int dp_srcview_end(dp_srcview *v, dp_report_result *res, dp_error *err)
 {
+	v->ann = res->ann;
 	v->strs = dp_annotator_strings_mut(res->ann);
 	if (pick(v, err) < 0)
 		return -1;

@@ -61,7 +61,7 @@ void dp_sv_listing_build(dp_srcview *v, uint32_t fi, dp_sv_sources *src, void *c
 {
 	const dp_sv_func *f = &v->funcs.v[fi];
 	const dp_func_table *t = f->t;
-	dp_image_dwarf *id = dp_image_dwarf_get(f->im, v->strs);
+	dp_image_dwarf *id = dp_annotator_image_dwarf(v->ann, f->im);
 	bool dwarf = dp_image_has_dwarf(id);
 	dp_hashmap seen;
 	int prev = -2;

@@ -166,7 +166,7 @@ size_t dp_sv_func_ranges(const dp_srcview *v, uint32_t fi, uint32_t *out, size_t
 
 void dp_sv_range_lines(dp_srcview *v, const dp_sv_range *r, char *buf, size_t len)
 {
-	dp_image_dwarf *id = dp_image_dwarf_get(r->im, v->strs);
+	dp_image_dwarf *id = dp_annotator_image_dwarf(v->ann, r->im);
 	dp_code_loc a, b;
 
 	buf[0] = 0;

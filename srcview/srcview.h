@@ -96,7 +96,8 @@ typedef struct dp_srcview_opts {
 typedef struct dp_srcview {
 	const dp_srcview_opts *o;
 	dp_report_result res;
-	dp_strtab *strs; /* the annotator's */
+	dp_annotator *ann; /* the report's, from dp_srcview_end */
+	dp_strtab *strs;   /* the annotator's */
 	DP_VEC(dp_sv_insn) insns;
 	DP_VEC(dp_sv_func) funcs;
 	dp_hashmap insn_of, func_of;

@@ -160,7 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!im)
 		return 0;
 	dp_strtab_init(&strs);
-	id = dp_image_dwarf_get(im, &strs);
+	id = dp_image_dwarf_new(im);
 	sink += dp_image_has_dwarf(id);
 
 	/* every function, and every instruction of the first ones */
@@ -200,7 +200,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sink += dp_image_read(im, im->segs.n ? im->segs.v[0].vaddr : 0, &h, sizeof(h));
 
 	dp_image_dwarf_free(id);
-	im->annot = NULL;
 	free_tables(im);
 	dp_image_free(im);
 	dp_strtab_free(&strs);

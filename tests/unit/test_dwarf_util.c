@@ -41,7 +41,7 @@ static void bin_open(bin *b, const char *path)
 	if (!b->im)
 		fail_msg("%s: %s", path, err.msg);
 	dp_strtab_init(&b->strs);
-	b->id = dp_image_dwarf_get(b->im, &b->strs);
+	b->id = dp_image_dwarf_new(b->im);
 	assert_true(dp_image_has_dwarf(b->id));
 	b->arch = dp_arch_x86_64();
 }
@@ -49,7 +49,6 @@ static void bin_open(bin *b, const char *path)
 static void bin_close(bin *b)
 {
 	dp_image_dwarf_free(b->id);
-	b->im->annot = NULL;
 	dp_image_free(b->im);
 	dp_strtab_free(&b->strs);
 	dp_arch_free(b->arch);
