@@ -23,6 +23,7 @@
 #include "pub_tool_stacktrace.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_vkiscnums.h"
 #include "pub_tool_xarray.h"
 #include "libvex_guest_amd64.h"
 
@@ -235,6 +236,7 @@ static void put_trailer(UChar *p)
 static dps_cache l1d, l2, llc, dtlb;
 static Bool have_l2;
 static ULong counts[DPS_NKINDS];
+static ULong reported[DPS_NKINDS]; /* of counts, written out before an exec */
 static ULong extra_cycles; /* modelled latency beyond one cycle per instruction */
 
 /* Simulated: one cycle per instruction plus the latency beyond it, at
@@ -1009,7 +1011,7 @@ static void at_fork_child(ThreadId tid)
 
 	my_pid = VG_(getpid)();
 	for (UInt k = 0; k < DPS_NKINDS; k++)
-		counts[k] = 0;
+		counts[k] = reported[k] = 0;
 	p = out_reserve(32 + TRAILER);
 	put_header(&p, REC_FORK, MISC_USER, 32 + TRAILER);
 	put32(&p, (UInt)my_pid);
@@ -1056,7 +1058,8 @@ static void dpsim_post_clo_init(void)
 	out_comm(True);
 }
 
-static void dpsim_fini(Int exitcode)
+/* The counts not yet written, as META records the recorder adds up. */
+static void out_totals(void)
 {
 	static const HChar *const names[DPS_NKINDS] = {"loads",	    "stores",	   "mem",
 						       "l1d-miss",  "l2-miss",	   "llc-miss",
@@ -1066,10 +1069,32 @@ static void dpsim_fini(Int exitcode)
 		HChar key[64], val[32];
 
 		VG_(sprintf)(key, "%s%s", DPS_META_TOTAL, names[k]);
-		VG_(sprintf)(val, "%llu", counts[k]);
+		VG_(sprintf)(val, "%llu", counts[k] - reported[k]);
 		out_meta(key, val);
+		reported[k] = counts[k];
 	}
 	out_flush();
+}
+
+/* An exec replaces this tool with a fresh one and never reaches fini: the
+ * counts so far are written before it (an exec that fails writes the rest
+ * at exit). The tool sees the syscall before Valgrind's own wrapper, which
+ * is where the exec happens. */
+static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
+{
+	(void)tid, (void)args, (void)nargs;
+	if (sysno == __NR_execve || sysno == __NR_execveat)
+		out_totals();
+}
+
+static void post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs, SysRes res)
+{
+	(void)tid, (void)sysno, (void)args, (void)nargs, (void)res;
+}
+
+static void dpsim_fini(Int exitcode)
+{
+	out_totals();
 }
 
 static void dpsim_pre_clo_init(void)
@@ -1082,6 +1107,7 @@ static void dpsim_pre_clo_init(void)
 	VG_(details_avg_translation_sizeB)(500);
 	VG_(basic_tool_funcs)(dpsim_post_clo_init, dpsim_instrument, dpsim_fini);
 	VG_(needs_command_line_options)(process_cmd_line_option, print_usage, print_debug_usage);
+	VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
 	/* The malloc replacement only with --heap: it places blocks otherwise than
 	 * the program's own malloc, and so moves its misses (docs/sim.md). The
 	 * needs are declared before the options are parsed: look ahead. */

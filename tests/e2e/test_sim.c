@@ -171,6 +171,35 @@ static void test_stride_analytic(void **state)
 	free(fx);
 }
 
+/* The counts of a process before it execs are kept: the stride walk of
+ * test_stride_analytic, then an exec of a run that walks nothing. */
+static void test_totals_before_exec(void **state)
+{
+	const char *ev = "sim:l1d-miss,sim:llc-miss,sim:loads";
+	const char *geom = "l1d=32K:8:64,l2=256K:8:64,llc=2M:16:64,dtlb=64:4";
+	const char *names[] = {"sim:l1d-miss", "sim:llc-miss", "sim:loads"};
+	uint64_t bytes = 4 << 20, passes = 4, want = passes * bytes / 64;
+	char *fx = tu_fixture("simwork_O2");
+	tu_result r0, r4;
+
+	(void)state;
+	stat_sim(geom, ev,
+		 dp_asprintf("'%s' stride %llu 64 0 then '%s' stride %llu 64 0", fx,
+			     (unsigned long long)bytes, fx, (unsigned long long)bytes),
+		 &r0);
+	stat_sim(geom, ev,
+		 dp_asprintf("'%s' stride %llu 64 %llu then '%s' stride %llu 64 0", fx,
+			     (unsigned long long)bytes, (unsigned long long)passes, fx,
+			     (unsigned long long)bytes),
+		 &r4);
+	for (size_t i = 0; i < DP_ARRAY_LEN(names); i++)
+		within(names[i], stat_count(r4.err, names[i]) - stat_count(r0.err, names[i]), want,
+		       0.01);
+	tu_result_free(&r0);
+	tu_result_free(&r4);
+	free(fx);
+}
+
 /* ---- samples ---- */
 
 typedef struct chase_ctx {
@@ -707,6 +736,7 @@ int main(void)
 	    cmocka_unit_test(test_list),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_stride_analytic),
+	    cmocka_unit_test(test_totals_before_exec),
 	    cmocka_unit_test(test_chase_vs_cachegrind),
 	    cmocka_unit_test(test_stream_vs_cachegrind),
 	    cmocka_unit_test(test_lua_vs_cachegrind),
