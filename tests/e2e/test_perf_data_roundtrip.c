@@ -46,6 +46,7 @@ typedef struct pf_ctx {
 	bool *seen;
 	size_t in_region, matched, exact_ip, decompressed;
 	uint64_t text_lo, text_hi; /* the fixture's executable mapping */
+	bool maps_pass;
 } pf_ctx;
 
 static void pf_visit(void *ctx, const dp_profile *p, const dp_record *r)
@@ -57,7 +58,9 @@ static void pf_visit(void *ctx, const dp_profile *p, const dp_record *r)
 		c->text_lo = r->mmap.start;
 		c->text_hi = r->mmap.start + r->mmap.len;
 	}
-	if (r->kind != DP_R_SAMPLE)
+	/* the mapping is found in a pass of its own: each CPU's ring is
+	 * written in turn, so it can come after the samples in the file */
+	if (r->kind != DP_R_SAMPLE || c->maps_pass)
 		return;
 	const dp_sample *s = r->sample;
 	if (s->addr < c->region || s->addr >= c->region + c->region_size)
@@ -115,6 +118,9 @@ static void check_page_faults(const char *fixture, const char *mode)
 	}
 	assert_int_equal(accesses, 64);
 	c.seen = calloc(c.ntruth, 1);
+	c.maps_pass = true;
+	rec_each(data, pf_visit, &c);
+	c.maps_pass = false;
 	rec_each(data, pf_visit, &c);
 
 	dp_error err;
@@ -176,14 +182,24 @@ typedef struct regs_ctx {
 	size_t user, filled, ip_match;
 } regs_ctx;
 
+/* The target's pid, from its COMM exec record. A pass of its own: perf writes
+ * each CPU's ring in turn, so the record can come after the samples in the
+ * file (the target moved to another CPU after its exec). */
+static void target_visit(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	regs_ctx *c = ctx;
+
+	(void)p;
+	if (r->kind == DP_R_COMM && r->comm.exec && strstr(r->comm.comm, "spin"))
+		c->pid = r->pid;
+}
+
 static void regs_visit(void *ctx, const dp_profile *p, const dp_record *r)
 {
 	regs_ctx *c = ctx;
 	const dp_sample *s;
 
 	(void)p;
-	if (r->kind == DP_R_COMM && r->comm.exec && strstr(r->comm.comm, "spin"))
-		c->pid = r->pid;
 	if (r->kind != DP_R_SAMPLE || r->sample->pid != c->pid || !c->pid)
 		return;
 	s = r->sample;
@@ -191,7 +207,7 @@ static void regs_visit(void *ctx, const dp_profile *p, const dp_record *r)
 		return;
 	c->user++;
 	if (s->regs_user.abi == PERF_SAMPLE_REGS_ABI_64 && s->regs_user.mask == USER_MASK &&
-		s->regs_user.regs[PERF_REG_X86_SP] != 0)
+	    s->regs_user.regs[PERF_REG_X86_SP] != 0)
 		c->filled++;
 	/* in user mode, the interrupted IP is the user registers' IP */
 	c->ip_match += s->regs_user.regs[PERF_REG_X86_IP] == s->ip;
@@ -207,10 +223,11 @@ static void test_cpu_clock_user_regs(void **state)
 	opts = dp_asprintf("-e cpu-clock -F 2000 --user-regs=" USER_REGS " -o '%s'", data);
 	cmd = dp_asprintf("'%s' 300", fx);
 	assert_int_equal(perf_rec(&res, opts, cmd), 0);
+	rec_each(data, target_visit, &c);
 	rec_each(data, regs_visit, &c);
 	printf("cpu-clock: %zu user samples of the target, %zu with every register, %zu with "
-		   "regs ip == sample ip\n",
-		   c.user, c.filled, c.ip_match);
+	       "regs ip == sample ip\n",
+	       c.user, c.filled, c.ip_match);
 	assert_true(c.user > 100);
 	assert_int_equal(c.filled, c.user);
 	assert_int_equal(c.ip_match, c.user);
@@ -257,11 +274,11 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_page_faults_file),
-		cmocka_unit_test(test_page_faults_pipe),
-		cmocka_unit_test(test_page_faults_zstd),
-		cmocka_unit_test(test_cpu_clock_user_regs),
-		cmocka_unit_test(test_dump),
+	    cmocka_unit_test(test_page_faults_file),
+	    cmocka_unit_test(test_page_faults_pipe),
+	    cmocka_unit_test(test_page_faults_zstd),
+	    cmocka_unit_test(test_cpu_clock_user_regs),
+	    cmocka_unit_test(test_dump),
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	if (have_perf(NULL) < 0) {
