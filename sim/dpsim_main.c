@@ -234,10 +234,73 @@ static void put_trailer(UChar *p)
 }
 
 static dps_cache l1d, l2, llc, dtlb;
+
+/* Memory the mapping says is in huge pages: MAP_HUGETLB (its page size
+ * from the flags) and MADV_HUGEPAGE (2 MiB: transparent huge pages, which
+ * the kernel gives such a range where it can). A huge page takes one entry
+ * of the dTLB, tagged apart from the 4 KiB pages. Few ranges: a list. */
+#define MAX_HUGE	    256
+#define HUGE_TAG	    (1ull << 62)
+#define VKI_MAP_HUGETLB	    0x40000
+#define VKI_MADV_HUGEPAGE   14
+#define VKI_MADV_NOHUGEPAGE 15
+struct huge_range {
+	Addr lo, hi;
+	UInt shift;
+};
+static struct huge_range huge[MAX_HUGE];
+static UInt nhuge, huge_last;
+
+static void huge_remove(Addr lo, Addr hi)
+{
+	for (UInt i = 0; i < nhuge;) {
+		struct huge_range r = huge[i];
+
+		if (r.hi <= lo || r.lo >= hi) {
+			i++;
+			continue;
+		}
+		huge[i] = huge[--nhuge];
+		if (r.lo < lo && nhuge < MAX_HUGE)
+			huge[nhuge++] = (struct huge_range){r.lo, lo, r.shift};
+		if (r.hi > hi && nhuge < MAX_HUGE)
+			huge[nhuge++] = (struct huge_range){hi, r.hi, r.shift};
+	}
+	huge_last = 0;
+}
+
+/* The whole huge pages of [lo, hi). */
+static void huge_add(Addr lo, Addr hi, UInt shift)
+{
+	Addr page = (Addr)1 << shift;
+
+	lo = (lo + page - 1) & ~(page - 1);
+	hi &= ~(page - 1);
+	if (lo >= hi)
+		return;
+	huge_remove(lo, hi);
+	if (nhuge < MAX_HUGE)
+		huge[nhuge++] = (struct huge_range){lo, hi, shift};
+}
+
+/* The key of addr's page in the dTLB. */
+static inline Addr tlb_key(Addr addr)
+{
+	if (LIKELY(!nhuge))
+		return addr;
+	if (addr - huge[huge_last].lo < huge[huge_last].hi - huge[huge_last].lo)
+		return HUGE_TAG | (addr >> huge[huge_last].shift) << 12;
+	for (UInt i = 0; i < nhuge; i++)
+		if (addr - huge[i].lo < huge[i].hi - huge[i].lo) {
+			huge_last = i;
+			return HUGE_TAG | (addr >> huge[i].shift) << 12;
+		}
+	return addr;
+}
 static Bool have_l2;
 static ULong counts[DPS_NKINDS];
 static ULong reported[DPS_NKINDS]; /* of counts, written out before an exec */
-static ULong extra_cycles; /* modelled latency beyond one cycle per instruction */
+static ULong extra_cycles;	   /* modelled latency beyond one cycle per instruction */
 
 /* Simulated: one cycle per instruction plus the latency beyond it, at
  * 1 GHz from the recording's start; or the host's monotonic clock, the
@@ -541,7 +604,7 @@ static VG_REGPARM(3) void on_access(Addr addr, UWord size_store, Addr ip)
 
 	counts[store ? DPS_STORES : DPS_LOADS]++;
 	counts[DPS_MEM]++;
-	if (dps_cache_access(&dtlb, addr, size)) {
+	if (dps_cache_access(&dtlb, tlb_key(addr), size)) {
 		tlb_miss = True;
 		counts[DPS_DTLB_MISS]++;
 	}
@@ -1087,9 +1150,30 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 		out_totals();
 }
 
+/* Mappings and advice that say where huge pages are. */
 static void post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs, SysRes res)
 {
-	(void)tid, (void)sysno, (void)args, (void)nargs, (void)res;
+	(void)tid, (void)nargs;
+	if (sr_isError(res))
+		return;
+	if (sysno == __NR_mmap) {
+		Addr lo = sr_Res(res), hi = lo + args[1];
+
+		huge_remove(lo, hi); /* a fixed mapping replaces what was there */
+		if (args[3] & VKI_MAP_HUGETLB) {
+			/* the page size in the flags' top bits; 0: the default, 2 MiB */
+			UInt shift =
+			    (UInt)(args[3] >> 26 & 0x3f) ? (UInt)(args[3] >> 26 & 0x3f) : 21;
+
+			huge_add(lo, hi + ((1ull << shift) - 1), shift); /* its length rounds up */
+		}
+	} else if (sysno == __NR_munmap) {
+		huge_remove(args[0], args[0] + args[1]);
+	} else if (sysno == __NR_madvise && args[2] == VKI_MADV_HUGEPAGE) {
+		huge_add(args[0], args[0] + args[1], 21);
+	} else if (sysno == __NR_madvise && args[2] == VKI_MADV_NOHUGEPAGE) {
+		huge_remove(args[0], args[0] + args[1]);
+	}
 }
 
 static void dpsim_fini(Int exitcode)

@@ -197,6 +197,51 @@ static void test_totals_before_exec(void **state)
 	free(fx);
 }
 
+/* dTLB misses of one load per 4 KiB page over 8 MiB (2048 pages against
+ * 64 entries: every load misses), in 4 KiB pages and, after
+ * madvise(MADV_HUGEPAGE), in four 2 MiB pages (none misses after the first
+ * pass). 0 passes against 4 cancels the program's own misses. */
+static uint64_t huge_walk_misses(const char *fx, uint64_t bytes, int advise)
+{
+	const char *geom = "l1d=32K:8:64,l2=256K:8:64,llc=2M:16:64,dtlb=64:4";
+	tu_result r0, r4;
+	uint64_t n;
+
+	stat_sim(geom, "sim:dtlb-miss",
+		 dp_asprintf("'%s' huge %llu 0 %d", fx, (unsigned long long)bytes, advise), &r0);
+	stat_sim(geom, "sim:dtlb-miss",
+		 dp_asprintf("'%s' huge %llu 4 %d", fx, (unsigned long long)bytes, advise), &r4);
+	n = stat_count(r4.err, "sim:dtlb-miss") - stat_count(r0.err, "sim:dtlb-miss");
+	tu_result_free(&r0);
+	tu_result_free(&r4);
+	return n;
+}
+
+static void test_dtlb_huge_pages(void **state)
+{
+	uint64_t bytes = 8 << 20, small, huge;
+	char *fx = tu_fixture("simwork_O2");
+	tu_result probe;
+
+	(void)state;
+	/* madvise fails where the kernel has no transparent huge pages */
+	assert_int_equal(tu_sh(&probe, "'%s' huge 4194304 0 1", fx), 0);
+	if (!strstr(probe.out, "ok=1")) {
+		printf("madvise(MADV_HUGEPAGE) fails here (no transparent huge pages): skipped\n");
+		tu_result_free(&probe);
+		free(fx);
+		skip();
+	}
+	tu_result_free(&probe);
+	small = huge_walk_misses(fx, bytes, 0);
+	huge = huge_walk_misses(fx, bytes, 1);
+	within("sim:dtlb-miss, 4 KiB pages", small, 4 * bytes / 4096, 0.01);
+	printf("  sim:dtlb-miss, 2 MiB pages (MADV_HUGEPAGE): %llu of %llu loads\n",
+	       (unsigned long long)huge, (unsigned long long)(4 * bytes / 4096));
+	assert_true(huge <= 4 * bytes / 4096 / 100);
+	free(fx);
+}
+
 /* ---- samples ---- */
 
 typedef struct chase_ctx {
@@ -734,6 +779,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_stride_analytic),
 	    cmocka_unit_test(test_totals_before_exec),
+	    cmocka_unit_test(test_dtlb_huge_pages),
 	    cmocka_unit_test(test_chase_vs_cachegrind),
 	    cmocka_unit_test(test_stream_vs_cachegrind),
 	    cmocka_unit_test(test_lua_vs_cachegrind),
