@@ -250,6 +250,18 @@ struct huge_range {
 };
 static struct huge_range huge[MAX_HUGE];
 static UInt nhuge, huge_last;
+static Addr huge_lo, huge_hi; /* around them all: most accesses are outside */
+
+static void huge_bounds(void)
+{
+	huge_lo = ~(Addr)0;
+	huge_hi = 0;
+	for (UInt i = 0; i < nhuge; i++) {
+		huge_lo = huge[i].lo < huge_lo ? huge[i].lo : huge_lo;
+		huge_hi = huge[i].hi > huge_hi ? huge[i].hi : huge_hi;
+	}
+	huge_last = 0;
+}
 
 static void huge_remove(Addr lo, Addr hi)
 {
@@ -266,7 +278,7 @@ static void huge_remove(Addr lo, Addr hi)
 		if (r.hi > hi && nhuge < MAX_HUGE)
 			huge[nhuge++] = (struct huge_range){hi, r.hi, r.shift};
 	}
-	huge_last = 0;
+	huge_bounds();
 }
 
 /* The whole huge pages of [lo, hi). */
@@ -281,13 +293,14 @@ static void huge_add(Addr lo, Addr hi, UInt shift)
 	huge_remove(lo, hi);
 	if (nhuge < MAX_HUGE)
 		huge[nhuge++] = (struct huge_range){lo, hi, shift};
+	huge_bounds();
 }
 
 /* The key of addr's page in the dTLB. */
 static inline Addr tlb_key(Addr addr)
 {
-	if (LIKELY(!nhuge))
-		return addr;
+	if (LIKELY(addr - huge_lo >= huge_hi - huge_lo))
+		return addr; /* none, or outside them all */
 	if (addr - huge[huge_last].lo < huge[huge_last].hi - huge[huge_last].lo)
 		return HUGE_TAG | (addr >> huge[huge_last].shift) << 12;
 	for (UInt i = 0; i < nhuge; i++)
