@@ -445,6 +445,8 @@ static int open_file_mode(dp_profile *p, dp_error *err)
 	return 0;
 }
 
+static const dp_format_ops perf_ops;
+
 int dp_perf_open(dp_profile *p, dp_error *err)
 {
 	struct dp_perf_state *s;
@@ -468,6 +470,7 @@ int dp_perf_open(dp_profile *p, dp_error *err)
 		return -1;
 	}
 	s = p->perf = dp_calloc(1, sizeof(*s));
+	p->ops = &perf_ops;
 	dp_hashmap_init(&s->copies, 16);
 	s->zcap = (uint64_t)p->size * ZSTD_RATIO + ZSTD_SLACK;
 	if (get64(p->data + 8) == PIPE_HEADER_SIZE) {
@@ -523,7 +526,7 @@ static void user_record(dp_profile *p, const raw_rec *w, dp_record *r)
 	}
 }
 
-int dp_perf_next(dp_profile *p, dp_record *r)
+static int perf_next(dp_profile *p, dp_record *r)
 {
 	raw_rec w;
 	int rc;
@@ -553,20 +556,20 @@ int dp_perf_next(dp_profile *p, dp_record *r)
 	return rc;
 }
 
-void dp_perf_rewind(dp_profile *p)
+static void perf_rewind(dp_profile *p)
 {
 	walk_reset(p);
 	p->st.unknown_records = p->perf->unknown_feat;
 	p->st.finished = p->perf->complete;
 }
 
-uint64_t dp_perf_tell(const dp_profile *p)
+static uint64_t perf_tell(const dp_profile *p)
 {
 	/* (a compressed stream cannot be entered in the middle: never sought) */
 	return p->perf->chunk != NO_CHUNK ? UINT64_MAX : p->pos;
 }
 
-void dp_perf_seek(dp_profile *p, uint64_t pos)
+static void perf_seek(dp_profile *p, uint64_t pos)
 {
 	struct dp_perf_state *s = p->perf;
 
@@ -575,7 +578,7 @@ void dp_perf_seek(dp_profile *p, uint64_t pos)
 	s->cpos = 0;
 }
 
-void dp_perf_close(dp_profile *p)
+static void perf_close(dp_profile *p)
 {
 	struct dp_perf_state *s = p->perf;
 
@@ -595,3 +598,5 @@ void dp_perf_close(dp_profile *p)
 	free(s);
 	p->perf = NULL;
 }
+
+static const dp_format_ops perf_ops = {perf_next, perf_rewind, perf_tell, perf_seek, perf_close};

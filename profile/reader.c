@@ -517,6 +517,19 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 	}
 }
 
+/* a later file of a series describes its events again: the same */
+static int dprof_next_record(dp_profile *p, dp_record *r)
+{
+	return dprof_next(p, r, p->seg > 0 || p->pos >= p->prescan_end);
+}
+
+static uint64_t dprof_tell(const dp_profile *p);
+static void dprof_seek(dp_profile *p, uint64_t pos);
+static void dprof_rewind(dp_profile *p);
+
+static const dp_format_ops dprof_ops = {dprof_next_record, dprof_rewind, dprof_tell, dprof_seek,
+					NULL};
+
 static bool read_whole(int fd, dp_profile *p, dp_error *err)
 {
 	struct stat sb;
@@ -605,6 +618,7 @@ dp_profile *dp_profile_open_file(const char *path, dp_error *err)
 		return NULL;
 	}
 	p->fmt = DP_FMT_DPROF;
+	p->ops = &dprof_ops;
 	p->first = p->pos = p->hdr.header_size;
 	/* The description records (META, EVENT, EVENT_IDS) come first: read them
 	 * now so that events are known before the first sample. */
@@ -623,15 +637,8 @@ dp_profile *dp_profile_open_file(const char *path, dp_error *err)
 
 int dp_profile_next(dp_profile *p, dp_record *r)
 {
-	int rc;
+	int rc = p->ops->next(p, r);
 
-	if (p->fmt != DP_FMT_DPROF) {
-		while ((rc = dp_perf_next(p, r)) > 0 && p->skip_samples && r->kind == DP_R_SAMPLE)
-			;
-	} else {
-		/* a later file of a series describes its events again: the same */
-		rc = dprof_next(p, r, p->seg > 0 || p->pos >= p->prescan_end);
-	}
 	if (rc > 0 && p->skip_samples && p->index_chunk) {
 		/* where the side-band records are (a PACKED one's records share its offset) */
 		if (r->decompressed)
@@ -663,18 +670,22 @@ bool dp_profile_index_get(const dp_profile *p, dp_profile_map *m)
 
 uint64_t dp_profile_tell(const dp_profile *p)
 {
-	if (p->fmt != DP_FMT_DPROF)
-		return dp_perf_tell(p);
-	/* inside a PACKED record: its records are its offset's */
-	return p->inner_pos < p->inner_len ? p->inner_off : p->base + p->pos;
+	return p->ops->tell(p);
 }
 
 void dp_profile_seek(dp_profile *p, uint64_t pos)
 {
-	if (p->fmt != DP_FMT_DPROF) {
-		dp_perf_seek(p, pos);
-		return;
-	}
+	p->ops->seek(p, pos);
+}
+
+static uint64_t dprof_tell(const dp_profile *p)
+{
+	/* inside a PACKED record: its records are its offset's */
+	return p->inner_pos < p->inner_len ? p->inner_off : p->base + p->pos;
+}
+
+static void dprof_seek(dp_profile *p, uint64_t pos)
+{
 	if (p->segs.n) {
 		size_t k = dp_profile_seg_find(p, pos);
 
@@ -736,9 +747,12 @@ void dp_profile_rewind(dp_profile *p)
 	p->lost_by.n = 0;
 	for (size_t i = 0; i < p->events.n; i++)
 		p->events.v[i].samples = 0;
-	if (f != DP_FMT_DPROF)
-		dp_perf_rewind(p); /* after the reset: it may count what its header skipped */
-	else if (p->segs.n)
+	p->ops->rewind(p); /* after the reset: it may count what its header skipped */
+}
+
+static void dprof_rewind(dp_profile *p)
+{
+	if (p->segs.n)
 		dp_profile_seg_enter(p, 0);
 	else
 		p->pos = p->first;
@@ -749,8 +763,8 @@ void dp_profile_close(dp_profile *p)
 {
 	if (!p)
 		return;
-	if (p->perf)
-		dp_perf_close(p);
+	if (p->ops && p->ops->close)
+		p->ops->close(p);
 	dp_profile_segs_free(p);
 	if (p->map)
 		munmap(p->map, p->size);

@@ -12,6 +12,20 @@ typedef struct dp_meta_kv {
 
 struct dp_perf_state; /* perf.data container state, perf_file.c */
 
+/* A format's reader, behind dp_profile_next, _rewind, _tell, _seek and
+ * _close: the raw profile (reader.c) and perf.data, file and pipe mode
+ * (perf_file.c). Its open, given the whole input, sets dp_profile.ops; the
+ * profile's generic state (events, counts, the sample share, the index)
+ * stays with the caller. next gives the next record the reader keeps (1),
+ * the end (0) or damage it cannot pass (-1); positions are the series'. */
+typedef struct dp_format_ops {
+	int (*next)(dp_profile *p, dp_record *r);
+	void (*rewind)(dp_profile *p); /* after the counts are reset */
+	uint64_t (*tell)(const dp_profile *p);
+	void (*seek)(dp_profile *p, uint64_t pos);
+	void (*close)(dp_profile *p); /* its own state; NULL: none */
+} dp_format_ops;
+
 /* One file of a series read as one profile (profile/series.c). Positions
  * the reader hands out (record offsets, tell, seek, the index) are the
  * series': a file's base plus the offset in it. */
@@ -25,6 +39,7 @@ typedef struct dp_profile_seg {
 
 struct dp_profile {
 	dp_profile_format fmt;
+	const dp_format_ops *ops;
 	char *path;
 	const uint8_t *data; /* the whole input, mapped or read */
 	size_t size;
@@ -112,12 +127,7 @@ int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_rec
  * long profile is read front to back; a rewind reads them again). */
 void dp_profile_release_consumed(dp_profile *p, size_t upto);
 
-/* perf.data containers (perf_file.c). */
+/* perf.data containers (perf_file.c): sets p->ops. */
 int dp_perf_open(dp_profile *p, struct dp_error *err);
-int dp_perf_next(dp_profile *p, dp_record *r);
-void dp_perf_rewind(dp_profile *p);
-uint64_t dp_perf_tell(const dp_profile *p);
-void dp_perf_seek(dp_profile *p, uint64_t pos);
-void dp_perf_close(dp_profile *p);
 
 #endif
