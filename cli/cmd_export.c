@@ -21,6 +21,8 @@ static void usage(FILE *f)
 	    "      --pprof FILE      pprof's profile.proto, gzip-compressed (FILE.pb.gz), for\n"
 	    "                        pprof, Pyroscope, Parca: stacks with data labels\n"
 	    "      --counters GLOBS  the counters for --perfetto (default: as view's)\n"
+	    "  -j, --jobs N          read the profile in N threads (default: the CPUs\n"
+	    "                        this process may use); the files do not depend on N\n"
 	    "@where\n"
 	    "@time\n"
 	    "@symfs\n"
@@ -30,16 +32,60 @@ static void usage(FILE *f)
 typedef struct both {
 	dp_perfetto *perfetto;
 	dp_pprof *pprof;
+	const char *pprof_path;
+	struct part *first; /* part 0's */
 } both;
 
-static void on_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
+/* A part of the report's samples (report.h: part_new), for each export. */
+struct part {
+	void *perfetto;
+	dp_pprof *pprof;
+};
+
+static void *part_new(void *ctx, unsigned index, const dp_report_result *res)
 {
 	both *b = ctx;
+	struct part *pt = dp_calloc(1, sizeof(*pt));
 
 	if (b->perfetto)
-		dp_perfetto_row(b->perfetto, attrs, row);
-	if (b->pprof)
-		dp_pprof_row(b->pprof, attrs, row);
+		pt->perfetto = dp_perfetto_part_new(b->perfetto, index);
+	if (b->pprof_path)
+		pt->pprof = dp_pprof_new(res);
+	if (index == 0)
+		b->first = pt;
+	return pt;
+}
+
+static void part_row(void *state, dp_attr_ctx *attrs, dp_row *row)
+{
+	struct part *pt = state;
+
+	if (pt->perfetto)
+		dp_perfetto_part_row(pt->perfetto, attrs, row);
+	if (pt->pprof)
+		dp_pprof_row(pt->pprof, attrs, row);
+}
+
+static void part_merge(void *ctx, void *dst, const dp_report_result *dst_part, void *src,
+		       const dp_report_result *src_part)
+{
+	struct part *a = dst, *b = src;
+
+	(void)ctx, (void)dst_part, (void)src_part;
+	if (a->perfetto)
+		dp_perfetto_part_merge(a->perfetto, b->perfetto);
+	if (a->pprof)
+		dp_pprof_merge(a->pprof, b->pprof);
+}
+
+static void part_free(void *ctx, void *state)
+{
+	struct part *pt = state;
+
+	(void)ctx;
+	dp_perfetto_part_free(pt->perfetto);
+	dp_pprof_free(pt->pprof);
+	free(pt);
 }
 
 int cmd_export(int argc, char **argv)
@@ -52,6 +98,7 @@ int cmd_export(int argc, char **argv)
 	    CLI_OPT_WHERE,
 	    CLI_OPT_TIME,
 	    CLI_OPT_SYMFS,
+	    CLI_OPT_JOBS,
 	    CLI_OPT_HELP,
 	    {0, 0, 0, 0},
 	};
@@ -68,7 +115,7 @@ int cmd_export(int argc, char **argv)
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&co, "export", usage);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:w:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'P':
 			perfetto = optarg;
@@ -95,14 +142,22 @@ int cmd_export(int argc, char **argv)
 	o.levels[0].nattrs = 1;
 	o.nlevels = 1;
 	o.progress = dp_stderr_is_tty();
-	o.on_row = on_row;
+	o.part_new = part_new;
+	o.part_row = part_row;
+	o.part_merge = part_merge;
+	o.part_free = part_free;
 	o.on_row_ctx = &b;
+	b.pprof_path = pprof;
 	if (perfetto && !(b.perfetto = dp_perfetto_open(perfetto, &res, &err)))
 		goto fail;
-	if (pprof)
-		b.pprof = dp_pprof_new(&res);
 	if (dp_report_build(&o, &res, &err) < 0)
 		goto fail;
+	if (b.first) {
+		/* part 0's: the exports' own now */
+		b.pprof = b.first->pprof;
+		free(b.first);
+		b.first = NULL;
+	}
 	if (b.perfetto) {
 		if (dp_series_build(&res, globs, DP_SERIES_DEFAULT, 100000, &ss, &err) < 0)
 			goto fail;
@@ -121,6 +176,10 @@ fail:
 done:
 	dp_perfetto_abort(b.perfetto);
 	dp_pprof_free(b.pprof);
+	if (b.first) {
+		dp_pprof_free(b.first->pprof);
+		free(b.first);
+	}
 	dp_series_free(&ss);
 	if (res.p)
 		dp_report_result_free(&res);

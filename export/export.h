@@ -30,22 +30,35 @@ int dp_sqlite_start(void *ctx, dp_report_result *res, dp_error *err);
 void dp_sqlite_row(void *ctx, dp_attr_ctx *c, dp_row *row);
 int dp_sqlite_finish(dp_sqlite_out *s, const dp_report_result *res, dp_error *err);
 
+/* The Perfetto and pprof exports take the samples in the report's parts
+ * (report.h: part_new), read in parallel; what they write does not depend
+ * on the number of parts. */
 typedef struct dp_perfetto dp_perfetto;
 
-/* Opens path; res is filled by dp_report_build later (the rows use it). */
+/* Opens path; res is filled by dp_report_build later (the end uses it). */
 dp_perfetto *dp_perfetto_open(const char *path, dp_report_result *res, dp_error *err);
-/* An instant event per sample, on its thread. */
-void dp_perfetto_row(void *ctx, dp_attr_ctx *attrs, dp_row *row);
-/* Thread names, marker regions (B/E), counter tracks (C); closes and frees. */
+/* Part index's state (part 0's is the export's own; after on_start). */
+void *dp_perfetto_part_new(dp_perfetto *p, unsigned index);
+/* An instant event per sample, on its thread, into the part's events. */
+void dp_perfetto_part_row(void *state, dp_attr_ctx *attrs, dp_row *row);
+/* Part src's threads and events into part 0's dst. */
+void dp_perfetto_part_merge(void *dst, void *src);
+void dp_perfetto_part_free(void *state);
+/* The samples' events in file order, thread names, marker regions (B/E),
+ * counter tracks (C); closes and frees. */
 int dp_perfetto_finish(dp_perfetto *p, const dp_series_set *ss, dp_error *err);
 /* Closes and removes the file (after an error). */
 void dp_perfetto_abort(dp_perfetto *p);
 
 typedef struct dp_pprof dp_pprof;
 
-dp_pprof *dp_pprof_new(dp_report_result *res);
+/* A part's sums: part is the report's result for part 0 (kept: the end
+ * reads its events), a part's view for the others (its annotator kept). */
+dp_pprof *dp_pprof_new(const dp_report_result *part);
 /* Adds the sample to its stack and labels. */
 void dp_pprof_row(void *ctx, dp_attr_ctx *attrs, dp_row *row);
+/* Part src's sums into part 0's dst. */
+void dp_pprof_merge(dp_pprof *dst, const dp_pprof *src);
 /* The profile, protobuf-encoded and gzip-compressed. */
 int dp_pprof_write(dp_pprof *p, const char *path, dp_error *err);
 void dp_pprof_free(dp_pprof *p);

@@ -13,29 +13,56 @@
 
 #include "hashmap.h"
 
+/* A thread's name: the one of its first sample (in file order). */
+typedef struct tname {
+	uint64_t key, seq; /* pid << 32 | tid; the sample's place (dp_row.seq) */
+	char *name;
+} tname;
+
+/* What the samples of one part of the report say: their events, in file
+ * order, in a temporary file ([seq][length][text] each), and their threads.
+ * dp_perfetto_finish puts the parts' events back in file order. */
+typedef struct dp_perfetto_part {
+	dp_perfetto *p;
+	FILE *tmp;
+	dp_hashmap threads; /* pid << 32 | tid -> last sample time (ns since start) + 1 */
+	dp_hashmap names;   /* pid << 32 | tid -> index in name_v */
+	DP_VEC(tname) name_v;
+	uint64_t first_seq; /* the first sample's: its pid is the counters' */
+	uint32_t first_pid;
+	bool any, failed;
+	dp_buf text;
+} dp_perfetto_part;
+
 struct dp_perfetto {
 	FILE *f;
 	char *path;
 	dp_report_result *res;
-	dp_hashmap threads; /* pid << 32 | tid -> last sample time (ns since start) + 1 */
-	dp_hashmap names;   /* pid << 32 | tid -> thread name (string id) */
-	uint32_t first_pid;
+	dp_perfetto_part *all; /* part 0's, the others merged into it */
+	DP_VEC(FILE *) events; /* each part's events */
 	bool any;
 };
 
-
 /* ns since the start as µs */
-static void ts(FILE *f, int64_t ns)
+static void ts(dp_buf *b, int64_t ns)
 {
 	int64_t a = ns < 0 ? -ns : ns;
 
-	fprintf(f, "%s%" PRId64 ".%03" PRId64, ns < 0 ? "-" : "", a / 1000, a % 1000);
+	dp_buf_printf(b, "%s%" PRId64 ".%03" PRId64, ns < 0 ? "-" : "", a / 1000, a % 1000);
 }
 
 static void sep(dp_perfetto *p)
 {
 	fputs(p->any ? ",\n" : "\n", p->f);
 	p->any = true;
+}
+
+/* Writes b to the output as one event and empties it. */
+static void put(dp_perfetto *p, dp_buf *b)
+{
+	sep(p);
+	fwrite(b->p, 1, b->len, p->f);
+	b->len = 0;
 }
 
 dp_perfetto *dp_perfetto_open(const char *path, dp_report_result *res, dp_error *err)
@@ -50,8 +77,6 @@ dp_perfetto *dp_perfetto_open(const char *path, dp_report_result *res, dp_error 
 	}
 	p->path = dp_strdup(path);
 	p->res = res;
-	dp_hashmap_init(&p->threads, 16);
-	dp_hashmap_init(&p->names, 16);
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", p->f);
 	return p;
 }
@@ -59,33 +84,178 @@ dp_perfetto *dp_perfetto_open(const char *path, dp_report_result *res, dp_error 
 static const dp_attr_id arg_attrs[] = {DP_A_EVENT, DP_A_OBJECT, DP_A_MEMBER, DP_A_LINE,
 				       DP_A_SITE,  DP_A_LEVEL,	DP_A_VERDICT};
 
-void dp_perfetto_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
+void *dp_perfetto_part_new(dp_perfetto *p, unsigned index)
 {
-	dp_perfetto *p = ctx;
+	dp_perfetto_part *w = dp_calloc(1, sizeof(*w));
+
+	w->p = p;
+	w->tmp = tmpfile();
+	w->failed = !w->tmp;
+	w->first_seq = UINT64_MAX;
+	dp_hashmap_init(&w->threads, 16);
+	dp_hashmap_init(&w->names, 16);
+	if (index == 0)
+		p->all = w;
+	return w;
+}
+
+static void part_free(dp_perfetto_part *w)
+{
+	if (!w)
+		return;
+	if (w->tmp)
+		fclose(w->tmp);
+	dp_hashmap_free(&w->threads);
+	dp_hashmap_free(&w->names);
+	for (size_t i = 0; i < w->name_v.n; i++)
+		free(w->name_v.v[i].name);
+	dp_vec_free(&w->name_v);
+	dp_buf_free(&w->text);
+	free(w);
+}
+
+void dp_perfetto_part_free(void *state)
+{
+	dp_perfetto_part *w = state;
+
+	if (w && w->p->all != w)
+		part_free(w);
+}
+
+/* A thread's name, where no earlier sample gave one. */
+static void name_thread(dp_perfetto_part *w, uint64_t key, uint64_t seq, const char *name)
+{
+	uint64_t v;
+
+	if (dp_hashmap_get(&w->names, key, &v)) {
+		tname *t = &w->name_v.v[v];
+
+		if (t->seq > seq) {
+			free(t->name);
+			t->name = dp_strdup(name);
+			t->seq = seq;
+		}
+		return;
+	}
+	tname t = {key, seq, dp_strdup(name)};
+	dp_vec_push(&w->name_v, t);
+	dp_hashmap_put(&w->names, key, w->name_v.n - 1);
+}
+
+static void last_time(dp_perfetto_part *w, uint64_t key, uint64_t t1)
+{
+	uint64_t v;
+
+	if (!dp_hashmap_get(&w->threads, key, &v) || v < t1)
+		dp_hashmap_put(&w->threads, key, t1);
+}
+
+void dp_perfetto_part_row(void *state, dp_attr_ctx *attrs, dp_row *row)
+{
+	dp_perfetto_part *w = state;
 	const dp_sample *s = row->s;
 	uint64_t key = (uint64_t)s->pid << 32 | s->tid, v;
 	dp_attr fn = {DP_A_FUNCTION, 0}, th = {DP_A_THREAD, 0};
+	dp_buf *b = &w->text;
 	char buf[128];
+	uint32_t len;
 
-	if (!p->threads.n)
-		p->first_pid = s->pid;
-	if (!dp_hashmap_get(&p->threads, key, &v) || v < row->time_rel + 1)
-		dp_hashmap_put(&p->threads, key, row->time_rel + 1);
-	if (!dp_hashmap_get(&p->names, key, &v))
-		dp_hashmap_put(&p->names, key, dp_attr_key(attrs, row, &th));
-	sep(p);
-	fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"name\":", p->f);
-	dp_json_str(p->f, dp_attr_format(attrs, &fn, dp_attr_key(attrs, row, &fn), buf, sizeof(buf)));
-	fprintf(p->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", s->pid, s->tid);
-	ts(p->f, (int64_t)row->time_rel);
-	fputs(",\"args\":{", p->f);
+	if (row->seq < w->first_seq) {
+		w->first_seq = row->seq;
+		w->first_pid = s->pid;
+	}
+	last_time(w, key, row->time_rel + 1);
+	if (!dp_hashmap_get(&w->names, key, &v))
+		name_thread(
+		    w, key, row->seq,
+		    dp_attr_format(attrs, &th, dp_attr_key(attrs, row, &th), buf, sizeof(buf)));
+	b->len = 0;
+	dp_buf_puts(b, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"name\":");
+	dp_json_buf(b, dp_attr_format(attrs, &fn, dp_attr_key(attrs, row, &fn), buf, sizeof(buf)));
+	dp_buf_printf(b, ",\"pid\":%u,\"tid\":%u,\"ts\":", s->pid, s->tid);
+	ts(b, (int64_t)row->time_rel);
+	dp_buf_puts(b, ",\"args\":{");
 	for (size_t i = 0; i < DP_ARRAY_LEN(arg_attrs); i++) {
 		dp_attr a = {arg_attrs[i], 0};
 
-		fprintf(p->f, "%s\"%s\":", i ? "," : "", dp_attr_name(a.id));
-		dp_json_str(p->f, dp_attr_format(attrs, &a, dp_attr_key(attrs, row, &a), buf, sizeof(buf)));
+		dp_buf_printf(b, "%s\"%s\":", i ? "," : "", dp_attr_name(a.id));
+		dp_json_buf(
+		    b, dp_attr_format(attrs, &a, dp_attr_key(attrs, row, &a), buf, sizeof(buf)));
 	}
-	fprintf(p->f, ",\"period\":%" PRIu64 "}}", s->period);
+	dp_buf_printf(b, ",\"period\":%" PRIu64 "}}", s->period);
+	len = (uint32_t)b->len;
+	if (w->failed || fwrite(&row->seq, 8, 1, w->tmp) != 1 || fwrite(&len, 4, 1, w->tmp) != 1 ||
+	    fwrite(b->p, 1, len, w->tmp) != len)
+		w->failed = true;
+}
+
+void dp_perfetto_part_merge(void *dst, void *src)
+{
+	dp_perfetto_part *a = dst, *b = src;
+	size_t pos = 0;
+	uint64_t key, val;
+
+	if (b->first_seq < a->first_seq) {
+		a->first_seq = b->first_seq;
+		a->first_pid = b->first_pid;
+	}
+	while (dp_hashmap_next(&b->threads, &pos, &key, &val))
+		last_time(a, key, val);
+	for (size_t i = 0; i < b->name_v.n; i++)
+		name_thread(a, b->name_v.v[i].key, b->name_v.v[i].seq, b->name_v.v[i].name);
+	a->failed |= b->failed;
+	/* its events are read back at the end */
+	dp_vec_push(&a->p->events, b->tmp);
+	b->tmp = NULL;
+}
+
+/* One event of a part's file: false at its end. */
+typedef struct event_in {
+	FILE *f;
+	uint64_t seq;
+	uint32_t len;
+} event_in;
+
+static bool event_head(event_in *e)
+{
+	return fread(&e->seq, 8, 1, e->f) == 1 && fread(&e->len, 4, 1, e->f) == 1;
+}
+
+/* The parts' events, in file order: each part's are, so the next is the
+ * least of their heads. */
+static int write_events(dp_perfetto *p)
+{
+	size_t n = p->events.n;
+	event_in *in = dp_calloc(n ? n : 1, sizeof(*in));
+	dp_buf b = {0};
+	size_t live = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		in[live].f = p->events.v[i];
+		rewind(in[live].f);
+		if (event_head(&in[live]))
+			live++;
+	}
+	while (live) {
+		size_t k = 0;
+
+		for (size_t i = 1; i < live; i++)
+			if (in[i].seq < in[k].seq)
+				k = i;
+		dp_buf_reserve(&b, in[k].len);
+		if (fread(b.p, 1, in[k].len, in[k].f) != in[k].len) {
+			rc = -1;
+			break;
+		}
+		b.len = in[k].len;
+		put(p, &b);
+		if (!event_head(&in[k]))
+			in[k] = in[--live];
+	}
+	dp_buf_free(&b);
+	free(in);
+	return rc;
 }
 
 static int64_t rel(uint64_t t, uint64_t start)
@@ -95,90 +265,91 @@ static int64_t rel(uint64_t t, uint64_t start)
 
 /* Marker regions: from each mark of a thread to its next, "A..B", as B and
  * E events; after the thread's last mark, "A..end" up to its last sample. */
-static void regions(dp_perfetto *p, uint64_t start)
+static void regions(dp_perfetto *p, dp_perfetto_part *w, uint64_t start)
 {
 	const dp_marks *mk = dp_report_ctx_marks(dp_row_ctx_marks(p->res->rows));
 	char a[96], b[96], name[200];
+	dp_buf e = {0};
 
 	for (size_t i = 0; i < mk->v.n; i++) {
 		const dp_mark_rec *m = &mk->v.v[i], *n = i + 1 < mk->v.n ? &mk->v.v[i + 1] : NULL;
 		uint64_t last = 0, key = (uint64_t)m->pid << 32 | m->tid;
 		int64_t t0 = rel(m->time, start), t1;
 
-		if (!p->threads.n)
-			p->first_pid = m->pid;
+		if (w->first_seq == UINT64_MAX && !i)
+			w->first_pid = m->pid; /* no sample: the counters go on the first mark's */
 		dp_marks_name(mk, m->app, m->id, a, sizeof(a));
 		if (n && n->pid == m->pid && n->tid == m->tid) {
 			snprintf(name, sizeof(name), "%s..%s", a,
 				 dp_marks_name(mk, n->app, n->id, b, sizeof(b)));
 			t1 = rel(n->time, start);
 		} else {
-			if (!dp_hashmap_get(&p->threads, key, &last) || (int64_t)last - 1 <= t0)
+			if (!dp_hashmap_get(&w->threads, key, &last) || (int64_t)last - 1 <= t0)
 				continue;
 			snprintf(name, sizeof(name), "%s..end", a);
 			t1 = (int64_t)last - 1;
 		}
-		sep(p);
-		fputs("{\"ph\":\"B\",\"cat\":\"marker\",\"name\":", p->f);
-		dp_json_str(p->f, name);
-		fprintf(p->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", m->pid, m->tid);
-		ts(p->f, t0);
-		fprintf(p->f, ",\"args\":{\"mark\":");
-		dp_json_str(p->f, a);
-		fprintf(p->f, ",\"overhead_ns\":%" PRIu64 "}}",
-			m->end > m->time ? m->end - m->time : 0);
-		sep(p);
-		fprintf(p->f,
-			"{\"ph\":\"E\",\"cat\":\"marker\",\"pid\":%u,\"tid\":%u,\"ts\":", m->pid,
-			m->tid);
-		ts(p->f, t1);
-		fputc('}', p->f);
-		if (!dp_hashmap_get(&p->names, key, &last))
-			dp_hashmap_put(&p->names, key, 0);
+		dp_buf_puts(&e, "{\"ph\":\"B\",\"cat\":\"marker\",\"name\":");
+		dp_json_buf(&e, name);
+		dp_buf_printf(&e, ",\"pid\":%u,\"tid\":%u,\"ts\":", m->pid, m->tid);
+		ts(&e, t0);
+		dp_buf_puts(&e, ",\"args\":{\"mark\":");
+		dp_json_buf(&e, a);
+		dp_buf_printf(&e, ",\"overhead_ns\":%" PRIu64 "}}",
+			      m->end > m->time ? m->end - m->time : 0);
+		put(p, &e);
+		dp_buf_printf(&e, "{\"ph\":\"E\",\"cat\":\"marker\",\"pid\":%u,\"tid\":%u,\"ts\":",
+			      m->pid, m->tid);
+		ts(&e, t1);
+		dp_buf_puts(&e, "}");
+		put(p, &e);
+		name_thread(w, key, UINT64_MAX, ""); /* a marking thread without samples */
 	}
+	dp_buf_free(&e);
 }
 
-static void names(dp_perfetto *p)
+static int by_key(const void *x, const void *y)
 {
-	dp_strtab *strs = dp_attr_strings(p->res->attrs);
+	const tname *a = x, *b = y;
 
-	size_t pos = 0;
-	uint64_t key, val;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
 
-	while (dp_hashmap_next(&p->names, &pos, &key, &val)) {
-		uint32_t pid, tid;
+/* Thread (and process) names, by pid and tid. */
+static void names(dp_perfetto *p, dp_perfetto_part *w)
+{
+	dp_buf e = {0};
+
+	if (w->name_v.n)
+		qsort(w->name_v.v, w->name_v.n, sizeof(tname), by_key);
+	for (size_t i = 0; i < w->name_v.n; i++) {
+		uint32_t pid = (uint32_t)(w->name_v.v[i].key >> 32),
+			 tid = (uint32_t)w->name_v.v[i].key;
+		const char *name = w->name_v.v[i].name;
 		char buf[32];
-		const char *name;
 
-		pid = (uint32_t)(key >> 32);
-		tid = (uint32_t)key;
-		name = val ? dp_strtab_get(strs, (uint32_t)val) : NULL;
-		if (!name || !*name) {
+		if (!*name) {
 			snprintf(buf, sizeof(buf), "tid %u", tid);
 			name = buf;
 		}
-		sep(p);
-		fprintf(p->f,
-			"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,"
-			"\"args\":{\"name\":",
-			pid, tid);
-		dp_json_str(p->f, name);
-		fputs("}}", p->f);
-		if (pid == tid) {
-			sep(p);
-			fprintf(p->f,
-				"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":%u,"
-				"\"args\":{\"name\":",
-				pid, tid);
-			dp_json_str(p->f, name);
-			fputs("}}", p->f);
+		for (int proc = 0; proc <= (pid == tid); proc++) {
+			dp_buf_printf(&e,
+				      "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,"
+				      "\"args\":{\"name\":",
+				      proc ? "process_name" : "thread_name", pid, tid);
+			dp_json_buf(&e, name);
+			dp_buf_puts(&e, "}}");
+			put(p, &e);
 		}
 	}
+	dp_buf_free(&e);
 }
 
 /* One counter track per series, on the first process seen. */
-static void counters(dp_perfetto *p, const dp_series_set *ss, uint64_t start)
+static void counters(dp_perfetto *p, uint32_t pid, const dp_series_set *ss, uint64_t start)
 {
+	dp_buf e = {0};
+
 	for (size_t k = 0; k < ss->ns; k++) {
 		const dp_series *s = &ss->s[k];
 		char name[200];
@@ -187,20 +358,23 @@ static void counters(dp_perfetto *p, const dp_series_set *ss, uint64_t start)
 		for (size_t i = 0; i < ss->n; i++) {
 			if (isnan(s->v[i]))
 				continue;
-			sep(p);
-			fputs("{\"ph\":\"C\",\"cat\":\"counter\",\"name\":", p->f);
-			dp_json_str(p->f, name);
-			fprintf(p->f, ",\"pid\":%u,\"ts\":", p->first_pid);
-			ts(p->f, rel(ss->times[i], start));
-			fprintf(p->f, ",\"args\":{\"value\":%.6g}}", s->v[i]);
+			dp_buf_puts(&e, "{\"ph\":\"C\",\"cat\":\"counter\",\"name\":");
+			dp_json_buf(&e, name);
+			dp_buf_printf(&e, ",\"pid\":%u,\"ts\":", pid);
+			ts(&e, rel(ss->times[i], start));
+			dp_buf_printf(&e, ",\"args\":{\"value\":%.6g}}", s->v[i]);
+			put(p, &e);
 		}
 	}
+	dp_buf_free(&e);
 }
 
 static void dp_perfetto_free(dp_perfetto *p)
 {
-	dp_hashmap_free(&p->threads);
-	dp_hashmap_free(&p->names);
+	for (size_t i = 0; i < p->events.n; i++)
+		fclose(p->events.v[i]);
+	dp_vec_free(&p->events);
+	part_free(p->all);
 	free(p->path);
 	free(p);
 }
@@ -209,12 +383,25 @@ int dp_perfetto_finish(dp_perfetto *p, const dp_series_set *ss, dp_error *err)
 {
 	uint64_t start = dp_row_ctx_start(p->res->rows);
 	const char *cmd = dp_profile_meta(p->res->p, "cmdline");
+	dp_perfetto_part *w = p->all;
 	int rc = 0;
 
-	regions(p, start);
-	names(p);
+	if (!w) /* no part was made: no sample was read */
+		w = p->all = dp_perfetto_part_new(p, 0);
+	if (w->tmp) {
+		dp_vec_push(&p->events, w->tmp);
+		w->tmp = NULL;
+	}
+	if (w->failed || write_events(p) < 0) {
+		dp_error_set(err, "a temporary file of the samples' events failed: %m "
+				  "(is the disk where TMPDIR points full?)");
+		dp_perfetto_abort(p);
+		return -1;
+	}
+	regions(p, w, start);
+	names(p, w);
 	if (ss)
-		counters(p, ss, start);
+		counters(p, w->first_pid, ss, start);
 	fputs("\n],\"otherData\":{\"producer\":\"dataprof\",\"profile\":", p->f);
 	dp_json_str(p->f, p->res->o->input);
 	fputs(",\"cmdline\":", p->f);

@@ -42,11 +42,17 @@ typedef struct psample {
 	uint32_t nloc, first;	 /* locations: frames[first..first+nloc), leaf first */
 	uint32_t label[NLABELS]; /* pprof strings; 0: none */
 	uint64_t *values;	 /* samples, then each event's period */
+	uint64_t seq, ip;	 /* its first sample's place in the profile and IP */
 } psample;
 
+/* A part of the report sums its samples here; the parts are merged by the
+ * texts of their stacks and labels, then put in the order a single pass
+ * makes (by the place of each stack's first sample), so that the profile
+ * is the same however the samples were split. */
 struct dp_pprof {
-	dp_report_result *res;
-	dp_strtab strs; /* the profile's string table: id 0 is "" */
+	const dp_report_result *res; /* part 0's: the whole report's */
+	dp_annotator *ann;	     /* this part's */
+	dp_strtab strs;		     /* the profile's string table: id 0 is "" */
 	DP_VEC(loc) locs;
 	dp_hashmap loc_index; /* hash of (function, file, line) or caller -> loc */
 	DP_VEC(func) funcs;
@@ -59,11 +65,13 @@ struct dp_pprof {
 	uint64_t first, last;
 };
 
-dp_pprof *dp_pprof_new(dp_report_result *res)
+dp_pprof *dp_pprof_new(const dp_report_result *part)
 {
 	dp_pprof *p = dp_calloc(1, sizeof(*p));
 
-	p->res = res;
+	p->res = part;
+	p->ann = part ? part->ann : NULL;
+	p->nev = part && part->nev ? part->nev : 1;
 	dp_strtab_init(&p->strs);
 	dp_strtab_intern(&p->strs, ""); /* string 0, as pprof wants */
 	dp_hashmap_init(&p->loc_index, 256);
@@ -126,13 +134,46 @@ static uint32_t loc_of(dp_pprof *p, uint32_t fn, int64_t line, uint64_t address,
 static const char *caller_name(dp_pprof *p, const dp_sample *s, uint64_t ret)
 {
 	uint64_t key = (uint64_t)s->pid << 48 ^ ret, v;
-	const dp_strtab *a = dp_annotator_strings(p->res->ann);
+	const dp_strtab *a = dp_annotator_strings(p->ann);
 
 	if (!dp_hashmap_get(&p->callers, key, &v)) {
-		v = dp_annotate_function_at(p->res->ann, s->pid, ret - 1, s->time);
+		v = dp_annotate_function_at(p->ann, s->pid, ret - 1, s->time);
 		dp_hashmap_put(&p->callers, key, v);
 	}
 	return v ? dp_strtab_get(a, (uint32_t)v) : "[unknown]";
+}
+
+/* The sample of a stack and labels, made (with its first place and IP)
+ * when there is none. */
+static size_t sample_of(dp_pprof *p, const uint32_t *stack, uint32_t n, const uint32_t *lab,
+			uint64_t seq, uint64_t ip)
+{
+	uint64_t h = dp_hash_bytes(stack, n * sizeof(uint32_t),
+				   dp_hash_bytes(lab, NLABELS * sizeof(uint32_t), n)),
+		 v;
+
+	for (;; h++) {
+		if (!dp_hashmap_get(&p->sample_index, h, &v)) {
+			psample ps = {n, (uint32_t)p->frames.n, {0}, dp_calloc(1 + p->nev, 8), seq,
+				      ip};
+
+			memcpy(ps.label, lab, sizeof(ps.label));
+			for (uint32_t i = 0; i < n; i++)
+				dp_vec_push(&p->frames, stack[i]);
+			dp_vec_push(&p->samples, ps);
+			dp_hashmap_put(&p->sample_index, h, p->samples.n - 1);
+			return p->samples.n - 1;
+		}
+		psample *o = &p->samples.v[v];
+		if (o->nloc == n && !memcmp(&p->frames.v[o->first], stack, n * sizeof(uint32_t)) &&
+		    !memcmp(o->label, lab, sizeof(o->label))) {
+			if (seq < o->seq) {
+				o->seq = seq;
+				o->ip = ip;
+			}
+			return v;
+		}
+	}
 }
 
 void dp_pprof_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
@@ -140,14 +181,12 @@ void dp_pprof_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 	dp_pprof *p = ctx;
 	const dp_sample *s = row->s;
 	const dp_annotation *an = row->a;
-	const dp_strtab *as = dp_annotator_strings(p->res->ann);
+	const dp_strtab *as = dp_annotator_strings(p->ann);
 	uint32_t stack[MAX_FRAMES], n = 0, lab[NLABELS];
-	uint64_t h, v;
+	size_t v;
 	bool after_ip = false;
 	char buf[128];
 
-	if (!p->nev)
-		p->nev = p->res->nev ? p->res->nev : 1;
 	stack[n++] = loc_of(p,
 			    func_of(p, an->function ? dp_strtab_get(as, an->function) : "[unknown]",
 				    an->file ? dp_strtab_get(as, an->file) : ""),
@@ -172,24 +211,7 @@ void dp_pprof_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 		    dp_attr_format(attrs, &a, dp_attr_key(attrs, row, &a), buf, sizeof(buf));
 		lab[i] = strcmp(val, "-") ? dp_strtab_intern(&p->strs, val) : 0;
 	}
-	h = dp_hash_bytes(stack, n * sizeof(uint32_t), dp_hash_bytes(lab, sizeof(lab), n));
-	for (;; h++) {
-		if (!dp_hashmap_get(&p->sample_index, h, &v)) {
-			psample ps = {n, (uint32_t)p->frames.n, {0}, dp_calloc(1 + p->nev, 8)};
-
-			memcpy(ps.label, lab, sizeof(lab));
-			for (uint32_t i = 0; i < n; i++)
-				dp_vec_push(&p->frames, stack[i]);
-			dp_vec_push(&p->samples, ps);
-			v = p->samples.n - 1;
-			dp_hashmap_put(&p->sample_index, h, v);
-			break;
-		}
-		const psample *o = &p->samples.v[v];
-		if (o->nloc == n && !memcmp(&p->frames.v[o->first], stack, n * sizeof(uint32_t)) &&
-		    !memcmp(o->label, lab, sizeof(lab)))
-			break;
-	}
+	v = sample_of(p, stack, n, lab, row->seq, s->ip);
 	p->samples.v[v].values[0]++;
 	if (s->event < p->nev)
 		p->samples.v[v].values[1 + s->event] += s->period ? s->period : 1;
@@ -197,6 +219,69 @@ void dp_pprof_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 		p->first = s->time;
 	if (s->time > p->last)
 		p->last = s->time;
+}
+
+/* src's sample ps into dst, by the texts of its frames and labels; the
+ * leaf's address is the sample's first IP where dst has no such location. */
+static void add_sample(dp_pprof *dst, const dp_pprof *src, const psample *ps)
+{
+	uint32_t stack[MAX_FRAMES], lab[NLABELS];
+	size_t v;
+
+	for (uint32_t i = 0; i < ps->nloc; i++) {
+		const loc *l = &src->locs.v[src->frames.v[ps->first + i]];
+		const func *f = &src->funcs.v[l->function];
+		uint32_t fn = func_of(dst, dp_strtab_get(&src->strs, f->name),
+				      dp_strtab_get(&src->strs, f->file));
+
+		stack[i] =
+		    loc_of(dst, fn, l->line, i ? 0 : ps->ip, i > 0); /* callers above the leaf */
+	}
+	for (size_t k = 0; k < NLABELS; k++)
+		lab[k] = ps->label[k]
+			     ? dp_strtab_intern(&dst->strs, dp_strtab_get(&src->strs, ps->label[k]))
+			     : 0;
+	v = sample_of(dst, stack, ps->nloc, lab, ps->seq, ps->ip);
+	for (size_t k = 0; k <= dst->nev && k <= src->nev; k++)
+		dst->samples.v[v].values[k] += ps->values[k];
+}
+
+void dp_pprof_merge(dp_pprof *dst, const dp_pprof *src)
+{
+	for (size_t i = 0; i < src->samples.n; i++)
+		add_sample(dst, src, &src->samples.v[i]);
+	dst->first = DP_MIN(dst->first, src->first);
+	dst->last = DP_MAX(dst->last, src->last);
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const psample *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Strings, functions, locations and samples numbered as one pass over the
+ * samples in file order numbers them: each sample in the order of its
+ * first place, its frames leaf first, then its labels. */
+static void order_canonically(dp_pprof *p)
+{
+	dp_pprof *q = dp_pprof_new(NULL);
+
+	q->nev = p->nev;
+	if (p->samples.n)
+		qsort(p->samples.v, p->samples.n, sizeof(psample), by_seq);
+	for (size_t i = 0; i < p->samples.n; i++)
+		add_sample(q, p, &p->samples.v[i]);
+	q->res = p->res;
+	q->ann = p->ann;
+	q->first = p->first;
+	q->last = p->last;
+	/* q takes p's place */
+	dp_pprof tmp = *p;
+	*p = *q;
+	*q = tmp;
+	dp_pprof_free(q);
 }
 
 static bool time_event(const char *name)
@@ -239,7 +324,7 @@ static int gzip_write(const char *path, const uint8_t *data, size_t len, dp_erro
 	return 0;
 }
 
-int dp_pprof_write(dp_pprof *p, const char *path, dp_error *err)
+static int encode_write(dp_pprof *p, const char *path, dp_error *err)
 {
 	Perftools__Profiles__Profile pr;
 	Perftools__Profiles__Mapping map, *maps[1] = {&map};
@@ -385,4 +470,10 @@ int dp_pprof_write(dp_pprof *p, const char *path, dp_error *err)
 	free(fnp);
 	free(fnv);
 	return rc;
+}
+
+int dp_pprof_write(dp_pprof *p, const char *path, dp_error *err)
+{
+	order_canonically(p);
+	return encode_write(p, path, err);
 }

@@ -709,6 +709,11 @@ void dp_profile_share_samples(dp_profile *p, unsigned part, unsigned parts, uint
 	p->share_chunk = chunk ? chunk : 1;
 }
 
+uint64_t dp_profile_samples_met(const dp_profile *p)
+{
+	return p->sample_seq;
+}
+
 void dp_profile_add_counts(dp_profile *p, const dp_profile *other, bool records)
 {
 	p->st.samples += other->st.samples;

@@ -92,8 +92,10 @@ static inline bool dp_profile_skips_sample(dp_profile *p, uint64_t off, bool inn
 		}
 		return true;
 	}
-	if (p->share_parts < 2)
+	if (p->share_parts < 2) {
+		p->sample_seq++;
 		return false;
+	}
 	return (p->sample_seq++ / p->share_chunk) % p->share_parts != p->share_part;
 }
 

@@ -131,7 +131,7 @@ static void progress(const dp_report_part *w, const dp_record *r, size_t size)
 
 /* The records from the current position to end (exclusive): 0 at the end
  * of the file, < 0 on corrupt data, 1 at end. */
-static int stream(dp_report_part *w, uint64_t end, size_t size)
+static int stream(dp_report_part *w, uint64_t end, size_t size, uint64_t seq)
 {
 	const dp_report_opts *o = w->o;
 	dp_report_ctx *marks = dp_row_ctx_marks(w->rows);
@@ -149,6 +149,9 @@ static int stream(dp_report_part *w, uint64_t end, size_t size)
 
 		if (rec.kind != DP_R_SAMPLE)
 			continue;
+		/* with a map, chunk c holds samples c * CHUNK on; without, the
+		 * reader counts every part's */
+		seq = w->map ? seq + 1 : dp_profile_samples_met(w->p);
 		if (!(++w->read & 0xffff))
 			progress(w, &rec, size);
 		dp_decode_sample(w->dec, rec.sample, &x);
@@ -156,6 +159,7 @@ static int stream(dp_report_part *w, uint64_t end, size_t size)
 			continue;
 		dp_annotate(w->ann, rec.sample, &x, &an);
 		dp_row_fill(w->rows, rec.sample, &x, &an, &row);
+		row.seq = seq - 1;
 		if (row.time_rel < w->tlo || row.time_rel > w->thi)
 			continue;
 		if (!dp_report_ctx_inside(marks, rec.sample->pid, rec.sample->tid,
@@ -183,7 +187,7 @@ void dp_report_part_stream(dp_report_part *w)
 	if (w->o->progress && w->index == 0 && dp_profile_spec_bytes(w->o->input, &bytes))
 		size = (size_t)bytes; /* a series': positions run through its files */
 	if (!w->map) {
-		w->rc = stream(w, UINT64_MAX, size);
+		w->rc = stream(w, UINT64_MAX, size, 0);
 	} else {
 		/* chunk c from the c-th mark (the first from the file's first
 		 * record) to the next; chunk c is part c % nparts' */
@@ -191,7 +195,8 @@ void dp_report_part_stream(dp_report_part *w)
 
 		for (size_t c = w->index; c < n; c += w->nparts) {
 			dp_profile_seek(w->p, c ? w->map->chunks[c] : w->start);
-			w->rc = stream(w, c + 1 < n ? w->map->chunks[c + 1] : UINT64_MAX, size);
+			w->rc = stream(w, c + 1 < n ? w->map->chunks[c + 1] : UINT64_MAX, size,
+				       (uint64_t)c * CHUNK);
 			if (w->rc < 0)
 				break;
 		}

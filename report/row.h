@@ -14,6 +14,9 @@ typedef struct dp_row {
 	const dp_decoded *x;
 	const dp_annotation *a;
 	uint64_t time_rel; /* ns since the profile began */
+	/* the sample's place in the profile: increasing in file order, the same
+	 * whatever the parts (a key to put rows of parts back in order) */
+	uint64_t seq;
 	uint32_t process, thread, caller, insn, level, tlb, op;
 } dp_row;
 

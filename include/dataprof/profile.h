@@ -248,6 +248,10 @@ void dp_profile_skip_samples(dp_profile *p, bool skip);
  * reader's when chunk index % parts == part; the others are skipped
  * unparsed. Takes effect from the next rewind; parts <= 1: every sample. */
 void dp_profile_share_samples(dp_profile *p, unsigned part, unsigned parts, uint64_t chunk);
+/* The sample records met since the rewind, this reader's and the others'
+ * it skipped: the last sample given is number this - 1 of the file's (when
+ * the reader has not sought). */
+uint64_t dp_profile_samples_met(const dp_profile *p);
 /* Adds the sample counts (status, per event) that another reader of the
  * same file made of its share to p's; with records, its counts of the other
  * records too (readers that each read part of the file: dp_profile_seek). */

@@ -276,6 +276,66 @@ static void test_history_same_for_any_jobs(void **state)
 	free(cut);
 }
 
+/* export reads in parts too: the Perfetto trace (each part's events put back
+ * in file order) and the pprof profile (merged by text, numbered in the
+ * order one pass gives) are the same files for any --jobs, with every kept
+ * sample in the trace; a profile with call chains gives pprof its callers. */
+static void test_export_same_for_any_jobs(void **state)
+{
+	static const char *const args[] = {"", "--where kind=heap", "--time 1ms.."};
+	char *chains = tu_path("chains.dprof"), *fx = tu_fixture("objects_O2");
+	const char *files[] = {profile(), chains};
+	tu_result r;
+
+	(void)state;
+	assert_int_equal(rec_run(&r, chains, "--heap -e page-faults -g", fx), 0);
+	tu_result_free(&r);
+	for (size_t f = 0; f < 2; f++)
+		for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+			char *out[2], *kept;
+			unsigned long events = 0, samples = 0;
+
+			for (int k = 0; k < 2; k++) {
+				out[k] = dp_asprintf("%s/export%d", tu_tmpdir(), k);
+				assert_int_equal(
+				    tu_sh(&r,
+					  "'%s' export --jobs %d %s --perfetto '%s.json' "
+					  "--pprof '%s.pb.gz' '%s'",
+					  DATAPROF_BIN, k ? 4 : 1, args[i], out[k], out[k],
+					  files[f]),
+				    0);
+				tu_result_free(&r);
+			}
+			if (tu_sh(&r, "cmp '%s.json' '%s.json' && cmp '%s.pb.gz' '%s.pb.gz'",
+				  out[0], out[1], out[0], out[1]) != 0)
+				fail_msg("export %s of %s: --jobs 1 and 4 differ: %s", args[i],
+					 files[f], r.out);
+			tu_result_free(&r);
+			/* the trace holds every sample the report keeps */
+			assert_int_equal(
+			    tu_sh(&r, "grep -o '\"cat\":\"sample\"' '%s.json' | wc -l", out[0]), 0);
+			events = strtoul(r.out, NULL, 10);
+			tu_result_free(&r);
+			char *rargs = dp_asprintf("--by event --csv -m samples %s", args[i]);
+
+			kept = report(files[f], 1, rargs);
+			free(rargs);
+			/* depth,event,samples,... */
+			for (const char *s = strchr(kept, '\n'); s && s[1]; s = strchr(s + 1, '\n'))
+				samples +=
+				    strtoul(strchr(strchr(s + 1, ',') + 1, ',') + 1, NULL, 10);
+			printf("export %s of %s: %lu sample events, report keeps %lu\n", args[i],
+			       f ? "chains" : "mixed", events, samples);
+			assert_true(events > 0);
+			assert_int_equal(events, samples);
+			free(kept);
+			free(out[0]);
+			free(out[1]);
+		}
+	free(chains);
+	free(fx);
+}
+
 /* A pipe can be read once: whatever --jobs says, stdin is read in one part. */
 static void test_stdin(void **state)
 {
@@ -312,6 +372,7 @@ int main(void)
 	    cmocka_unit_test(test_perf_data),
 	    cmocka_unit_test(test_diff_same_for_any_jobs),
 	    cmocka_unit_test(test_history_same_for_any_jobs),
+	    cmocka_unit_test(test_export_same_for_any_jobs),
 	    cmocka_unit_test(test_stdin),
 	    cmocka_unit_test(test_bad_jobs),
 	};
