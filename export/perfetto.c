@@ -4,6 +4,7 @@
 #include "export.h"
 #include "json.h"
 #include "../report/context.h"
+#include "../report/spool.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -19,12 +20,11 @@ typedef struct tname {
 	char *name;
 } tname;
 
-/* What the samples of one part of the report say: their events, in file
- * order, in a temporary file ([seq][length][text] each), and their threads.
- * dp_perfetto_finish puts the parts' events back in file order. */
+/* What the samples of one part of the report say: their events (spooled,
+ * report/spool.h) and their threads. */
 typedef struct dp_perfetto_part {
 	dp_perfetto *p;
-	FILE *tmp;
+	dp_spool *spool;
 	dp_hashmap threads; /* pid << 32 | tid -> last sample time (ns since start) + 1 */
 	dp_hashmap names;   /* pid << 32 | tid -> index in name_v */
 	DP_VEC(tname) name_v;
@@ -38,8 +38,8 @@ struct dp_perfetto {
 	FILE *f;
 	char *path;
 	dp_report_result *res;
-	dp_perfetto_part *all; /* part 0's, the others merged into it */
-	DP_VEC(FILE *) events; /* each part's events */
+	dp_perfetto_part *all;	   /* part 0's, the others merged into it */
+	DP_VEC(dp_spool *) events; /* each part's events */
 	bool any;
 };
 
@@ -89,8 +89,8 @@ void *dp_perfetto_part_new(dp_perfetto *p, unsigned index)
 	dp_perfetto_part *w = dp_calloc(1, sizeof(*w));
 
 	w->p = p;
-	w->tmp = tmpfile();
-	w->failed = !w->tmp;
+	w->spool = dp_spool_new();
+	w->failed = !w->spool;
 	w->first_seq = UINT64_MAX;
 	dp_hashmap_init(&w->threads, 16);
 	dp_hashmap_init(&w->names, 16);
@@ -103,8 +103,7 @@ static void part_free(dp_perfetto_part *w)
 {
 	if (!w)
 		return;
-	if (w->tmp)
-		fclose(w->tmp);
+	dp_spool_free(w->spool);
 	dp_hashmap_free(&w->threads);
 	dp_hashmap_free(&w->names);
 	for (size_t i = 0; i < w->name_v.n; i++)
@@ -158,7 +157,6 @@ void dp_perfetto_part_row(void *state, dp_attr_ctx *attrs, dp_row *row)
 	dp_attr fn = {DP_A_FUNCTION, 0}, th = {DP_A_THREAD, 0};
 	dp_buf *b = &w->text;
 	char buf[128];
-	uint32_t len;
 
 	if (row->seq < w->first_seq) {
 		w->first_seq = row->seq;
@@ -183,10 +181,8 @@ void dp_perfetto_part_row(void *state, dp_attr_ctx *attrs, dp_row *row)
 		    b, dp_attr_format(attrs, &a, dp_attr_key(attrs, row, &a), buf, sizeof(buf)));
 	}
 	dp_buf_printf(b, ",\"period\":%" PRIu64 "}}", s->period);
-	len = (uint32_t)b->len;
-	if (w->failed || fwrite(&row->seq, 8, 1, w->tmp) != 1 || fwrite(&len, 4, 1, w->tmp) != 1 ||
-	    fwrite(b->p, 1, len, w->tmp) != len)
-		w->failed = true;
+	if (w->spool)
+		dp_spool_add(w->spool, row->seq, b->p, (uint32_t)b->len);
 }
 
 void dp_perfetto_part_merge(void *dst, void *src)
@@ -205,57 +201,16 @@ void dp_perfetto_part_merge(void *dst, void *src)
 		name_thread(a, b->name_v.v[i].key, b->name_v.v[i].seq, b->name_v.v[i].name);
 	a->failed |= b->failed;
 	/* its events are read back at the end */
-	dp_vec_push(&a->p->events, b->tmp);
-	b->tmp = NULL;
+	dp_vec_push(&a->p->events, b->spool);
+	b->spool = NULL;
 }
 
-/* One event of a part's file: false at its end. */
-typedef struct event_in {
-	FILE *f;
-	uint64_t seq;
-	uint32_t len;
-} event_in;
-
-static bool event_head(event_in *e)
+static void put_event(void *ctx, const void *data, uint32_t len)
 {
-	return fread(&e->seq, 8, 1, e->f) == 1 && fread(&e->len, 4, 1, e->f) == 1;
-}
+	dp_perfetto *p = ctx;
 
-/* The parts' events, in file order: each part's are, so the next is the
- * least of their heads. */
-static int write_events(dp_perfetto *p)
-{
-	size_t n = p->events.n;
-	event_in *in = dp_calloc(n ? n : 1, sizeof(*in));
-	dp_buf b = {0};
-	size_t live = 0;
-	int rc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		in[live].f = p->events.v[i];
-		rewind(in[live].f);
-		if (event_head(&in[live]))
-			live++;
-	}
-	while (live) {
-		size_t k = 0;
-
-		for (size_t i = 1; i < live; i++)
-			if (in[i].seq < in[k].seq)
-				k = i;
-		dp_buf_reserve(&b, in[k].len);
-		if (fread(b.p, 1, in[k].len, in[k].f) != in[k].len) {
-			rc = -1;
-			break;
-		}
-		b.len = in[k].len;
-		put(p, &b);
-		if (!event_head(&in[k]))
-			in[k] = in[--live];
-	}
-	dp_buf_free(&b);
-	free(in);
-	return rc;
+	sep(p);
+	fwrite(data, 1, len, p->f);
 }
 
 static int64_t rel(uint64_t t, uint64_t start)
@@ -372,7 +327,7 @@ static void counters(dp_perfetto *p, uint32_t pid, const dp_series_set *ss, uint
 static void dp_perfetto_free(dp_perfetto *p)
 {
 	for (size_t i = 0; i < p->events.n; i++)
-		fclose(p->events.v[i]);
+		dp_spool_free(p->events.v[i]);
 	dp_vec_free(&p->events);
 	part_free(p->all);
 	free(p->path);
@@ -388,11 +343,11 @@ int dp_perfetto_finish(dp_perfetto *p, const dp_series_set *ss, dp_error *err)
 
 	if (!w) /* no part was made: no sample was read */
 		w = p->all = dp_perfetto_part_new(p, 0);
-	if (w->tmp) {
-		dp_vec_push(&p->events, w->tmp);
-		w->tmp = NULL;
+	if (w->spool) {
+		dp_vec_push(&p->events, w->spool);
+		w->spool = NULL;
 	}
-	if (w->failed || write_events(p) < 0) {
+	if (w->failed || dp_spool_merge(p->events.v, p->events.n, put_event, p) < 0) {
 		dp_error_set(err, "a temporary file of the samples' events failed: %m "
 				  "(is the disk where TMPDIR points full?)");
 		dp_perfetto_abort(p);
