@@ -1,6 +1,7 @@
 /* --sqlite FILE: the sample table and the report's rows in an SQLite
  * database, for ad-hoc SQL. Schema in docs/report.md. */
 #include "export.h"
+#include "../report/spool.h"
 
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -12,7 +13,20 @@ struct dp_sqlite_out {
 	sqlite3 *db;
 	sqlite3_stmt *ins;
 	char *path;
+	DP_VEC(dp_spool *) spools; /* the parts' samples */
+	struct sqlite_part *first; /* part 0's, kept by the output */
+	bool spool_failed;
 };
+
+/* A part's samples, spooled (report/spool.h) as their columns' values: per
+ * column 'i' and 8 bytes, 't' and a NUL-terminated text, or 'n' (null). The
+ * end inserts them in file order, so that the table is the same for any
+ * number of parts. */
+typedef struct sqlite_part {
+	dp_sqlite_out *s;
+	dp_spool *spool;
+	dp_buf rec;
+} sqlite_part;
 
 static const char *const sample_cols[] = {
     "time_ns", "event",	  "pid",    "tid",    "cpu",	"process", "thread", "ip",   "function",
@@ -106,58 +120,134 @@ fail:
 	return -1;
 }
 
-static void text(sqlite3_stmt *st, int col, dp_attr_ctx *c, dp_row *row, dp_attr_id id)
+static void put_int(dp_buf *b, int64_t v)
+{
+	dp_buf_add(b, "i", 1);
+	dp_buf_add(b, &v, 8);
+}
+
+static void put_text(dp_buf *b, dp_attr_ctx *c, dp_row *row, dp_attr_id id)
 {
 	dp_attr a = {id, 0};
 	char buf[64];
-	uint64_t k = dp_attr_key(c, row, &a);
+	const char *t = dp_attr_format(c, &a, dp_attr_key(c, row, &a), buf, sizeof(buf));
 
-	sqlite3_bind_text(st, col, dp_attr_format(c, &a, k, buf, sizeof(buf)), -1,
-			  SQLITE_TRANSIENT);
+	dp_buf_add(b, "t", 1);
+	dp_buf_add(b, t, strlen(t) + 1);
 }
 
-void dp_sqlite_row(void *ctx, dp_attr_ctx *c, dp_row *row)
+void *dp_sqlite_part_new(void *ctx, unsigned index, const dp_report_result *part)
+{
+	sqlite_part *pt = dp_calloc(1, sizeof(*pt));
+
+	(void)part;
+	pt->s = ctx;
+	if (index == 0)
+		pt->s->first = pt;
+	pt->spool = dp_spool_new();
+	if (!pt->spool)
+		pt->s->spool_failed = true;
+	return pt;
+}
+
+void dp_sqlite_part_row(void *state, dp_attr_ctx *c, dp_row *row)
+{
+	sqlite_part *pt = state;
+	const dp_sample *x = row->s;
+	dp_buf *b = &pt->rec;
+
+	if (!pt->spool)
+		return;
+	b->len = 0;
+	put_int(b, (int64_t)row->time_rel);
+	put_int(b, x->event);
+	put_int(b, x->pid);
+	put_int(b, x->tid);
+	put_int(b, x->cpu);
+	put_text(b, c, row, DP_A_PROCESS);
+	put_text(b, c, row, DP_A_THREAD);
+	put_int(b, (int64_t)x->ip);
+	put_text(b, c, row, DP_A_FUNCTION);
+	put_text(b, c, row, DP_A_INLINE);
+	put_text(b, c, row, DP_A_FILE);
+	put_text(b, c, row, DP_A_LINE);
+	put_text(b, c, row, DP_A_INSN);
+	put_text(b, c, row, DP_A_OBJECT);
+	put_text(b, c, row, DP_A_KIND);
+	put_text(b, c, row, DP_A_SITE);
+	put_text(b, c, row, DP_A_TYPE);
+	put_text(b, c, row, DP_A_MEMBER);
+	if (row->x->data_addr)
+		put_int(b, (int64_t)row->x->data_addr);
+	else
+		dp_buf_add(b, "n", 1);
+	put_text(b, c, row, DP_A_VERDICT);
+	put_text(b, c, row, DP_A_REASON);
+	put_int(b, (int64_t)(x->period ? x->period : 1));
+	put_int(b, (int64_t)x->weight);
+	put_text(b, c, row, DP_A_LEVEL);
+	put_text(b, c, row, DP_A_TLB);
+	put_text(b, c, row, DP_A_OP);
+	dp_spool_add(pt->spool, row->seq, b->p, (uint32_t)b->len);
+}
+
+void dp_sqlite_part_merge(void *ctx, void *dst, const dp_report_result *dst_part, void *src,
+			  const dp_report_result *src_part)
+{
+	sqlite_part *b = src;
+
+	(void)dst, (void)dst_part, (void)src_part;
+	if (b->spool)
+		dp_vec_push(&((dp_sqlite_out *)ctx)->spools, b->spool);
+	b->spool = NULL;
+}
+
+void dp_sqlite_part_free(void *ctx, void *state)
+{
+	sqlite_part *pt = state;
+
+	(void)ctx;
+	if (!pt)
+		return;
+	dp_spool_free(pt->spool);
+	dp_buf_free(&pt->rec);
+	free(pt);
+}
+
+/* One spooled sample into the table. */
+static void insert(void *ctx, const void *data, uint32_t len)
 {
 	dp_sqlite_out *s = ctx;
 	sqlite3_stmt *st = s->ins;
-	const dp_sample *x = row->s;
-	int i = 1;
+	const char *p = data, *end = p + len;
 
 	sqlite3_reset(st);
-	sqlite3_bind_int64(st, i++, (sqlite3_int64)row->time_rel);
-	sqlite3_bind_int64(st, i++, x->event);
-	sqlite3_bind_int64(st, i++, x->pid);
-	sqlite3_bind_int64(st, i++, x->tid);
-	sqlite3_bind_int64(st, i++, x->cpu);
-	text(st, i++, c, row, DP_A_PROCESS);
-	text(st, i++, c, row, DP_A_THREAD);
-	sqlite3_bind_int64(st, i++, (sqlite3_int64)x->ip);
-	text(st, i++, c, row, DP_A_FUNCTION);
-	text(st, i++, c, row, DP_A_INLINE);
-	text(st, i++, c, row, DP_A_FILE);
-	text(st, i++, c, row, DP_A_LINE);
-	text(st, i++, c, row, DP_A_INSN);
-	text(st, i++, c, row, DP_A_OBJECT);
-	text(st, i++, c, row, DP_A_KIND);
-	text(st, i++, c, row, DP_A_SITE);
-	text(st, i++, c, row, DP_A_TYPE);
-	text(st, i++, c, row, DP_A_MEMBER);
-	if (row->x->data_addr)
-		sqlite3_bind_int64(st, i++, (sqlite3_int64)row->x->data_addr);
-	else
-		sqlite3_bind_null(st, i++);
-	text(st, i++, c, row, DP_A_VERDICT);
-	text(st, i++, c, row, DP_A_REASON);
-	sqlite3_bind_int64(st, i++, (sqlite3_int64)(x->period ? x->period : 1));
-	sqlite3_bind_int64(st, i++, (sqlite3_int64)x->weight);
-	text(st, i++, c, row, DP_A_LEVEL);
-	text(st, i++, c, row, DP_A_TLB);
-	text(st, i++, c, row, DP_A_OP);
+	for (int col = 1; p < end; col++) {
+		char tag = *p++;
+
+		if (tag == 'i' && end - p >= 8) {
+			int64_t v;
+
+			memcpy(&v, p, 8);
+			p += 8;
+			sqlite3_bind_int64(st, col, v);
+		} else if (tag == 't' && memchr(p, 0, (size_t)(end - p))) {
+			sqlite3_bind_text(st, col, p, -1, SQLITE_TRANSIENT);
+			p += strlen(p) + 1;
+		} else {
+			sqlite3_bind_null(st, col);
+		}
+	}
 	sqlite3_step(st);
 }
 
-static void report_rows(dp_sqlite_out *s, const dp_report_result *r, uint32_t idx)
+/* The rows depth first, in the printed order (each level sorted), numbered
+ * in that order: the numbers do not depend on how the report was read. */
+static void report_rows(dp_sqlite_out *s, const dp_report_result *r, uint32_t idx,
+			uint32_t parent_id, uint32_t *next)
 {
+	uint32_t id = 0;
+
 	const dp_agg *g = &r->agg;
 	const dp_agg_node *n = &g->nodes.v[idx];
 
@@ -177,8 +267,8 @@ static void report_rows(dp_sqlite_out *s, const dp_report_result *r, uint32_t id
 		char *q = sqlite3_mprintf(
 		    "INSERT INTO report VALUES(%lld, %lld, %lld, %Q, %Q, %lld, %lld, %lld, %f, "
 		    "%f);",
-		    (long long)idx, (long long)n->parent, (long long)n->depth, attrs.p, key.p,
-		    (long long)n->m[0], (long long)n->m[1], (long long)n->m[2],
+		    (long long)(id = ++*next), (long long)parent_id, (long long)n->depth, attrs.p,
+		    key.p, (long long)n->m[0], (long long)n->m[1], (long long)n->m[2],
 		    root->m[g->metric] ? 100.0 * (double)v / (double)root->m[g->metric] : 0.0,
 		    parent->m[g->metric] ? 100.0 * (double)v / (double)parent->m[g->metric] : 0.0);
 		sqlite3_exec(s->db, q, NULL, NULL, NULL);
@@ -187,7 +277,17 @@ static void report_rows(dp_sqlite_out *s, const dp_report_result *r, uint32_t id
 		dp_buf_free(&attrs);
 	}
 	for (uint32_t i = 0; i < n->nchildren; i++)
-		report_rows(s, r, n->children[i]);
+		report_rows(s, r, n->children[i], id, next);
+}
+
+static void free_out(dp_sqlite_out *s)
+{
+	dp_sqlite_part_free(s, s->first);
+	for (size_t i = 0; i < s->spools.n; i++)
+		dp_spool_free(s->spools.v[i]);
+	dp_vec_free(&s->spools);
+	free(s->path);
+	free(s);
 }
 
 int dp_sqlite_finish(dp_sqlite_out *s, const dp_report_result *r, dp_error *err)
@@ -195,12 +295,24 @@ int dp_sqlite_finish(dp_sqlite_out *s, const dp_report_result *r, dp_error *err)
 	int rc = 0;
 
 	if (!s->db) {
-		free(s->path);
-		free(s);
+		free_out(s);
 		return 0;
 	}
-	if (r && r->agg.nodes.v && r->agg.nodes.v[0].children && r->agg.child_pool)
-		report_rows(s, r, 0);
+	if (s->first && s->first->spool) {
+		/* part 0's spool: with the others', the samples in file order */
+		dp_vec_push(&s->spools, s->first->spool);
+		s->first->spool = NULL;
+	}
+	if (r && (s->spool_failed || dp_spool_merge(s->spools.v, s->spools.n, insert, s) < 0)) {
+		dp_error_set(err, "a temporary file of the samples failed: %m (is the disk where "
+				  "TMPDIR points full?)");
+		rc = -1;
+	}
+	if (r && r->agg.nodes.v && r->agg.nodes.v[0].children && r->agg.child_pool) {
+		uint32_t next = 0;
+
+		report_rows(s, r, 0, 0, &next);
+	}
 	sqlite3_finalize(s->ins);
 	if (exec(s->db, "COMMIT;", err) < 0)
 		rc = -1;
@@ -208,7 +320,6 @@ int dp_sqlite_finish(dp_sqlite_out *s, const dp_report_result *r, dp_error *err)
 		dp_error_set(err, "cannot write '%s'", s->path);
 		rc = -1;
 	}
-	free(s->path);
-	free(s);
+	free_out(s);
 	return rc;
 }

@@ -336,6 +336,48 @@ static void test_export_same_for_any_jobs(void **state)
 	free(fx);
 }
 
+/* report --sqlite spools each part's samples and inserts them in file order:
+ * the database is the same file for any --jobs, with every kept sample. */
+static void test_sqlite_same_for_any_jobs(void **state)
+{
+	static const char *const args[] = {"--by object", "--by function --where kind=heap"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		char *db[2], *kept;
+		tu_result r;
+		unsigned long rows, samples = 0;
+
+		for (int k = 0; k < 2; k++) {
+			db[k] = dp_asprintf("%s/jobs%d.sqlite", tu_tmpdir(), k ? 4 : 1);
+			assert_int_equal(tu_sh(&r, "'%s' report --jobs %d %s --sqlite '%s' '%s'",
+					       DATAPROF_BIN, k ? 4 : 1, args[i], db[k], profile()),
+					 0);
+			tu_result_free(&r);
+		}
+		if (tu_sh(&r, "cmp '%s' '%s'", db[0], db[1]) != 0)
+			fail_msg("report %s --sqlite: --jobs 1 and 4 differ: %s", args[i], r.out);
+		tu_result_free(&r);
+		assert_int_equal(tu_sh(&r, "sqlite3 '%s' 'SELECT count(*) FROM samples'", db[1]),
+				 0);
+		rows = strtoul(r.out, NULL, 10);
+		tu_result_free(&r);
+		char *rargs = dp_asprintf("--by event --csv -m samples %s",
+					  strstr(args[i], "--where") ? "--where kind=heap" : "");
+		kept = report(profile(), 1, rargs);
+		for (const char *s = strchr(kept, '\n'); s && s[1]; s = strchr(s + 1, '\n'))
+			samples += strtoul(strchr(strchr(s + 1, ',') + 1, ',') + 1, NULL, 10);
+		printf("report %s --sqlite: %lu sample rows, report keeps %lu\n", args[i], rows,
+		       samples);
+		assert_true(rows > 0);
+		assert_int_equal(rows, samples);
+		free(rargs);
+		free(kept);
+		free(db[0]);
+		free(db[1]);
+	}
+}
+
 /* A pipe can be read once: whatever --jobs says, stdin is read in one part. */
 static void test_stdin(void **state)
 {
@@ -373,6 +415,7 @@ int main(void)
 	    cmocka_unit_test(test_diff_same_for_any_jobs),
 	    cmocka_unit_test(test_history_same_for_any_jobs),
 	    cmocka_unit_test(test_export_same_for_any_jobs),
+	    cmocka_unit_test(test_sqlite_same_for_any_jobs),
 	    cmocka_unit_test(test_stdin),
 	    cmocka_unit_test(test_bad_jobs),
 	};
