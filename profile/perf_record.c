@@ -5,37 +5,12 @@
 
 #include "util.h"
 
-/* A cursor over one record's bytes. */
+/* A cursor over the fields of one record, bounds-checked (the reader keeps
+ * the position between records). */
 typedef struct cur {
 	const uint8_t *p, *end;
 	int bad;
 } cur;
-
-static uint64_t rd64(cur *c)
-{
-	uint64_t v = 0;
-
-	if (c->bad || (size_t)(c->end - c->p) < 8) {
-		c->bad = 1;
-		return 0;
-	}
-	memcpy(&v, c->p, 8);
-	c->p += 8;
-	return v;
-}
-
-static uint32_t rd32(cur *c)
-{
-	uint32_t v = 0;
-
-	if (c->bad || (size_t)(c->end - c->p) < 4) {
-		c->bad = 1;
-		return 0;
-	}
-	memcpy(&v, c->p, 4);
-	c->p += 4;
-	return v;
-}
 
 /* Returns a pointer to n bytes and skips them, or NULL when they are not there. */
 static const void *take(cur *c, uint64_t n)
@@ -48,6 +23,26 @@ static const void *take(cur *c, uint64_t n)
 	}
 	c->p += n;
 	return r;
+}
+
+static uint64_t rd64(cur *c)
+{
+	const void *p = take(c, 8);
+	uint64_t v = 0;
+
+	if (p)
+		memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t rd32(cur *c)
+{
+	const void *p = take(c, 4);
+	uint32_t v = 0;
+
+	if (p)
+		memcpy(&v, p, 4);
+	return v;
 }
 
 static void read_regs(cur *c, uint64_t mask, dp_regs *r)
