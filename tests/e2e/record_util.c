@@ -129,3 +129,67 @@ unsigned long rec_csv_samples(const char *csv, const char *key)
 	free(copy);
 	return n;
 }
+
+typedef struct pf_ctx {
+	tu_truth *truth;
+	size_t ntruth;
+	uint64_t region, region_size;
+	bool *seen;
+	uint64_t text_lo, text_hi; /* the fixture's executable mapping */
+	bool maps_pass;
+	rec_pf_result *r;
+} pf_ctx;
+
+static void pf_visit(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	pf_ctx *c = ctx;
+	const dp_sample *s;
+
+	(void)p;
+	if (r->kind == DP_R_MMAP && r->mmap.exec && strstr(r->mmap.filename, "pagetouch")) {
+		c->text_lo = r->mmap.start;
+		c->text_hi = r->mmap.start + r->mmap.len;
+	}
+	/* the mapping is found in a pass of its own: each CPU's ring is
+	 * written in turn, so it can come after the samples in the file */
+	if (r->kind != DP_R_SAMPLE || c->maps_pass)
+		return;
+	s = r->sample;
+	if (s->addr < c->region || s->addr >= c->region + c->region_size)
+		return;
+	c->r->in_region++;
+	c->r->decompressed += r->decompressed;
+	if (s->ip >= c->text_lo && s->ip < c->text_hi)
+		c->r->exact_ip++;
+	for (size_t i = 0; i < c->ntruth; i++) {
+		if (strcmp(c->truth[i].kind, "access") ||
+		    tu_truth_u64(&c->truth[i], "addr") != s->addr)
+			continue;
+		c->r->matched += !c->seen[i];
+		c->seen[i] = true;
+		return;
+	}
+}
+
+void rec_pf_check(const char *profile, const char *truth_text, rec_pf_result *out)
+{
+	pf_ctx c = {0};
+
+	memset(out, 0, sizeof(*out));
+	c.r = out;
+	c.ntruth = tu_truth_parse(truth_text, &c.truth);
+	for (size_t i = 0; i < c.ntruth; i++) {
+		if (!strcmp(c.truth[i].kind, "region")) {
+			c.region = tu_truth_u64(&c.truth[i], "start");
+			c.region_size = tu_truth_u64(&c.truth[i], "size");
+		}
+		out->accesses += !strcmp(c.truth[i].kind, "access");
+	}
+	c.seen = calloc(c.ntruth + 1, 1);
+	c.maps_pass = true;
+	rec_each(profile, pf_visit, &c);
+	c.maps_pass = false;
+	rec_each(profile, pf_visit, &c);
+	free(c.seen);
+	free(c.truth);
+}

@@ -31,6 +31,16 @@ void rec_copy_tagged(const char *src, const char *dst, const char *key, const ch
  * 2) is key, or 0. */
 unsigned long rec_csv_samples(const char *csv, const char *key);
 
+/* pagetouch's page faults in a profile (dataprof's or perf's), against
+ * the truth it printed (truth_text): the accesses it made, the samples in
+ * its region, the accesses with a sample at their address, the samples in
+ * the region with the IP in the program's text, and those read out of
+ * compressed records. */
+typedef struct rec_pf_result {
+	size_t accesses, in_region, matched, exact_ip, decompressed;
+} rec_pf_result;
+void rec_pf_check(const char *profile, const char *truth_text, rec_pf_result *out);
+
 /* Can record sim: events here (dataprof's Valgrind tool built, valgrind
  * installed)? When not, *why says what is missing. */
 bool rec_have_sim(const char **why);

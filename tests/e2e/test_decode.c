@@ -11,41 +11,10 @@
 #include <string.h>
 
 #include "decode/decode.h"
+#include "decode_util.h"
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
-
-typedef void (*dec_fn)(void *ctx, const dp_sample *s, const dp_decoded *x, dp_decoder *d);
-
-/* Decodes every sample of a profile. */
-static void decode_each(const char *profile, dec_fn fn, void *ctx, dp_decoder **keep,
-			dp_profile **keep_p)
-{
-	dp_error err = {{0}};
-	dp_profile *p = dp_profile_open(profile, &err);
-	dp_decoder *d;
-	dp_record r;
-	dp_decoded x;
-
-	if (!p)
-		fail_msg("%s", err.msg);
-	d = dp_decoder_open(p, NULL, &err);
-	if (!d)
-		fail_msg("%s", err.msg);
-	while (dp_profile_next(p, &r) > 0) {
-		if (r.kind != DP_R_SAMPLE)
-			continue;
-		dp_decode_sample(d, r.sample, &x);
-		fn(ctx, r.sample, &x, d);
-	}
-	if (keep) {
-		*keep = d;
-		*keep_p = p;
-	} else {
-		dp_decoder_free(d);
-		dp_profile_close(p);
-	}
-}
 
 /* ---- page faults: the recomputed address is the kernel's ---- */
 
@@ -90,7 +59,7 @@ static void check_pagetouch(const char *binary, const char *label)
 	assert_true(n > 0);
 	c.lo = tu_truth_u64(&t[0], "start");
 	c.hi = c.lo + tu_truth_u64(&t[0], "size");
-	decode_each(prof, pf_visit, &c, NULL, NULL);
+	rec_decode_each_with(prof, pf_visit, &c, NULL, NULL);
 	tu_report_accuracy(label, c.agree, c.computed, c.in_region);
 	printf("%s: every decodable page fault of the process: %zu/%zu computed addresses equal "
 	       "the kernel's\n",
@@ -165,7 +134,7 @@ static void test_skid_pointer_chase(void **state)
 	c.lo = tu_truth_u64(&t[0], "start");
 	c.hi = tu_truth_u64(&t[0], "end");
 	c.load = tu_truth_u64(&t[0], "load");
-	decode_each(prof, chase_visit, &c, NULL, NULL);
+	rec_decode_each_with(prof, chase_visit, &c, NULL, NULL);
 	tu_report_accuracy("cpu-clock in the chase loop resolved to the chasing load", c.to_load,
 			   c.in_loop, c.in_loop);
 	assert_true(c.in_loop > 300);
@@ -233,7 +202,7 @@ static void check_broken_binary(const char *how, dp_reason reason, const char *w
 	tu_result_free(&res);
 	c.reason = reason;
 	c.path = copy;
-	decode_each(prof, why_visit, &c, &d, &p);
+	rec_decode_each_with(prof, why_visit, &c, &d, &p);
 	printf("%s binary: %zu samples in it, %zu with the reason '%s'; %zu exact data addresses "
 	       "kept\n",
 	       how, c.in_binary, c.with_reason, dp_reason_name(reason), c.exact_in_region);
@@ -281,13 +250,14 @@ static void jit_visit(void *ctx, const dp_sample *s, const dp_decoded *x, dp_dec
 	if (s->ip != c->code)
 		return;
 	c->in_jit++;
-	c->exact_no_mapping += x->verdict == DP_V_EXACT && x->reason == DP_RS_NO_MAPPING &&
-			       x->insn < 0;
+	c->exact_no_mapping +=
+	    x->verdict == DP_V_EXACT && x->reason == DP_RS_NO_MAPPING && x->insn < 0;
 }
 
 static void test_jit_code(void **state)
 {
-	char *prof = tu_path("jit.dprof"), *fx = tu_fixture("jit_O2"), *cmd = dp_asprintf("'%s' 8", fx);
+	char *prof = tu_path("jit.dprof"), *fx = tu_fixture("jit_O2"),
+	     *cmd = dp_asprintf("'%s' 8", fx);
 	tu_result res;
 	tu_truth *t;
 	jit_ctx c = {0};
@@ -296,7 +266,7 @@ static void test_jit_code(void **state)
 	assert_int_equal(rec_run(&res, prof, "-e page-faults", cmd), 0);
 	assert_true(tu_truth_parse(res.out, &t) >= 1);
 	c.code = tu_truth_u64(&t[0], "code");
-	decode_each(prof, jit_visit, &c, NULL, NULL);
+	rec_decode_each_with(prof, jit_visit, &c, NULL, NULL);
 	printf("JIT code: %zu page faults from it, %zu exact with 'no mapping' as the reason\n",
 	       c.in_jit, c.exact_no_mapping);
 	assert_int_equal(c.in_jit, 8); /* the code page itself is written first, by memcpy */
@@ -338,10 +308,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_page_fault_truth), cmocka_unit_test(test_stripped_binary),
-		cmocka_unit_test(test_skid_pointer_chase), cmocka_unit_test(test_missing_binary),
-		cmocka_unit_test(test_changed_binary),   cmocka_unit_test(test_jit_code),
-		cmocka_unit_test(test_dump_decoded),
+	    cmocka_unit_test(test_page_fault_truth),   cmocka_unit_test(test_stripped_binary),
+	    cmocka_unit_test(test_skid_pointer_chase), cmocka_unit_test(test_missing_binary),
+	    cmocka_unit_test(test_changed_binary),     cmocka_unit_test(test_jit_code),
+	    cmocka_unit_test(test_dump_decoded),
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);

@@ -39,54 +39,14 @@ static int have_perf(void **state)
 	return rc == 0 ? 0 : -1;
 }
 
-typedef struct pf_ctx {
-	tu_truth *truth;
-	size_t ntruth;
-	uint64_t region, region_size;
-	bool *seen;
-	size_t in_region, matched, exact_ip, decompressed;
-	uint64_t text_lo, text_hi; /* the fixture's executable mapping */
-	bool maps_pass;
-} pf_ctx;
-
-static void pf_visit(void *ctx, const dp_profile *p, const dp_record *r)
-{
-	pf_ctx *c = ctx;
-
-	(void)p;
-	if (r->kind == DP_R_MMAP && r->mmap.exec && strstr(r->mmap.filename, "pagetouch")) {
-		c->text_lo = r->mmap.start;
-		c->text_hi = r->mmap.start + r->mmap.len;
-	}
-	/* the mapping is found in a pass of its own: each CPU's ring is
-	 * written in turn, so it can come after the samples in the file */
-	if (r->kind != DP_R_SAMPLE || c->maps_pass)
-		return;
-	const dp_sample *s = r->sample;
-	if (s->addr < c->region || s->addr >= c->region + c->region_size)
-		return;
-	c->in_region++;
-	c->decompressed += r->decompressed;
-	if (s->ip >= c->text_lo && s->ip < c->text_hi)
-		c->exact_ip++;
-	for (size_t i = 0; i < c->ntruth; i++) {
-		if (strcmp(c->truth[i].kind, "access") ||
-		    tu_truth_u64(&c->truth[i], "addr") != s->addr)
-			continue;
-		c->matched += !c->seen[i];
-		c->seen[i] = true;
-		return;
-	}
-}
-
 /* mode: "file", "pipe" (perf writes to stdout) or "zstd" (perf -z). -c 1:
  * every fault; perf's default (4000 samples a second) would keep a few. */
 static void check_page_faults(const char *fixture, const char *mode)
 {
 	char *data = tu_path("pf.data"), *fx = tu_fixture(fixture), *cmd, *what;
 	tu_result res;
-	pf_ctx c = {0};
-	size_t accesses = 0, nev;
+	rec_pf_result c;
+	size_t nev;
 
 	if (!strcmp(mode, "pipe")) {
 		/* the fixture's truth goes to a file: perf's stdout is the data */
@@ -108,20 +68,8 @@ static void check_page_faults(const char *fixture, const char *mode)
 		assert_int_equal(perf_rec(&res, opts, cmd), 0);
 		free(opts);
 	}
-	c.ntruth = tu_truth_parse(res.out, &c.truth);
-	for (size_t i = 0; i < c.ntruth; i++) {
-		if (!strcmp(c.truth[i].kind, "region")) {
-			c.region = tu_truth_u64(&c.truth[i], "start");
-			c.region_size = tu_truth_u64(&c.truth[i], "size");
-		}
-		accesses += !strcmp(c.truth[i].kind, "access");
-	}
-	assert_int_equal(accesses, 64);
-	c.seen = calloc(c.ntruth, 1);
-	c.maps_pass = true;
-	rec_each(data, pf_visit, &c);
-	c.maps_pass = false;
-	rec_each(data, pf_visit, &c);
+	rec_pf_check(data, res.out, &c);
+	assert_int_equal(c.accesses, 64);
 
 	dp_error err;
 	dp_profile *p = dp_profile_open(data, &err);
@@ -135,17 +83,15 @@ static void check_page_faults(const char *fixture, const char *mode)
 	dp_profile_close(p);
 
 	what = dp_asprintf("perf.data (%s) %s", mode, fixture);
-	tu_report_accuracy(what, c.matched, c.in_region, accesses);
+	tu_report_accuracy(what, c.matched, c.in_region, c.accesses);
 	/* one fault per page, each at the address the program touched, with
 	 * the IP in the program's own code */
-	assert_int_equal(c.in_region, accesses);
-	assert_int_equal(c.matched, accesses);
-	assert_int_equal(c.exact_ip, accesses);
+	assert_int_equal(c.in_region, c.accesses);
+	assert_int_equal(c.matched, c.accesses);
+	assert_int_equal(c.exact_ip, c.accesses);
 	/* -z: the samples came out of perf's compressed records */
-	assert_int_equal(c.decompressed, !strcmp(mode, "zstd") ? accesses : 0);
+	assert_int_equal(c.decompressed, !strcmp(mode, "zstd") ? c.accesses : 0);
 	free(what);
-	free(c.seen);
-	free(c.truth);
 	free(cmd);
 	free(fx);
 	free(data);

@@ -20,80 +20,22 @@
 
 /* ---- page faults: every touched address, exactly ---- */
 
-typedef struct pf_ctx {
-	tu_truth *truth;
-	size_t ntruth;
-	uint64_t region, region_size;
-	uint32_t pid;
-	bool *seen;
-	size_t in_region, matched;
-	uint64_t text_lo, text_hi; /* the fixture's executable mapping */
-	bool maps_pass;
-	size_t exact_ip;
-} pf_ctx;
-
-static void pf_visit(void *ctx, const dp_profile *p, const dp_record *r)
-{
-	pf_ctx *c = ctx;
-
-	(void)p;
-	if (r->kind == DP_R_MMAP && r->mmap.exec && strstr(r->mmap.filename, "pagetouch")) {
-		c->text_lo = r->mmap.start;
-		c->text_hi = r->mmap.start + r->mmap.len;
-		c->pid = r->mmap.pid;
-	}
-	/* the mapping is found in a pass of its own: each CPU's ring is
-	 * written in turn, so it can come after the samples in the file */
-	if (r->kind != DP_R_SAMPLE || c->maps_pass)
-		return;
-	const dp_sample *s = r->sample;
-	if (s->addr < c->region || s->addr >= c->region + c->region_size)
-		return;
-	c->in_region++;
-	if (s->ip >= c->text_lo && s->ip < c->text_hi)
-		c->exact_ip++;
-	for (size_t i = 0; i < c->ntruth; i++) {
-		if (strcmp(c->truth[i].kind, "access") ||
-		    tu_truth_u64(&c->truth[i], "addr") != s->addr)
-			continue;
-		if (!c->seen[i])
-			c->matched++;
-		c->seen[i] = true;
-		return;
-	}
-}
-
 static void check_page_faults(const char *fixture)
 {
 	char *prof = tu_path("pf.dprof"), *fx = tu_fixture(fixture), *cmd;
 	tu_result res;
-	pf_ctx c = {0};
-	size_t accesses = 0;
+	rec_pf_result c;
 
 	cmd = dp_asprintf("'%s' 64", fx);
 	assert_int_equal(rec_run(&res, prof, "-e page-faults", cmd), 0);
-	c.ntruth = tu_truth_parse(res.out, &c.truth);
-	for (size_t i = 0; i < c.ntruth; i++) {
-		if (!strcmp(c.truth[i].kind, "region")) {
-			c.region = tu_truth_u64(&c.truth[i], "start");
-			c.region_size = tu_truth_u64(&c.truth[i], "size");
-		}
-		accesses += !strcmp(c.truth[i].kind, "access");
-	}
-	assert_int_equal(accesses, 64);
-	c.seen = calloc(c.ntruth, 1);
-	c.maps_pass = true;
-	rec_each(prof, pf_visit, &c);
-	c.maps_pass = false;
-	rec_each(prof, pf_visit, &c);
-	tu_report_accuracy(fixture, c.matched, c.in_region, accesses);
+	rec_pf_check(prof, res.out, &c);
+	assert_int_equal(c.accesses, 64);
+	tu_report_accuracy(fixture, c.matched, c.in_region, c.accesses);
 	/* one fault per page, each at the address the program touched */
-	assert_int_equal(c.in_region, accesses);
-	assert_int_equal(c.matched, accesses);
+	assert_int_equal(c.in_region, c.accesses);
+	assert_int_equal(c.matched, c.accesses);
 	/* page faults have exact IPs: in the program's own code */
-	assert_int_equal(c.exact_ip, accesses);
-	free(c.seen);
-	free(c.truth);
+	assert_int_equal(c.exact_ip, c.accesses);
 	free(cmd);
 	free(fx);
 	free(prof);
