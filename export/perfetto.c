@@ -30,7 +30,7 @@ typedef struct dp_perfetto_part {
 	DP_VEC(tname) name_v;
 	uint64_t first_seq; /* the first sample's: its pid is the counters' */
 	uint32_t first_pid;
-	bool any, failed;
+	bool failed;
 	dp_buf text;
 } dp_perfetto_part;
 
@@ -57,11 +57,19 @@ static void sep(dp_perfetto *p)
 	p->any = true;
 }
 
+/* One event to the output (dp_spool_merge's callback too). */
+static void put_event(void *ctx, const void *data, uint32_t len)
+{
+	dp_perfetto *p = ctx;
+
+	sep(p);
+	fwrite(data, 1, len, p->f);
+}
+
 /* Writes b to the output as one event and empties it. */
 static void put(dp_perfetto *p, dp_buf *b)
 {
-	sep(p);
-	fwrite(b->p, 1, b->len, p->f);
+	put_event(p, b->p, (uint32_t)b->len);
 	b->len = 0;
 }
 
@@ -201,16 +209,9 @@ void dp_perfetto_part_merge(void *dst, void *src)
 		name_thread(a, b->name_v.v[i].key, b->name_v.v[i].seq, b->name_v.v[i].name);
 	a->failed |= b->failed;
 	/* its events are read back at the end */
-	dp_vec_push(&a->p->events, b->spool);
+	if (b->spool)
+		dp_vec_push(&a->p->events, b->spool);
 	b->spool = NULL;
-}
-
-static void put_event(void *ctx, const void *data, uint32_t len)
-{
-	dp_perfetto *p = ctx;
-
-	sep(p);
-	fwrite(data, 1, len, p->f);
 }
 
 static int64_t rel(uint64_t t, uint64_t start)

@@ -25,24 +25,25 @@ static const void *take(cur *c, uint64_t n)
 	return r;
 }
 
-static uint64_t rd64(cur *c)
+/* The next n (<= 8) bytes as a little-endian number, or 0 when they are not there. */
+static uint64_t rd(cur *c, unsigned n)
 {
-	const void *p = take(c, 8);
+	const void *p = take(c, n);
 	uint64_t v = 0;
 
 	if (p)
-		memcpy(&v, p, 8);
+		memcpy(&v, p, n);
 	return v;
 }
 
-static uint32_t rd32(cur *c)
+static inline uint64_t rd64(cur *c)
 {
-	const void *p = take(c, 4);
-	uint32_t v = 0;
+	return rd(c, 8);
+}
 
-	if (p)
-		memcpy(&v, p, 4);
-	return v;
+static inline uint32_t rd32(cur *c)
+{
+	return (uint32_t)rd(c, 4);
 }
 
 static void read_regs(cur *c, uint64_t mask, dp_regs *r)

@@ -29,11 +29,6 @@ void dp_spool_add(dp_spool *s, uint64_t seq, const void *data, uint32_t len)
 		s->failed = true;
 }
 
-bool dp_spool_failed(const dp_spool *s)
-{
-	return s->failed;
-}
-
 void dp_spool_free(dp_spool *s)
 {
 	if (!s)

@@ -16,8 +16,6 @@ typedef struct dp_spool dp_spool;
 dp_spool *dp_spool_new(void);
 /* A record, after those of smaller seq (a part reads in file order). */
 void dp_spool_add(dp_spool *s, uint64_t seq, const void *data, uint32_t len);
-/* A write failed (the disk is full): what was spooled is incomplete. */
-bool dp_spool_failed(const dp_spool *s);
 void dp_spool_free(dp_spool *s);
 
 /* Calls fn with every record of the n spools, least seq first. Returns 0,

@@ -296,18 +296,20 @@ static void huge_add(Addr lo, Addr hi, UInt shift)
 	huge_bounds();
 }
 
-/* The key of addr's page in the dTLB. */
+/* The key of addr's page in the dTLB: the range that held the last huge
+ * access is tried first. */
 static inline Addr tlb_key(Addr addr)
 {
 	if (LIKELY(addr - huge_lo >= huge_hi - huge_lo))
 		return addr; /* none, or outside them all */
-	if (addr - huge[huge_last].lo < huge[huge_last].hi - huge[huge_last].lo)
-		return HUGE_TAG | (addr >> huge[huge_last].shift) << 12;
-	for (UInt i = 0; i < nhuge; i++)
+	for (UInt k = 0; k < nhuge; k++) {
+		UInt i = k ? k - (k <= huge_last) : huge_last;
+
 		if (addr - huge[i].lo < huge[i].hi - huge[i].lo) {
 			huge_last = i;
 			return HUGE_TAG | (addr >> huge[i].shift) << 12;
 		}
+	}
 	return addr;
 }
 static Bool have_l2;
