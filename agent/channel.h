@@ -1,5 +1,6 @@
 /* The target's side of the agent channel (see DP_AGENT_FD_ENV in
- * dataprof/format.h): per-thread batches of records, each written with one
+ * dataprof/format.h): per-thread batches of records, each copied into the
+ * thread's shared ring (chan_ring.h) or, where there is none, written with one
  * write() so that the threads and processes of the target never interleave
  * inside a batch. No allocation after the first use of a thread. */
 #ifndef DP_AGENT_CHANNEL_H
@@ -26,6 +27,9 @@ void dp_chan_put(const void *rec, size_t size);
 void *dp_chan_reserve(size_t size);
 /* Sends this thread's batch now. */
 void dp_chan_flush(void);
+/* Sends this thread's batch and gives its ring back: the thread or the
+ * process ends (what it sends after goes through the pipe). */
+void dp_chan_close(void);
 /* Counts records that could not be sent (channel closed by the program). */
 uint64_t dp_chan_dropped(void);
 uint64_t dp_chan_now(void);

@@ -242,7 +242,7 @@ __attribute__((constructor)) static void heap_init(void)
 
 __attribute__((destructor)) static void heap_fini(void)
 {
-	dp_chan_flush();
+	dp_chan_close();
 }
 
 static uint64_t now(void)
@@ -525,7 +525,7 @@ void _exit(int status)
 {
 	exit_fn real = (exit_fn)dlsym(RTLD_NEXT, "_exit");
 
-	dp_chan_flush();
+	dp_chan_close();
 	if (real)
 		real(status);
 	syscall(SYS_exit_group, status);

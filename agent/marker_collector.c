@@ -372,8 +372,10 @@ static void uninit(void)
 
 static __attribute__((destructor)) void at_exit(void)
 {
-	if (started)
+	if (started) {
 		flush_all();
+		dp_chan_close();
+	}
 }
 
 static dp_collector_api api_tsc = {

@@ -5,8 +5,12 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include "../agent/chan_ring.h"
 
 #define PIPE_BYTES (1 << 20)
 /* At most this much per drain: a target that writes as fast as we read must
@@ -15,12 +19,40 @@
 #define DRAIN_BYTES (4 * PIPE_BYTES)
 #define READ_BYTES  (256 << 10)
 
+/* The rings' memory file, sealed at its size (the tracker checks the seal:
+ * a file of the program's is never taken for it). Without one (no memfd,
+ * no memory), the pipe carries everything. */
+static void open_rings(dp_agent_sink *s)
+{
+	int fd = memfd_create("dataprof-agent-rings", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	struct dp_ring_header *h;
+
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, (off_t)DP_RING_FILE_BYTES) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		close(fd);
+		return;
+	}
+	h = mmap(NULL, DP_RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	h->magic = DP_RING_MAGIC;
+	h->nslots = DP_RING_SLOTS;
+	h->slot_bytes = DP_RING_SLOT_BYTES;
+	s->rings = h;
+	s->ring_fd = fd;
+	s->ring_tail = dp_calloc(DP_RING_SLOTS, sizeof(*s->ring_tail));
+}
+
 int dp_agent_sink_open(dp_agent_sink *s, dp_error *err)
 {
 	int p[2];
 
 	memset(s, 0, sizeof(*s));
-	s->rfd = s->wfd = -1;
+	s->rfd = s->wfd = s->ring_fd = -1;
 	if (pipe2(p, O_CLOEXEC) < 0) {
 		dp_error_set(err, "cannot create the agent pipe: %s", strerror(errno));
 		return -1;
@@ -32,6 +64,8 @@ int dp_agent_sink_open(dp_agent_sink *s, dp_error *err)
 	s->rfd = p[0];
 	s->wfd = p[1];
 	s->no_pack = getenv("DATAPROF_RECORD_NO_PACK") != NULL;
+	if (!getenv("DATAPROF_AGENT_NO_RING"))
+		open_rings(s);
 	dp_agent_ticks_start(&s->ticks);
 	return 0;
 }
@@ -40,7 +74,9 @@ void dp_agent_sink_close_writer(dp_agent_sink *s)
 {
 	if (s->wfd >= 0)
 		close(s->wfd);
-	s->wfd = -1;
+	if (s->ring_fd >= 0)
+		close(s->ring_fd); /* the mapping stays */
+	s->wfd = s->ring_fd = -1;
 }
 
 bool dp_agent_record_ok(const void *rec, size_t size)
@@ -99,18 +135,20 @@ static void to_ns(dp_agent_sink *s, struct dp_rec_header *h)
 	h->misc &= (uint16_t)~DP_AGENT_TICKS;
 }
 
-static void take(dp_agent_sink *s, dp_writer *w)
+/* The whole records at the start of b into the profile; what follows them
+ * (a record's beginning) is left in b. */
+static void take(dp_agent_sink *s, dp_buf *b, dp_writer *w)
 {
 	size_t off = 0;
 
-	while (s->pending.len - off >= sizeof(struct dp_rec_header)) {
-		struct dp_rec_header *h = (void *)(s->pending.p + off);
+	while (b->len - off >= sizeof(struct dp_rec_header)) {
+		struct dp_rec_header *h = (void *)(b->p + off);
 
 		if (h->size < sizeof(*h) || (h->size & 7)) {
 			s->broken = true;
 			break;
 		}
-		if (s->pending.len - off < h->size)
+		if (b->len - off < h->size)
 			break; /* the rest comes with the next read */
 		if (dp_agent_record_ok(h, h->size)) {
 			if ((h->misc & DP_AGENT_TICKS) &&
@@ -130,16 +168,104 @@ static void take(dp_agent_sink *s, dp_writer *w)
 		dp_writer_add_warning(w, dp_now_ns(),
 				      "the agent channel sent malformed data; its records from "
 				      "here on were dropped");
-		s->pending.len = 0;
+		b->len = 0;
 		return;
 	}
-	memmove(s->pending.p, s->pending.p + off, s->pending.len - off);
-	s->pending.len -= off;
+	memmove(b->p, b->p + off, b->len - off);
+	b->len -= off;
 }
 
 bool dp_agent_sink_can_rest(const dp_agent_sink *s)
 {
 	return s->pipe_bytes >= PIPE_BYTES / 2;
+}
+
+/* Whether an owned slot's thread is gone without giving it back (a process
+ * that ended by a signal, or exec'ed): looked at now and then, for slots
+ * found empty, so that a program of many short processes keeps its rings. */
+static bool owner_gone(const struct dp_ring_ctl *c)
+{
+	uint32_t tid = __atomic_load_n(&c->tid, __ATOMIC_RELAXED);
+
+	return tid && tid <= INT32_MAX && kill((pid_t)tid, 0) < 0 && errno == ESRCH;
+}
+
+/* Takes what each thread's ring holds; a slot whose thread ended is freed
+ * once empty. Every count is checked: a head that is not possible (behind
+ * what was taken, or ahead by more than the ring) is malformed data. */
+static size_t drain_rings(dp_agent_sink *s, dp_writer *w)
+{
+	size_t got = 0;
+	uint64_t now = dp_now_ns();
+	bool look = now - s->ring_checked > 100000000ull; /* 100 ms */
+
+	s->ring_flowed = false;
+	if (!s->rings)
+		return 0;
+	if (s->broken) {
+		/* nothing is read from here on, but no writer may wait for room */
+		for (uint32_t i = 0; i < DP_RING_SLOTS; i++)
+			__atomic_store_n(&s->rings->ctl[i].tail,
+					 __atomic_load_n(&s->rings->ctl[i].head, __ATOMIC_ACQUIRE),
+					 __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (look)
+		s->ring_checked = now;
+	for (uint32_t i = 0; i < DP_RING_SLOTS && !s->broken; i++) {
+		struct dp_ring_ctl *c = &s->rings->ctl[i];
+		uint32_t state = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
+		uint64_t head, tail = s->ring_tail[i];
+		size_t n, at, first;
+		const uint8_t *data;
+
+		if (state == DP_RING_SLOT_FREE)
+			continue;
+		head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+		if (head - tail > DP_RING_SLOT_BYTES) {
+			s->broken = true;
+			dp_writer_add_warning(w, now,
+					      "the agent channel sent malformed data; its records "
+					      "from here on were dropped");
+			break;
+		}
+		n = (size_t)(head - tail);
+		if (n) {
+			data = (const uint8_t *)s->rings + DP_RING_DATA_OFF +
+			       (size_t)i * DP_RING_SLOT_BYTES;
+			at = (size_t)(tail & (DP_RING_SLOT_BYTES - 1));
+			first = n < DP_RING_SLOT_BYTES - at ? n : DP_RING_SLOT_BYTES - at;
+			/* copied first: the target may write there while we read */
+			s->ring_data.len = 0;
+			dp_buf_add(&s->ring_data, data + at, first);
+			dp_buf_add(&s->ring_data, data, n - first);
+			s->ring_tail[i] = head;
+			__atomic_store_n(&c->tail, head, __ATOMIC_RELEASE);
+			s->ticks.fresh = false;
+			take(s, &s->ring_data, w);
+			/* a ring carries whole batches: a record cut at the head is malformed */
+			if (s->ring_data.len && !s->broken) {
+				s->broken = true;
+				dp_writer_add_warning(w, now,
+						      "the agent channel sent malformed data; its "
+						      "records from here on were dropped");
+			}
+			got += n;
+			s->ring_flowed = true;
+		}
+		/* closed before its head was read: nothing can follow what was taken */
+		if (state == DP_RING_SLOT_CLOSED || (!n && look && owner_gone(c)))
+			__atomic_compare_exchange_n(&c->state, &state, DP_RING_SLOT_FREE, false,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	}
+	return got;
+}
+
+int dp_agent_sink_poll_ms(const dp_agent_sink *s)
+{
+	if (!s->rings)
+		return -1;
+	return s->ring_flowed ? 1 : 4;
 }
 
 size_t dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
@@ -163,9 +289,9 @@ size_t dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
 			continue; /* keep the pipe empty so the target never blocks */
 		s->ticks.fresh = false;
 		s->pending.len += (size_t)n;
-		take(s, w);
+		take(s, &s->pending, w);
 	}
-	return got;
+	return got + drain_rings(s, w);
 }
 
 void dp_agent_sink_flush(dp_agent_sink *s, dp_writer *w)
@@ -181,4 +307,10 @@ void dp_agent_sink_close(dp_agent_sink *s)
 	dp_agent_sink_close_writer(s);
 	s->rfd = -1;
 	dp_buf_free(&s->pending);
+	dp_buf_free(&s->ring_data);
+	if (s->rings)
+		munmap(s->rings, DP_RING_FILE_BYTES);
+	s->rings = NULL;
+	free(s->ring_tail);
+	s->ring_tail = NULL;
 }

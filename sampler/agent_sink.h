@@ -1,7 +1,8 @@
 /* The recorder's side of the agent channel: a pipe whose write end the
- * target inherits (DATAPROF_AGENT_FD), carrying heap and marker records from
- * libraries loaded in the target. Records are checked before they reach the
- * profile: the target is not trusted. */
+ * target inherits (DATAPROF_AGENT_FD) and a memory file of per-thread rings
+ * it maps (DATAPROF_AGENT_RING, agent/chan_ring.h), carrying heap and marker
+ * records from libraries loaded in the target. Records are checked before
+ * they reach the profile: the target is not trusted. */
 #ifndef DP_AGENT_SINK_H
 #define DP_AGENT_SINK_H
 
@@ -13,8 +14,16 @@
 #include "heap_pack.h"
 #include "util.h"
 
+struct dp_ring_header;
+
 typedef struct dp_agent_sink {
 	int rfd, wfd;
+	int ring_fd;		      /* the rings' memory file, -1: none */
+	struct dp_ring_header *rings; /* mapped; NULL: none, or no longer trusted */
+	uint64_t *ring_tail;	      /* per slot: what the recorder took (its own count) */
+	uint64_t ring_checked;	      /* when owned slots' threads were last looked for */
+	dp_buf ring_data;	      /* one slot's bytes, copied out before they are read */
+	bool ring_flowed;	      /* the last drain took bytes from a ring */
 	int pipe_bytes; /* what the pipe holds, as the kernel granted it */
 	dp_buf pending; /* a record split between two reads */
 	uint64_t records, rejected;
@@ -27,8 +36,8 @@ typedef struct dp_agent_sink {
 int dp_agent_sink_open(dp_agent_sink *s, dp_error *err);
 /* After the fork: the recorder keeps only the read end. */
 void dp_agent_sink_close_writer(dp_agent_sink *s);
-/* Moves whatever the channel holds now into the profile; returns the bytes
- * read. */
+/* Moves whatever the channel holds now into the profile, the pipe's and
+ * the rings'; returns the bytes read. */
 size_t dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w);
 /* Whether the pipe holds enough for the recorder to leave it alone for
  * DP_AGENT_REST_NS after a read that found it flowing: the target writes a
@@ -36,6 +45,11 @@ size_t dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w);
  * the profile) cost the recorder more than packing what they carry. 1 MiB
  * is ~8 ms of the busiest allocator measured (Lua, 130 MB/s of records). */
 bool dp_agent_sink_can_rest(const dp_agent_sink *s);
+/* How long the recorder may wait before its next drain, in ms, for the
+ * rings' sake (they wake nobody): 1 after a drain that found them flowing
+ * (a ring holds ~8 ms of the busiest allocator), a few while they are
+ * quiet; -1 without rings. */
+int dp_agent_sink_poll_ms(const dp_agent_sink *s);
 #define DP_AGENT_REST_NS 1000000ull
 /* Writes the heap records still gathered for packing: before the end. */
 void dp_agent_sink_flush(dp_agent_sink *s, dp_writer *w);

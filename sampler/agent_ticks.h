@@ -26,6 +26,20 @@ void dp_agent_ticks_start(dp_agent_ticks *t);
  * records were stamped before this. */
 void dp_agent_ticks_update(dp_agent_ticks *t);
 
+/* Whether the target may read ticks though the kernel's clocksource is not
+ * the TSC itself but a paravirtual clock made from it (kvm-clock, Hyper-V's
+ * TSC page, Xen): on every CPU this process may run on, a (ticks, ns) pair
+ * falls within DP_TICKS_CPU_SKEW_NS of the line through two pairs taken on
+ * the first. A probe, not a promise: the recorder then sets
+ * DATAPROF_MARKER_CLOCK=tsc for the target, unless the user set it. On the
+ * kernel's own "tsc" it answers true without probing. */
+bool dp_agent_ticks_probe(void);
+#define DP_TICKS_CPU_SKEW_NS 2000
+/* The probe's verdict: pairs a and b taken on the first CPU, before and
+ * after the n pairs p taken on the others; each of p must lie between them
+ * and within DP_TICKS_CPU_SKEW_NS of their line. */
+bool dp_agent_ticks_agree(dp_clock_pair a, dp_clock_pair b, const dp_clock_pair *p, size_t n);
+
 static inline uint64_t dp_agent_ticks_ns(const dp_agent_ticks *t, uint64_t ticks)
 {
 	uint64_t d;

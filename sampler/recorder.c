@@ -4,6 +4,7 @@
 #include "synth.h"
 #include "target.h"
 #include "agent_sink.h"
+#include "../agent/chan_ring.h"
 #include "branch_stack.h"
 #include "privilege.h"
 #include "probe.h"
@@ -539,8 +540,10 @@ static void run_loop(recorder *r)
 		bool rest = rest_until && dp_now_ns() < rest_until;
 		int n;
 
+		int ring_ms = dp_agent_sink_poll_ms(&r->agent);
+
 		pfd[r->cpus.n + 1].fd = rest ? -1 : r->agent.rfd;
-		n = poll(pfd, np, rest ? 1 : POLL_MS);
+		n = poll(pfd, np, rest ? 1 : ring_ms >= 0 ? ring_ms : POLL_MS);
 		if (n < 0 && errno != EINTR)
 			break;
 		drain(r);
@@ -718,6 +721,12 @@ static int make_agent_env(recorder *r, const dp_record_opts *o, env_vec *env, dp
 	for (size_t i = 0; o->env && o->env[i]; i++)
 		dp_vec_push(env, dp_strdup(o->env[i]));
 	dp_vec_push(env, dp_asprintf("%s=%d", DP_AGENT_FD_ENV, r->agent.wfd));
+	if (r->agent.ring_fd >= 0)
+		dp_vec_push(env, dp_asprintf("%s=%d", DP_AGENT_RING_ENV, r->agent.ring_fd));
+	/* ticks where the TSC is a paravirtual clock's base and agrees across
+	 * CPUs: a third of a clock_gettime, twice per allocation */
+	if (!getenv("DATAPROF_MARKER_CLOCK") && dp_agent_ticks_probe())
+		dp_vec_push(env, dp_strdup("DATAPROF_MARKER_CLOCK=tsc"));
 	dp_vec_push(env, NULL);
 	return 0;
 }
@@ -838,8 +847,9 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 				o->argv[0], why);
 		if (o->agent && make_agent_env(&r, o, &env, err) < 0)
 			goto out_sig;
-		if (dp_target_fork(&r.target, o->argv, env.v ? env.v : o->env, r.agent.wfd, err) <
-		    0)
+		int keep[] = {r.agent.wfd, r.agent.ring_fd};
+
+		if (dp_target_fork(&r.target, o->argv, env.v ? env.v : o->env, keep, 2, err) < 0)
 			goto out_sig;
 		dp_agent_sink_close_writer(&r.agent);
 		launched = true;
@@ -874,7 +884,7 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		if (o->duration_ns)
 			r.deadline = dp_now_ns() + o->duration_ns;
 		if (o->argv && o->argv[0]) {
-			if (dp_target_fork(&r.target, o->argv, o->env, -1, err) < 0 ||
+			if (dp_target_fork(&r.target, o->argv, o->env, NULL, 0, err) < 0 ||
 			    dp_target_go(&r.target, o->argv[0], err) < 0)
 				goto out_writer;
 			r.child = r.target.pid;

@@ -383,7 +383,7 @@ int dp_sim_run(const dp_sim_opts *o, dp_sim_result *res, dp_error *err)
 	sa.sa_handler = on_sigint;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	if (dp_target_fork(&t, av.v, env, p[1], err) < 0)
+	if (dp_target_fork(&t, av.v, env, &p[1], 1, err) < 0)
 		goto out_sig;
 	close(p[1]);
 	p[1] = -1;

@@ -9,7 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int dp_target_fork(dp_target *t, char *const argv[], char *const env[], int keep_fd, dp_error *err)
+int dp_target_fork(dp_target *t, char *const argv[], char *const env[], const int *keep,
+		   size_t nkeep, dp_error *err)
 {
 	int go[2], ex[2];
 
@@ -38,8 +39,9 @@ int dp_target_fork(dp_target *t, char *const argv[], char *const env[], int keep
 			;
 		for (size_t i = 0; env && env[i]; i++)
 			putenv(env[i]);
-		if (keep_fd >= 0)
-			fcntl(keep_fd, F_SETFD, 0);
+		for (size_t i = 0; i < nkeep; i++)
+			if (keep[i] >= 0)
+				fcntl(keep[i], F_SETFD, 0);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(ex[1], &e, sizeof(e)) < 0)

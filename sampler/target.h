@@ -15,9 +15,9 @@ typedef struct dp_target {
 } dp_target;
 
 /* Forks; the child waits. env: extra "NAME=value" strings (may be NULL).
- * keep_fd: a descriptor the command inherits across exec (-1: none). */
-int dp_target_fork(dp_target *t, char *const argv[], char *const env[], int keep_fd,
-		   dp_error *err);
+ * keep: nkeep descriptors the command inherits across exec (-1s ignored). */
+int dp_target_fork(dp_target *t, char *const argv[], char *const env[], const int *keep,
+		   size_t nkeep, dp_error *err);
 /* Lets the child exec. Returns 0, or -1 (message in err) if exec failed, in
  * which case the child has been reaped. */
 int dp_target_go(dp_target *t, const char *cmd, dp_error *err);

@@ -1,7 +1,9 @@
 /* libFuzzer target: arbitrary bytes as the libraries in a target (heap
  * tracker, marker collector) would write them into the agent channel, in
- * writes of sizes the input chooses, through the recorder's side of it
- * (sampler/agent_sink.c: records split across reads put back together,
+ * writes of sizes the input chooses, to the pipe or to one of four of the
+ * shared rings (agent/chan_ring.h), sometimes with a head the input makes
+ * up, through the recorder's side of it (sampler/agent_sink.c: records
+ * split across reads put back together, ring counts checked,
  * dp_agent_record_ok on each) into a profile. The profile is then read
  * back: every record the sink let through must read as a valid record of
  * its kind (the reader accepts whatever the recorder accepted), and the
@@ -14,10 +16,38 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "agent/chan_ring.h"
 #include "dataprof/profile.h"
 #include "sampler/agent_sink.h"
 
 static volatile uint64_t sink;
+
+/* n bytes into ring k as its thread would put a batch (waiting for room by
+ * draining), or, when lie is set, a head made up from the bytes instead. */
+static void ring_write(dp_agent_sink *s, dp_writer *w, uint32_t k, const uint8_t *p, size_t n,
+		       bool lie)
+{
+	struct dp_ring_ctl *c = &s->rings->ctl[k];
+	uint8_t *data = (uint8_t *)s->rings + DP_RING_DATA_OFF + (size_t)k * DP_RING_SLOT_BYTES;
+	size_t at = (size_t)(c->head & (DP_RING_SLOT_BYTES - 1)), first;
+
+	c->state = DP_RING_SLOT_OWNED;
+	if (lie) {
+		uint64_t h = 0;
+
+		memcpy(&h, p, n < 8 ? n : 8);
+		c->head = h;
+		return;
+	}
+	if (c->head + n - c->tail > DP_RING_SLOT_BYTES)
+		dp_agent_sink_drain(s, w);
+	if (c->head + n - c->tail > DP_RING_SLOT_BYTES)
+		return; /* the sink stopped taking (malformed data): the thread would drop it */
+	first = n < DP_RING_SLOT_BYTES - at ? n : DP_RING_SLOT_BYTES - at;
+	memcpy(data + at, p, first);
+	memcpy(data, p + first, n - first);
+	c->head += n;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -53,7 +83,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		seed = seed * 1103515245u + 12345u;
 		n = (seed >> 8) % ((seed & 1) ? 16 : 65536) + 1;
 		n = n < size - off ? n : size - off;
-		if (write(s.wfd, data + off, n) != (ssize_t)n)
+		if (s.rings && (seed & 0x200))
+			ring_write(&s, &w, (seed >> 10) & 3, data + off, n,
+				   (seed & 0x7800) == 0x7800);
+		else if (write(s.wfd, data + off, n) != (ssize_t)n)
 			abort();
 		dp_agent_sink_drain(&s, &w);
 		off += n;

@@ -1,0 +1,378 @@
+/* The agent channel end to end inside one process: the target's side
+ * (agent/channel.c, as the heap tracker and the collector hold it) writing,
+ * the recorder's (sampler/agent_sink.c) taking into a profile, read back.
+ * Every record sent arrives once, in its thread's order, whichever way it
+ * went: a thread's shared ring, given back when the thread ends and taken
+ * again by the next; the pipe, for the threads beyond the rings; a ring
+ * that wraps many times with its writer waiting for room; a forked child's
+ * own ring. Then what the recorder does with rings it cannot trust, and its
+ * probe of whether the target may read the TSC for its times. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/chan_ring.h"
+#include "agent/channel.h"
+#include "dataprof/profile.h"
+#include "sampler/agent_sink.h"
+#include "sampler/agent_ticks.h"
+#include "tu.h"
+
+#define MAX_SENDERS 256
+
+static dp_agent_sink sink;
+static dp_writer out;
+static char *out_path;
+
+/* A sender's records: FREEs whose size names the sender and whose address
+ * counts its records, so that the reader can check each sender's order. */
+static void send_records(uint32_t sender, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct dp_rec_free f;
+
+		memset(&f, 0, sizeof(f));
+		f.h.type = DP_REC_FREE;
+		f.h.size = sizeof(f);
+		f.pid = (uint32_t)getpid();
+		f.addr = i;
+		f.size = sender;
+		dp_chan_put(&f, sizeof(f));
+	}
+}
+
+static size_t owned_rings(void)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < DP_RING_SLOTS; i++)
+		n += __atomic_load_n(&sink.rings->ctl[i].state, __ATOMIC_ACQUIRE) !=
+		     DP_RING_SLOT_FREE;
+	return n;
+}
+
+static int pipe_bytes(void)
+{
+	int n = 0;
+
+	assert_int_equal(ioctl(sink.rfd, FIONREAD, &n), 0);
+	return n;
+}
+
+/* ---- senders ---- */
+
+typedef struct sender {
+	pthread_t t;
+	uint32_t id, n;
+	pthread_barrier_t *sent, *go; /* NULL: none */
+} sender;
+
+static void *sender_main(void *arg)
+{
+	sender *s = arg;
+
+	send_records(s->id, s->n);
+	if (s->sent) {
+		dp_chan_flush();
+		pthread_barrier_wait(s->sent);
+		pthread_barrier_wait(s->go);
+	}
+	return NULL; /* the thread's end sends the rest and gives its ring back */
+}
+
+/* ---- reading the profile back ---- */
+
+typedef struct got {
+	uint32_t next[MAX_SENDERS]; /* each sender's next record */
+	size_t out_of_order, warnings;
+} got;
+
+static void read_back(got *g)
+{
+	dp_error err;
+	dp_profile *p;
+	dp_record r;
+
+	dp_agent_sink_drain(&sink, &out);
+	dp_agent_sink_flush(&sink, &out);
+	assert_int_equal(dp_writer_close(&out), 0);
+	p = dp_profile_open(out_path, &err);
+	assert_non_null(p);
+	memset(g, 0, sizeof(*g));
+	while (dp_profile_next(p, &r) > 0) {
+		if (r.kind == DP_R_WARNING)
+			g->warnings++;
+		if (r.kind != DP_R_FREE)
+			continue;
+		assert_true(r.free_rec->size < MAX_SENDERS);
+		if (r.free_rec->addr != g->next[r.free_rec->size])
+			g->out_of_order++;
+		g->next[r.free_rec->size] = (uint32_t)r.free_rec->addr + 1;
+	}
+	dp_profile_close(p);
+}
+
+static void start_profile(void)
+{
+	dp_error err;
+
+	assert_int_equal(dp_writer_open(&out, out_path, 1, 1, &err), 0);
+}
+
+/* 100 threads one after another, each ending before the next begins: each
+ * sends through a ring (nothing in the pipe), and gives it back, so that
+ * after the recorder's drain no ring is held and the next thread takes one
+ * again. 64 rings would not have lasted otherwise. */
+static void test_rings_given_back(void **state)
+{
+	got g;
+
+	(void)state;
+	start_profile();
+	for (uint32_t id = 1; id <= 100; id++) {
+		sender s = {.id = id, .n = 300};
+
+		assert_int_equal(pthread_create(&s.t, NULL, sender_main, &s), 0);
+		pthread_join(s.t, NULL);
+		assert_int_equal(pipe_bytes(), 0);
+		assert_int_equal(owned_rings(), 1); /* closed, not yet taken from */
+		dp_agent_sink_drain(&sink, &out);
+		assert_int_equal(owned_rings(), 0);
+	}
+	read_back(&g);
+	for (uint32_t id = 1; id <= 100; id++)
+		assert_int_equal(g.next[id], 300);
+	assert_int_equal(g.out_of_order, 0);
+	assert_int_equal(g.warnings, 0);
+}
+
+/* 80 threads at once: 64 take the rings, the other 16 write to the pipe
+ * (3 KiB each: a pipe of the kernel's default size holds them all); all of
+ * it arrives, in each thread's order. */
+static void test_more_threads_than_rings(void **state)
+{
+	enum { N = 80 };
+	sender s[N];
+	pthread_barrier_t sent, go;
+	got g;
+
+	(void)state;
+	start_profile();
+	pthread_barrier_init(&sent, NULL, N + 1);
+	pthread_barrier_init(&go, NULL, N + 1);
+	for (uint32_t i = 0; i < N; i++) {
+		s[i] = (sender){.id = 101 + i, .n = 64, .sent = &sent, .go = &go};
+		assert_int_equal(pthread_create(&s[i].t, NULL, sender_main, &s[i]), 0);
+	}
+	pthread_barrier_wait(&sent);
+	assert_int_equal(owned_rings(), DP_RING_SLOTS);
+	assert_int_equal(pipe_bytes(), (N - DP_RING_SLOTS) * 64 * 48);
+	pthread_barrier_wait(&go);
+	for (uint32_t i = 0; i < N; i++)
+		pthread_join(s[i].t, NULL);
+	read_back(&g);
+	for (uint32_t i = 0; i < N; i++)
+		assert_int_equal(g.next[101 + i], 64);
+	assert_int_equal(g.out_of_order, 0);
+	assert_int_equal(owned_rings(), 0);
+	pthread_barrier_destroy(&sent);
+	pthread_barrier_destroy(&go);
+}
+
+/* One thread sends 5 rings' worth while the recorder drains now and then:
+ * the ring wraps, and its writer waits for room rather than losing any. */
+static void test_ring_wraps(void **state)
+{
+	sender s = {.id = 200, .n = 5 * DP_RING_SLOT_BYTES / 48};
+	struct timespec ms = {0, 1000000};
+	got g;
+	int done = 0;
+
+	(void)state;
+	start_profile();
+	assert_int_equal(pthread_create(&s.t, NULL, sender_main, &s), 0);
+	while (!done) {
+		nanosleep(&ms, NULL);
+		dp_agent_sink_drain(&sink, &out);
+		done = pthread_tryjoin_np(s.t, NULL) == 0;
+	}
+	assert_int_equal(pipe_bytes(), 0);
+	read_back(&g);
+	assert_int_equal(g.next[200], s.n);
+	assert_int_equal(g.out_of_order, 0);
+	assert_int_equal(dp_chan_dropped(), 0);
+}
+
+/* A forked child takes a ring of its own (the parent's thread keeps its
+ * one) and gives it back when it closes the channel, as it does at exit. */
+static void test_forked_child(void **state)
+{
+	pid_t pid;
+	int status;
+	got g;
+
+	(void)state;
+	start_profile();
+	send_records(201, 100);
+	dp_chan_flush();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		send_records(202, 150);
+		dp_chan_close();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(pipe_bytes(), 0);
+	assert_int_equal(owned_rings(), 2);
+	read_back(&g);
+	assert_int_equal(g.next[201], 100);
+	assert_int_equal(g.next[202], 150);
+	assert_int_equal(owned_rings(), 1); /* the parent's, held */
+}
+
+/* ---- rings the recorder cannot trust (a sink of their own) ---- */
+
+static void hostile(void (*spoil)(dp_agent_sink *k))
+{
+	dp_agent_sink k;
+	dp_writer w;
+	dp_error err;
+	char *path = tu_path("hostile_ring.dprof");
+	dp_profile *p;
+	dp_record r;
+	size_t warnings = 0, frees = 0;
+
+	assert_int_equal(dp_agent_sink_open(&k, &err), 0);
+	assert_non_null(k.rings);
+	assert_int_equal(dp_writer_open(&w, path, 1, 1, &err), 0);
+	spoil(&k);
+	dp_agent_sink_drain(&k, &w);
+	assert_true(k.broken);
+	/* no writer is left waiting for room: every tail is its head */
+	for (int i = 0; i < DP_RING_SLOTS; i++)
+		assert_true(k.rings->ctl[i].tail == k.rings->ctl[i].head || i == 0);
+	dp_agent_sink_drain(&k, &w);
+	for (int i = 0; i < DP_RING_SLOTS; i++)
+		assert_true(k.rings->ctl[i].tail == k.rings->ctl[i].head);
+	dp_agent_sink_flush(&k, &w);
+	assert_int_equal(dp_writer_close(&w), 0);
+	dp_agent_sink_close(&k);
+	p = dp_profile_open(path, &err);
+	assert_non_null(p);
+	while (dp_profile_next(p, &r) > 0) {
+		warnings += r.kind == DP_R_WARNING;
+		frees += r.kind == DP_R_FREE;
+	}
+	dp_profile_close(p);
+	assert_int_equal(warnings, 1);
+	assert_int_equal(frees, 0);
+	free(path);
+}
+
+static void head_too_far(dp_agent_sink *k)
+{
+	k->rings->ctl[0].state = DP_RING_SLOT_OWNED;
+	k->rings->ctl[0].head = 2 * DP_RING_SLOT_BYTES;
+}
+
+static void head_behind(dp_agent_sink *k)
+{
+	k->rings->ctl[0].state = DP_RING_SLOT_OWNED;
+	k->rings->ctl[0].head = (uint64_t)-8;
+}
+
+static void record_cut(dp_agent_sink *k)
+{
+	struct dp_rec_free f;
+	uint8_t *data = (uint8_t *)k->rings + DP_RING_DATA_OFF + 5 * (size_t)DP_RING_SLOT_BYTES;
+
+	memset(&f, 0, sizeof(f));
+	f.h.type = DP_REC_FREE;
+	f.h.size = sizeof(f);
+	memcpy(data, &f, 24); /* half a record, published as if whole */
+	k->rings->ctl[5].state = DP_RING_SLOT_OWNED;
+	k->rings->ctl[5].head = 24;
+}
+
+static void test_head_too_far(void **state)
+{
+	(void)state;
+	hostile(head_too_far);
+}
+
+static void test_head_behind(void **state)
+{
+	(void)state;
+	hostile(head_behind);
+}
+
+static void test_record_cut(void **state)
+{
+	(void)state;
+	hostile(record_cut);
+}
+
+/* ---- whether the TSC may stand for the clock (sampler/agent_ticks.c) ---- */
+
+static void test_ticks_agree(void **state)
+{
+	/* 2.5 ticks per ns, the first CPU's pairs 100 us apart */
+	dp_clock_pair a = {1000000, 5000000}, b = {1250000, 5100000};
+	dp_clock_pair same[] = {{1100000, 5040000}, {1200000, 5080001}};
+	dp_clock_pair skewed[] = {{1100000, 5040000}, {1200000, 5085000}}; /* 5 us off */
+	dp_clock_pair before[] = {{900000, 4960000}}; /* not taken between a and b */
+
+	(void)state;
+	assert_true(dp_agent_ticks_agree(a, b, same, 2));
+	assert_true(dp_agent_ticks_agree(a, b, NULL, 0)); /* one CPU */
+	assert_false(dp_agent_ticks_agree(a, b, skewed, 2));
+	assert_false(dp_agent_ticks_agree(a, b, before, 1));
+	assert_false(dp_agent_ticks_agree(b, a, same, 2)); /* the clock went back */
+	/* this machine: whatever the answer, the probe leaves the affinity as it found it */
+	cpu_set_t before_set, after_set;
+	assert_int_equal(sched_getaffinity(0, sizeof(before_set), &before_set), 0);
+	(void)dp_agent_ticks_probe();
+	assert_int_equal(sched_getaffinity(0, sizeof(after_set), &after_set), 0);
+	assert_true(CPU_EQUAL(&before_set, &after_set));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_rings_given_back), cmocka_unit_test(test_more_threads_than_rings),
+	    cmocka_unit_test(test_ring_wraps),	     cmocka_unit_test(test_forked_child),
+	    cmocka_unit_test(test_head_too_far),     cmocka_unit_test(test_head_behind),
+	    cmocka_unit_test(test_record_cut),	     cmocka_unit_test(test_ticks_agree),
+	};
+	dp_error err;
+	char fd[16];
+	int rc;
+
+	out_path = tu_path("agent_channel.dprof");
+	if (dp_agent_sink_open(&sink, &err) < 0 || !sink.rings) {
+		fprintf(stderr, "cannot open the agent channel with rings\n");
+		return 1;
+	}
+	/* the channel reads these once, at its first use */
+	snprintf(fd, sizeof(fd), "%d", sink.wfd);
+	setenv(DP_AGENT_FD_ENV, fd, 1);
+	snprintf(fd, sizeof(fd), "%d", sink.ring_fd);
+	setenv(DP_AGENT_RING_ENV, fd, 1);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	dp_agent_sink_close(&sink);
+	free(out_path);
+	return rc;
+}
