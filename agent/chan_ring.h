@@ -1,14 +1,14 @@
 /* The agent channel's shared rings: a memory file the recorder makes and
  * the target maps (its descriptor in DP_AGENT_RING_ENV), one ring per
- * thread of the target, so that a batch of records costs the tracker a
- * copy into shared memory instead of a write() to the pipe (the kernel's
- * copy, its locks and the recorder's read of it were two thirds of
- * `record --heap`'s cost on Lua). A thread takes a free slot when it first
+ * thread of the target, where the tracker writes its records in place
+ * instead of a write() of each batch to the pipe (the kernel's copy, its
+ * locks and the recorder's read were two thirds of `record --heap`'s cost
+ * on Lua). A thread takes a free slot when it first
  * sends and gives it back when it ends; a thread that finds none, or a
  * target without the ring, writes to the pipe as before. Each ring has one
  * writer (its thread) and one reader (the recorder): the writer publishes
- * `head` after the bytes, the reader `tail` after taking them, both byte
- * counts that only grow. The recorder trusts nothing it reads here: a head
+ * `head` after whole records, a batch at a time, the reader `tail` after
+ * taking them, both byte counts that only grow. The recorder trusts nothing it reads here: a head
  * that is not possible ends the rings' use (sampler/agent_sink.c). */
 #ifndef DP_AGENT_RING_H
 #define DP_AGENT_RING_H

@@ -20,6 +20,7 @@ static uint64_t dropped;
 static pthread_key_t flush_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static struct dp_ring_header *rings; /* NULL: batches go to the pipe */
+static int ring_fd = -1;
 
 typedef struct batch {
 	size_t len;
@@ -36,9 +37,13 @@ typedef struct batch {
 
 static TLS batch tb;
 static TLS int tb_registered;
-/* this thread's ring (NULL: none taken yet), and what it has written */
+/* This thread's ring (NULL: none taken yet), its bytes mapped twice in a
+ * row (a record that runs past the end goes on at the start, and is
+ * written in place all the same), what it has written and published, and
+ * how far it may write before it looks at the recorder's tail again. */
 static TLS struct dp_ring_ctl *my_ring;
-static TLS uint64_t my_head;
+static TLS uint8_t *my_data;
+static TLS uint64_t my_head, my_pub, my_limit;
 static TLS int no_ring; /* none to be had, or given back: the pipe from now */
 
 uint64_t dp_chan_now(void)
@@ -49,13 +54,21 @@ uint64_t dp_chan_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static void drop_ring_map(void)
+{
+	if (my_data)
+		munmap(my_data, 2 * (size_t)DP_RING_SLOT_BYTES);
+	my_data = NULL;
+	my_ring = NULL;
+}
+
 void dp_chan_close(void)
 {
 	dp_chan_flush();
 	if (my_ring) {
 		/* what it wrote stays for the recorder, which then frees it */
 		__atomic_store_n(&my_ring->state, DP_RING_SLOT_CLOSED, __ATOMIC_RELEASE);
-		my_ring = NULL;
+		drop_ring_map();
 	}
 	no_ring = 1;
 }
@@ -78,14 +91,14 @@ static void before_fork(void)
 
 static void child_after_fork(void)
 {
-	tb.len = 0; /* the parent sent it */
-	my_ring = NULL; /* the parent's thread keeps it: the child takes its own */
+	tb.len = 0;	 /* the parent sent it */
+	drop_ring_map(); /* the parent's thread keeps it: the child takes its own */
 	no_ring = 0;
 }
 
 /* The recorder's memory file, if it gave one: a sealed memfd of the size
  * the layout says (never a path, never a file of the program's). */
-static struct dp_ring_header *map_rings(void)
+static struct dp_ring_header *map_rings(int *fd_out)
 {
 	const char *v = secure_getenv(DP_AGENT_RING_ENV);
 	char *end = NULL;
@@ -105,6 +118,7 @@ static struct dp_ring_header *map_rings(void)
 		munmap(h, DP_RING_FILE_BYTES);
 		return NULL;
 	}
+	*fd_out = (int)fd;
 	return h;
 }
 
@@ -124,7 +138,7 @@ int dp_chan_fd(void)
 			fd = -1;
 		chan_fd = (int)fd;
 		if (fd >= 0) {
-			rings = map_rings();
+			rings = map_rings(&ring_fd);
 			pthread_atfork(before_fork, NULL, child_after_fork);
 		}
 	}
@@ -169,19 +183,46 @@ static void send_all(const void *p, size_t n)
 	}
 }
 
+/* Slot i's bytes, twice in a row; NULL if the mappings cannot be had. */
+static uint8_t *map_twice(uint32_t i)
+{
+	size_t n = DP_RING_SLOT_BYTES;
+	off_t off = (off_t)(DP_RING_DATA_OFF + (size_t)i * n);
+	uint8_t *va = mmap(NULL, 2 * n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (va == MAP_FAILED)
+		return NULL;
+	for (int half = 0; half < 2; half++) {
+		void *at = va + (size_t)half * n;
+
+		if (mmap(at, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, ring_fd, off) !=
+		    at) {
+			munmap(va, 2 * n);
+			return NULL;
+		}
+	}
+	return va;
+}
+
 static int take_ring(void)
 {
 	for (uint32_t i = 0; i < DP_RING_SLOTS; i++) {
 		struct dp_ring_ctl *c = &rings->ctl[i];
 		uint32_t free_state = DP_RING_SLOT_FREE;
 
-		if (__atomic_compare_exchange_n(&c->state, &free_state, DP_RING_SLOT_OWNED, 0,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-			my_ring = c;
-			my_head = __atomic_load_n(&c->head, __ATOMIC_RELAXED);
-			c->tid = (uint32_t)syscall(SYS_gettid);
-			return 1;
+		if (!__atomic_compare_exchange_n(&c->state, &free_state, DP_RING_SLOT_OWNED, 0,
+						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		my_data = map_twice(i);
+		if (!my_data) {
+			__atomic_store_n(&c->state, DP_RING_SLOT_FREE, __ATOMIC_RELEASE);
+			break;
 		}
+		my_ring = c;
+		my_head = my_pub = __atomic_load_n(&c->head, __ATOMIC_RELAXED);
+		my_limit = __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) + DP_RING_SLOT_BYTES;
+		c->tid = (uint32_t)syscall(SYS_gettid);
+		return 1;
 	}
 	no_ring = 1;
 	return 0;
@@ -200,33 +241,41 @@ static int wait_for_room(void)
 	return 1;
 }
 
-/* Copies the batch into this thread's ring; 0 when the pipe must carry it. */
-static int ring_send(const void *p, size_t n)
+/* Lets the recorder see every record reserved so far (each filled in by
+ * now: a caller fills its record before its next call here). */
+static void publish(void)
 {
-	size_t at, first;
-	uint8_t *data;
-
-	if (!rings || no_ring || (!my_ring && !take_ring()))
-		return 0;
-	while (my_head + n - __atomic_load_n(&my_ring->tail, __ATOMIC_ACQUIRE) > DP_RING_SLOT_BYTES)
-		if (!wait_for_room()) {
-			dropped++;
-			return 1;
-		}
-	data = (uint8_t *)rings + DP_RING_DATA_OFF +
-	       (size_t)(my_ring - rings->ctl) * DP_RING_SLOT_BYTES;
-	at = (size_t)(my_head & (DP_RING_SLOT_BYTES - 1));
-	first = n < DP_RING_SLOT_BYTES - at ? n : DP_RING_SLOT_BYTES - at;
-	memcpy(data + at, p, first);
-	memcpy(data, (const uint8_t *)p + first, n - first);
-	my_head += n;
+	my_pub = my_head;
 	__atomic_store_n(&my_ring->head, my_head, __ATOMIC_RELEASE);
-	return 1;
+}
+
+/* Room for size bytes in this thread's ring, written in place; published
+ * a batch at a time, as the pipe's writes were. NULL once the recorder is
+ * gone. */
+static void *ring_reserve(size_t size)
+{
+	void *p;
+
+	if (my_head - my_pub >= DP_AGENT_BATCH)
+		publish();
+	while (my_head + size > my_limit) {
+		publish(); /* a full ring: all of it for the recorder to take */
+		my_limit = __atomic_load_n(&my_ring->tail, __ATOMIC_ACQUIRE) + DP_RING_SLOT_BYTES;
+		if (my_head + size > my_limit && !wait_for_room()) {
+			dropped++;
+			return NULL;
+		}
+	}
+	p = my_data + (my_head & (DP_RING_SLOT_BYTES - 1));
+	my_head += size;
+	return p;
 }
 
 void dp_chan_flush(void)
 {
-	if (tb.len && dp_chan_fd() >= 0 && !ring_send(tb.buf, tb.len))
+	if (my_ring && my_head != my_pub)
+		publish();
+	if (tb.len && dp_chan_fd() >= 0)
 		send_all(tb.buf, tb.len);
 	tb.len = 0;
 }
@@ -242,6 +291,8 @@ void *dp_chan_reserve(size_t size)
 		pthread_once(&key_once, make_key);
 		pthread_setspecific(flush_key, &tb);
 	}
+	if (my_ring || (rings && !no_ring && take_ring()))
+		return ring_reserve(size);
 	if (tb.len + size > DP_AGENT_BATCH)
 		dp_chan_flush();
 	p = (char *)tb.buf + tb.len;
