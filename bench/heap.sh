@@ -45,7 +45,7 @@ if [ -z "${HEAP_LUA_ONLY:-}" ]; then
 	if perf probe -q -x "$libc" malloc 2>/dev/null; then
 		probe=probe_libc:malloc
 		row "perf record -e cpu-clock -e probe_libc:malloc (uprobe)" \
-			"$(best perf record -q -e cpu-clock -e "$probe" -o "$tmp/p.data" -- "${work[@]}")"
+			"$(best perf record -q -N -e cpu-clock -e "$probe" -o "$tmp/p.data" -- "${work[@]}")"
 	else
 		echo "perf probe on malloc unavailable here: no uprobe comparison"
 	fi
