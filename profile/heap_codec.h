@@ -1,7 +1,8 @@
-/* The heap records' codec, inside PACKED records of codec DP_PACK_HEAP
- * (format.h): ALLOC and FREE records rewritten as varints of their
- * differences from the record before, so that zstd has a quarter of the
- * bytes to look at (its time grows with them) and finds more repeats.
+/* The heap records' codec, inside PACKED records of DP_PACK_HEAP_CODEC and
+ * DP_PACK_HEAP_CODEC2 (format.h): ALLOC and FREE records rewritten as
+ * varints of their differences from the record before, call chains seen
+ * before in the chunk by their place (codec 2), so that zstd has a tenth
+ * of the bytes to look at (its time grows with them) and finds more repeats.
  * Lossless: decoding gives back the very records. State starts afresh in
  * each chunk, so every PACKED record decodes alone. */
 #ifndef DP_HEAP_CODEC_H
@@ -13,11 +14,15 @@
 /* The most bytes encoding len bytes of records can give. */
 size_t dp_heap_encode_bound(size_t len);
 /* Encodes the complete records in recs[0..len) into out (room for
- * dp_heap_encode_bound(len) bytes); returns the bytes written. */
+ * dp_heap_encode_bound(len) bytes), in the codec DP_HEAP_CODEC; returns
+ * the bytes written. */
 size_t dp_heap_encode(const uint8_t *recs, size_t len, uint8_t *out);
-/* Decodes in[0..len) into at most cap bytes of records at out; returns the
- * length of the complete records decoded. *damaged: set when the input is
- * not wholly an encoding (the records before the damage are kept). */
-size_t dp_heap_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap, int *damaged);
+#define DP_HEAP_CODEC 2
+/* Decodes in[0..len), in the given codec (1 or 2: PACKED's misc), into at
+ * most cap bytes of records at out; returns the length of the complete
+ * records decoded. *damaged: set when the input is not wholly an encoding
+ * (the records before the damage are kept). */
+size_t dp_heap_decode(const uint8_t *in, size_t len, unsigned codec, uint8_t *out, size_t cap,
+		      int *damaged);
 
 #endif

@@ -353,7 +353,8 @@ void dp_profile_release_consumed(dp_profile *p, size_t upto)
 #define MAX_RAW (1u << 20) /* the recorder packs 128 KiB (plus one record): more is damage */
 
 /* A codec PACKED record's frame: decompressed, then decoded into inner. */
-static size_t unpack_coded(dp_profile *p, const uint8_t *src, size_t frame, int *damaged)
+static size_t unpack_coded(dp_profile *p, const uint8_t *src, size_t frame, unsigned codec,
+			   int *damaged)
 {
 	size_t cap = dp_heap_encode_bound(MAX_RAW), n;
 
@@ -362,7 +363,7 @@ static size_t unpack_coded(dp_profile *p, const uint8_t *src, size_t frame, int 
 	n = ZSTD_decompress(p->coded, cap, src, frame);
 	if (ZSTD_isError(n))
 		return SIZE_MAX;
-	return dp_heap_decode(p->coded, n, p->inner, MAX_RAW, damaged);
+	return dp_heap_decode(p->coded, n, codec, p->inner, MAX_RAW, damaged);
 }
 
 /* Decompresses a PACKED record: its records are read next. 0: as written;
@@ -377,20 +378,20 @@ static int unpack(dp_profile *p, const uint8_t *rec, size_t size, size_t off)
 	size_t frame, raw, n;
 	int damaged = 0;
 
-	if (size < sizeof(*k) || k->h.misc > DP_PACK_HEAP_CODEC)
+	if (size < sizeof(*k) || k->h.misc > DP_PACK_HEAP_CODEC2)
 		return -1;
 	frame = ZSTD_findFrameCompressedSize(src, size - sizeof(*k));
 	if (ZSTD_isError(frame))
 		return -1;
 	damaged |= frame != k->packed_size;
 	raw = k->raw_size;
-	if (k->h.misc == DP_PACK_HEAP_CODEC) {
+	if (k->h.misc == DP_PACK_HEAP_CODEC || k->h.misc == DP_PACK_HEAP_CODEC2) {
 		/* the frame holds the encoding, whose decoding says the size */
 		if (p->inner_cap < MAX_RAW) {
 			p->inner = dp_realloc(p->inner, MAX_RAW);
 			p->inner_cap = MAX_RAW;
 		}
-		n = unpack_coded(p, src, frame, &damaged);
+		n = unpack_coded(p, src, frame, k->h.misc, &damaged);
 		if (n == SIZE_MAX)
 			return -1;
 		goto done;

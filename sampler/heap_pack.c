@@ -63,7 +63,8 @@ void dp_heap_pack_flush(dp_heap_pack *k, dp_writer *w)
 	} else {
 		memset(&r, 0, sizeof(r));
 		r.h.type = DP_REC_PACKED;
-		r.h.misc = DP_PACK_HEAP_CODEC;
+		_Static_assert(DP_HEAP_CODEC == DP_PACK_HEAP_CODEC2, "the encoder's codec");
+		r.h.misc = DP_PACK_HEAP_CODEC2;
 		r.h.size = (uint16_t)total;
 		r.raw_size = (uint32_t)k->chunk.len;
 		r.packed_size = (uint32_t)z;

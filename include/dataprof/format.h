@@ -18,8 +18,10 @@
 #define DP_FILE_MAGIC       "DPROF\r\n\032"
 #define DP_FILE_MAGIC_LEN   8
 /* 2: PACKED records may hold heap records in the heap codec
- * (DP_PACK_HEAP_CODEC), which a reader of version 1 cannot read. */
-#define DP_FILE_VERSION	    2
+ * (DP_PACK_HEAP_CODEC), which a reader of version 1 cannot read.
+ * 3: or in its codec 2 (DP_PACK_HEAP_CODEC2), which one of version 2
+ * cannot read. */
+#define DP_FILE_VERSION	    3
 #define DP_FILE_HEADER_SIZE 64
 
 #define DP_ARCH_X86_64 1
@@ -158,10 +160,12 @@ enum dp_alloc_kind {
 /* Records compressed together (heap ALLOC and FREE records, which record
  * packs as they come): a zstd frame that decompresses to raw_size bytes of
  * complete records, read as if they stood here. With h.misc
- * DP_PACK_HEAP_CODEC, the frame holds those records in the heap codec
- * (profile/heap_codec.h), which decodes to raw_size bytes of records. */
-#define DP_PACK_ZSTD	   0u
-#define DP_PACK_HEAP_CODEC 1u
+ * DP_PACK_HEAP_CODEC or DP_PACK_HEAP_CODEC2, the frame holds those records
+ * in the heap codec (profile/heap_codec.h: codec 2 also names a call chain
+ * seen before by its place), which decodes to raw_size bytes of records. */
+#define DP_PACK_ZSTD	    0u
+#define DP_PACK_HEAP_CODEC  1u
+#define DP_PACK_HEAP_CODEC2 2u
 struct dp_rec_packed {
 	struct dp_rec_header h;
 	uint32_t raw_size;

@@ -2,7 +2,9 @@
  * the compact forms and the verbatim one mixed (other record types, flags
  * in misc, too many frames, threads that change, times that go back), and
  * any cut or changed byte of an encoding decodes to whole records or stops,
- * never past its output. */
+ * never past its output. Chains that take turns behind one first frame
+ * cost codec 2 their place in its table, and codec 1's encodings (files
+ * written before) still decode. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 
 #include "dataprof/format.h"
 #include "profile/heap_codec.h"
+#include "tu.h"
 
 #define CAP (1u << 20)
 
@@ -114,17 +117,17 @@ static void test_round_trip(void **unused)
 	n = dp_heap_encode(recs, len, coded);
 	assert_true(n <= dp_heap_encode_bound(len));
 	assert_true(n < len / 2); /* the point of it */
-	m = dp_heap_decode(coded, n, back, CAP, &damaged);
+	m = dp_heap_decode(coded, n, DP_HEAP_CODEC, back, CAP, &damaged);
 	assert_int_equal(damaged, 0);
 	assert_int_equal(m, len);
 	assert_memory_equal(back, recs, len);
 	/* exactly the room the records need is enough */
-	m = dp_heap_decode(coded, n, back, len, &damaged);
+	m = dp_heap_decode(coded, n, DP_HEAP_CODEC, back, len, &damaged);
 	assert_int_equal(damaged, 0);
 	assert_int_equal(m, len);
 	/* nothing at all */
 	assert_int_equal(dp_heap_encode(recs, 0, coded), 0);
-	assert_int_equal(dp_heap_decode(coded, 0, back, CAP, &damaged), 0);
+	assert_int_equal(dp_heap_decode(coded, 0, DP_HEAP_CODEC, back, CAP, &damaged), 0);
 	assert_int_equal(damaged, 0);
 	free(recs);
 	free(coded);
@@ -164,7 +167,7 @@ static void test_bound(void **unused)
 	size_t n = dp_heap_encode(recs, len, coded);
 	assert_true(n > len); /* it does grow */
 	assert_true(n <= dp_heap_encode_bound(len));
-	assert_int_equal(dp_heap_decode(coded, n, back, cap, &damaged), len);
+	assert_int_equal(dp_heap_decode(coded, n, DP_HEAP_CODEC, back, cap, &damaged), len);
 	assert_int_equal(damaged, 0);
 	assert_memory_equal(back, recs, len);
 	free(recs);
@@ -193,7 +196,7 @@ static void test_damage(void **unused)
 	/* cut anywhere: a prefix of the records, and damage unless on a record's end */
 	for (size_t cut = 0; cut < n; cut++) {
 		int damaged = 0;
-		size_t m = dp_heap_decode(coded, cut, back, 8192, &damaged);
+		size_t m = dp_heap_decode(coded, cut, DP_HEAP_CODEC, back, 8192, &damaged);
 
 		assert_true(m <= len);
 		assert_memory_equal(back, recs, m);
@@ -202,7 +205,7 @@ static void test_damage(void **unused)
 	/* too little room: stops at a record's end */
 	for (size_t room = 0; room < len; room += 8) {
 		int damaged = 0;
-		size_t m = dp_heap_decode(coded, n, back, room, &damaged);
+		size_t m = dp_heap_decode(coded, n, DP_HEAP_CODEC, back, room, &damaged);
 
 		assert_true(m <= room);
 		assert_int_equal(damaged, 1);
@@ -216,7 +219,7 @@ static void test_damage(void **unused)
 
 			memcpy(bad, coded, n);
 			bad[i] = (uint8_t)(bad[i] ^ (v | 1));
-			m = dp_heap_decode(bad, n, back, 8192, &damaged);
+			m = dp_heap_decode(bad, n, DP_HEAP_CODEC, back, 8192, &damaged);
 			assert_true(m <= 8192);
 			check_whole(back, m);
 		}
@@ -226,10 +229,83 @@ static void test_damage(void **unused)
 	free(bad);
 }
 
+/* Two chains behind the same first frame, taking turns (an allocator
+ * wrapper's callers): codec 1 wrote the chain out each time it changed;
+ * codec 2 names it by its place, a byte or two. */
+static void test_chains_taking_turns(void **unused)
+{
+	enum { N = 2000 };
+	static const uint64_t chains[2][4] = {
+	    {0x55550000a000, 0x0006555500001000, 0x0010555500002000, 0x0018555500007000},
+	    {0x55550000a000, 0x0006555500003000, 0x0010555500004000, 0x0018555500008000},
+	};
+	uint8_t *recs = malloc(N * 80), *coded = malloc(dp_heap_encode_bound(N * 80)),
+		*back = malloc(N * 80);
+	size_t len = 0, n, m;
+	int damaged = 0;
+
+	(void)unused;
+	for (uint32_t i = 0; i < N; i++) {
+		struct dp_rec_alloc a;
+
+		memset(&a, 0, sizeof(a));
+		a.h.type = DP_REC_ALLOC;
+		a.h.size = sizeof(a) + 4 * 8;
+		a.time = 1000000 + i * 100;
+		a.pid = a.tid = 42;
+		a.addr = 0x555500100000 + i * 64;
+		a.size = 48;
+		a.kind = DP_ALLOC_MALLOC;
+		a.nframes = 4;
+		memcpy(recs + len, &a, sizeof(a));
+		memcpy(recs + len + sizeof(a), chains[i & 1], 4 * 8);
+		len += a.h.size;
+	}
+	n = dp_heap_encode(recs, len, coded);
+	m = dp_heap_decode(coded, n, DP_HEAP_CODEC, back, N * 80, &damaged);
+	assert_int_equal(damaged, 0);
+	assert_int_equal(m, len);
+	assert_memory_equal(back, recs, len);
+	/* tag, time, address, size, kind (7 bytes here) and the place (1 or 2),
+	 * where codec 1 wrote the first frame and three more, 14 bytes more */
+	assert_true(n <= (size_t)N * 9);
+	/* its places mean nothing to codec 1 */
+	m = dp_heap_decode(coded, n, 1, back, N * 80, &damaged);
+	assert_int_equal(damaged, 1);
+	assert_true(m < len);
+	free(recs);
+	free(coded);
+	free(back);
+}
+
+/* An encoding made by codec 1 (tests/data/heap_codec: its records and their
+ * encoding, written by the encoder of November 2026) decodes as it did. */
+static void test_codec1_still_read(void **unused)
+{
+	size_t rlen, clen, m;
+	char *recs = tu_data_read("heap_codec/v1.records", &rlen),
+	     *coded = tu_data_read("heap_codec/v1.coded", &clen);
+	uint8_t *back = malloc(rlen);
+	int damaged = 0;
+
+	(void)unused;
+	assert_non_null(recs);
+	assert_non_null(coded);
+	m = dp_heap_decode((const uint8_t *)coded, clen, 1, back, rlen, &damaged);
+	assert_int_equal(damaged, 0);
+	assert_int_equal(m, rlen);
+	assert_memory_equal(back, recs, rlen);
+	free(recs);
+	free(coded);
+	free(back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_chains_taking_turns),
+	    cmocka_unit_test(test_codec1_still_read),
 	    cmocka_unit_test(test_bound),
 	    cmocka_unit_test(test_damage),
 	};
