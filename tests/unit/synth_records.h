@@ -7,7 +7,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataprof/format.h"
 #include "util.h"
+
+/* A heap tracker's ALLOC record (a malloc of pid and tid 42) with its n
+ * frames, at out; returns its size. */
+static inline size_t synth_alloc(uint8_t *out, uint64_t time, uint64_t addr, uint64_t size,
+				 const uint64_t *frames, uint32_t n)
+{
+	struct dp_rec_alloc a;
+
+	memset(&a, 0, sizeof(a));
+	a.h.type = DP_REC_ALLOC;
+	a.h.size = (uint16_t)(sizeof(a) + n * 8);
+	a.time = time;
+	a.pid = a.tid = 42;
+	a.addr = addr;
+	a.size = size;
+	a.kind = DP_ALLOC_MALLOC;
+	a.nframes = n;
+	memcpy(out, &a, sizeof(a));
+	memcpy(out + sizeof(a), frames, n * 8ull);
+	return a.h.size;
+}
 
 /* A PERF_RECORD_SAMPLE laid out for attr, from the fields of s, with a
  * branch stack of br_nr entries (newest first) when attr asks for one. */

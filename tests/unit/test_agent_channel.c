@@ -245,8 +245,13 @@ static void test_forked_child(void **state)
 
 /* ---- rings the recorder cannot trust (a sink of their own) ---- */
 
-static void hostile(void (*spoil)(dp_agent_sink *k))
+typedef struct spoiler {
+	void (*spoil)(dp_agent_sink *k);
+} spoiler;
+
+static void test_hostile(void **state)
 {
+	const spoiler *how = *state;
 	dp_agent_sink k;
 	dp_writer w;
 	dp_error err;
@@ -258,7 +263,7 @@ static void hostile(void (*spoil)(dp_agent_sink *k))
 	assert_int_equal(dp_agent_sink_open(&k, &err), 0);
 	assert_non_null(k.rings);
 	assert_int_equal(dp_writer_open(&w, path, 1, 1, &err), 0);
-	spoil(&k);
+	how->spoil(&k);
 	dp_agent_sink_drain(&k, &w);
 	assert_true(k.broken);
 	/* no writer is left waiting for room: every tail is its head */
@@ -307,23 +312,7 @@ static void record_cut(dp_agent_sink *k)
 	k->rings->ctl[5].head = 24;
 }
 
-static void test_head_too_far(void **state)
-{
-	(void)state;
-	hostile(head_too_far);
-}
-
-static void test_head_behind(void **state)
-{
-	(void)state;
-	hostile(head_behind);
-}
-
-static void test_record_cut(void **state)
-{
-	(void)state;
-	hostile(record_cut);
-}
+static const spoiler too_far = {head_too_far}, behind = {head_behind}, cut = {record_cut};
 
 /* ---- whether the TSC may stand for the clock (sampler/agent_ticks.c) ---- */
 
@@ -352,10 +341,14 @@ static void test_ticks_agree(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rings_given_back), cmocka_unit_test(test_more_threads_than_rings),
-	    cmocka_unit_test(test_ring_wraps),	     cmocka_unit_test(test_forked_child),
-	    cmocka_unit_test(test_head_too_far),     cmocka_unit_test(test_head_behind),
-	    cmocka_unit_test(test_record_cut),	     cmocka_unit_test(test_ticks_agree),
+	    cmocka_unit_test(test_rings_given_back),
+	    cmocka_unit_test(test_more_threads_than_rings),
+	    cmocka_unit_test(test_ring_wraps),
+	    cmocka_unit_test(test_forked_child),
+	    cmocka_unit_test_prestate(test_hostile, (void *)&too_far),
+	    cmocka_unit_test_prestate(test_hostile, (void *)&behind),
+	    cmocka_unit_test_prestate(test_hostile, (void *)&cut),
+	    cmocka_unit_test(test_ticks_agree),
 	};
 	dp_error err;
 	char fd[16];

@@ -16,6 +16,7 @@
 
 #include "dataprof/format.h"
 #include "profile/heap_codec.h"
+#include "synth_records.h"
 #include "tu.h"
 
 #define CAP (1u << 20)
@@ -245,22 +246,9 @@ static void test_chains_taking_turns(void **unused)
 	int damaged = 0;
 
 	(void)unused;
-	for (uint32_t i = 0; i < N; i++) {
-		struct dp_rec_alloc a;
-
-		memset(&a, 0, sizeof(a));
-		a.h.type = DP_REC_ALLOC;
-		a.h.size = sizeof(a) + 4 * 8;
-		a.time = 1000000 + i * 100;
-		a.pid = a.tid = 42;
-		a.addr = 0x555500100000 + i * 64;
-		a.size = 48;
-		a.kind = DP_ALLOC_MALLOC;
-		a.nframes = 4;
-		memcpy(recs + len, &a, sizeof(a));
-		memcpy(recs + len + sizeof(a), chains[i & 1], 4 * 8);
-		len += a.h.size;
-	}
+	for (uint32_t i = 0; i < N; i++)
+		len += synth_alloc(recs + len, 1000000 + i * 100, 0x555500100000 + i * 64, 48,
+				   chains[i & 1], 4);
 	n = dp_heap_encode(recs, len, coded);
 	m = dp_heap_decode(coded, n, DP_HEAP_CODEC, back, N * 80, &damaged);
 	assert_int_equal(damaged, 0);

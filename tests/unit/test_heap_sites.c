@@ -16,6 +16,7 @@
 #include "annotate/stack_height.h"
 #include "dataprof/profile.h"
 #include "sampler/heap_pack.h"
+#include "synth_records.h"
 #include "tu.h"
 
 static void check_plain(const char *name, const char *want)
@@ -160,29 +161,18 @@ static void test_pack_round_trip(void **state)
 	dp_heap_pack_init(&k);
 	for (uint64_t i = 0; i < N; i++) {
 		unsigned char rec[sizeof(struct dp_rec_alloc) + 16];
-		struct dp_rec_alloc a;
 		struct dp_rec_free f;
 		uint64_t frames[2] = {0x401000 + (i & 7), 0x402000 | (6ull << 48)};
+		uint64_t time = 5000 + i * 10, addr = 0x10000 + i * 64;
 
-		memset(&a, 0, sizeof(a));
-		a.h.type = DP_REC_ALLOC;
-		a.h.size = sizeof(rec);
-		a.time = 5000 + i * 10;
-		a.pid = a.tid = 42;
-		a.addr = 0x10000 + i * 64;
-		a.size = 48;
-		a.kind = DP_ALLOC_MALLOC;
-		a.nframes = 2;
-		memcpy(rec, &a, sizeof(a));
-		memcpy(rec + sizeof(a), frames, sizeof(frames));
-		dp_heap_pack_add(&k, rec, sizeof(rec), &w);
+		dp_heap_pack_add(&k, rec, synth_alloc(rec, time, addr, 48, frames, 2), &w);
 		if (i & 1) {
 			memset(&f, 0, sizeof(f));
 			f.h.type = DP_REC_FREE;
 			f.h.size = sizeof(f);
-			f.time = a.time + 5;
+			f.time = time + 5;
 			f.pid = f.tid = 42;
-			f.addr = a.addr;
+			f.addr = addr;
 			dp_heap_pack_add(&k, &f, sizeof(f), &w);
 		}
 		if (!(i & 1023))
