@@ -44,6 +44,7 @@ static TLS int tb_registered;
 static TLS struct dp_ring_ctl *my_ring;
 static TLS uint8_t *my_data;
 static TLS uint64_t my_head, my_pub, my_limit;
+static TLS pid_t my_ring_pid; /* the process that took it */
 static TLS int no_ring; /* none to be had, or given back: the pipe from now */
 
 uint64_t dp_chan_now(void)
@@ -54,16 +55,39 @@ uint64_t dp_chan_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The channel's own mappings, made by system calls and not through libc:
+ * the heap tracker hooks mmap and munmap, and a hook's record written from
+ * here went into the ring being mapped or unmapped (after fork, the
+ * parent's: the child's record then overwrote the parent's, which the
+ * recorder took for malformed data). */
+static void *own_mmap(void *at, size_t len, int prot, int flags, int fd, off_t off)
+{
+	long r = syscall(SYS_mmap, at, len, prot, flags, fd, off);
+
+	return r < 0 && r > -4096 ? MAP_FAILED : (void *)r;
+}
+
+static void own_munmap(void *at, size_t len)
+{
+	syscall(SYS_munmap, at, len);
+}
+
 static void drop_ring_map(void)
 {
-	if (my_data)
-		munmap(my_data, 2 * (size_t)DP_RING_SLOT_BYTES);
+	uint8_t *data = my_data;
+
 	my_data = NULL;
 	my_ring = NULL;
+	if (data)
+		own_munmap(data, 2 * (size_t)DP_RING_SLOT_BYTES);
 }
 
 void dp_chan_close(void)
 {
+	/* a vfork child (its _exit) runs on its parent's memory, thread
+	 * variables and ring included: the ring stays the parent's */
+	if (my_ring && (pid_t)syscall(SYS_getpid) != my_ring_pid)
+		return;
 	dp_chan_flush();
 	if (my_ring) {
 		/* what it wrote stays for the recorder, which then frees it */
@@ -110,12 +134,12 @@ static struct dp_ring_header *map_rings(int *fd_out)
 	    sb.st_size != (off_t)DP_RING_FILE_BYTES ||
 	    !(fcntl((int)fd, F_GET_SEALS) & F_SEAL_SHRINK))
 		return NULL;
-	h = mmap(NULL, DP_RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	h = own_mmap(NULL, DP_RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
 	if (h == MAP_FAILED)
 		return NULL;
 	if (h->magic != DP_RING_MAGIC || h->nslots != DP_RING_SLOTS ||
 	    h->slot_bytes != DP_RING_SLOT_BYTES) {
-		munmap(h, DP_RING_FILE_BYTES);
+		own_munmap(h, DP_RING_FILE_BYTES);
 		return NULL;
 	}
 	*fd_out = (int)fd;
@@ -188,16 +212,16 @@ static uint8_t *map_twice(uint32_t i)
 {
 	size_t n = DP_RING_SLOT_BYTES;
 	off_t off = (off_t)(DP_RING_DATA_OFF + (size_t)i * n);
-	uint8_t *va = mmap(NULL, 2 * n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *va = own_mmap(NULL, 2 * n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (va == MAP_FAILED)
 		return NULL;
 	for (int half = 0; half < 2; half++) {
 		void *at = va + (size_t)half * n;
 
-		if (mmap(at, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, ring_fd, off) !=
+		if (own_mmap(at, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, ring_fd, off) !=
 		    at) {
-			munmap(va, 2 * n);
+			own_munmap(va, 2 * n);
 			return NULL;
 		}
 	}
@@ -219,6 +243,7 @@ static int take_ring(void)
 			break;
 		}
 		my_ring = c;
+		my_ring_pid = (pid_t)syscall(SYS_getpid);
 		my_head = my_pub = __atomic_load_n(&c->head, __ATOMIC_RELAXED);
 		my_limit = __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) + DP_RING_SLOT_BYTES;
 		c->tid = (uint32_t)syscall(SYS_gettid);

@@ -420,6 +420,88 @@ static void test_heap_ids_after_fork(void **state)
 	tu_result_free(&res);
 }
 
+/* Forks and vforks while the parent allocates (chanfork): every block of the
+ * parent and of each child is recorded, and nothing malformed reaches the
+ * recorder; a vfork child's _exit leaves its parent's ring alone. */
+typedef struct chanfork_ctx {
+	uint64_t sizes[2], want[2], got[2];
+	size_t warnings;
+	uint32_t pids[512];
+	size_t npids;
+} chanfork_ctx;
+
+static void chanfork_visit(void *ctx, const dp_profile *p, const dp_record *r)
+{
+	chanfork_ctx *c = ctx;
+	size_t i = 0;
+
+	(void)p;
+	c->warnings += r->kind == DP_R_WARNING;
+	if (r->kind != DP_R_ALLOC)
+		return;
+	for (int k = 0; k < 2; k++)
+		c->got[k] += r->alloc->size == c->sizes[k];
+	while (i < c->npids && c->pids[i] != r->alloc->pid)
+		i++;
+	if (i == c->npids && c->npids < 512)
+		c->pids[c->npids++] = r->alloc->pid;
+}
+
+static void test_heap_fork_and_vfork(void **state)
+{
+	char *prof = tu_path("chanfork.dprof"), *fx = tu_fixture("chanfork_O2"), *cmd;
+	tu_result res;
+	tu_truth *truth = NULL;
+	chanfork_ctx c = {0};
+	size_t n;
+
+	(void)state;
+	cmd = dp_asprintf("'%s' 20", fx);
+	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
+	n = tu_truth_parse(res.out, &truth);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < 2; i++) {
+		c.sizes[i] = tu_truth_u64(&truth[i], "size");
+		c.want[i] = tu_truth_u64(&truth[i], "count");
+	}
+	rec_each(prof, chanfork_visit, &c);
+	tu_report_accuracy("parent's blocks recorded", (size_t)c.got[0], (size_t)c.want[0],
+			   (size_t)c.want[0]);
+	tu_report_accuracy("forked children's blocks recorded", (size_t)c.got[1], (size_t)c.want[1],
+			   (size_t)c.want[1]);
+	assert_int_equal(c.warnings, 0);
+	assert_int_equal(c.got[0], c.want[0]);
+	assert_int_equal(c.got[1], c.want[1]);
+	free(truth);
+	free(cmd);
+	free(fx);
+	free(prof);
+	tu_result_free(&res);
+}
+
+/* bash running 200 command substitutions, each a forked subshell that
+ * allocates: the channel unmapped its parent's ring in the child through
+ * libc's munmap, which the heap tracker hooks, and the hook's record went
+ * into the parent's ring, over the parent's own (every run here: "the agent
+ * channel sent malformed data" and the heap records lost from then on). */
+static void test_heap_subshells(void **state)
+{
+	char *prof = tu_path("subshells.dprof");
+	tu_result res;
+	chanfork_ctx c = {0};
+
+	(void)state;
+	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults",
+				 "bash -c 'for i in $(seq 200); do x=$(echo $i); done'"),
+			 0);
+	rec_each(prof, chanfork_visit, &c);
+	printf("bash: heap records of %zu processes, %zu warnings\n", c.npids, c.warnings);
+	assert_int_equal(c.warnings, 0);
+	assert_true(c.npids > 200); /* bash and each subshell */
+	free(prof);
+	tu_result_free(&res);
+}
+
 /* ---- signals: SIGKILL leaves a readable prefix; SIGINT a complete file ---- */
 
 typedef struct fin_ctx {
@@ -660,6 +742,8 @@ int main(void)
 	    cmocka_unit_test(test_breakpoint_w),
 	    cmocka_unit_test(test_threads_followed),
 	    cmocka_unit_test(test_heap_ids_after_fork),
+	    cmocka_unit_test(test_heap_fork_and_vfork),
+	    cmocka_unit_test(test_heap_subshells),
 	    cmocka_unit_test(test_heap_ticks),
 	    cmocka_unit_test(test_children_followed),
 	    cmocka_unit_test(test_sigkill_leaves_prefix),
