@@ -323,6 +323,27 @@ static const char *str_in(const uint8_t *p, const uint8_t *end)
 	return (const char *)p;
 }
 
+/* What MMAP2 has beyond MMAP: the file's build-id or its device and inode,
+ * then the mapping's protection and flags. */
+static void read_mmap2_ids(cur *c, uint16_t misc, dp_mmap_info *m)
+{
+	if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		const uint8_t *bid = take(c, 24);
+
+		if (bid) {
+			m->build_id_size = bid[0] > 20 ? 20 : bid[0];
+			memcpy(m->build_id, bid + 4, m->build_id_size);
+		}
+	} else {
+		m->maj = rd32(c);
+		m->min = rd32(c);
+		m->ino = rd64(c);
+		m->ino_generation = rd64(c);
+	}
+	m->prot = rd32(c);
+	m->flags = rd32(c);
+}
+
 int dp_perf_decode_side_record(const void *rec, size_t size, dp_record *r)
 {
 	const struct perf_event_header *h = rec;
@@ -330,21 +351,7 @@ int dp_perf_decode_side_record(const void *rec, size_t size, dp_record *r)
 	cur c = {b + sizeof(*h), end, 0};
 
 	switch (h->type) {
-	case PERF_RECORD_MMAP: {
-		dp_mmap_info *m = &r->mmap;
-
-		memset(m, 0, sizeof(*m));
-		r->kind = DP_R_MMAP;
-		m->pid = rd32(&c);
-		m->tid = rd32(&c);
-		m->start = rd64(&c);
-		m->len = rd64(&c);
-		m->pgoff = rd64(&c);
-		m->exec = !(h->misc & PERF_RECORD_MISC_MMAP_DATA);
-		m->prot = m->exec ? 5 : 1; /* PROT_READ|PROT_EXEC; MMAP carries no prot */
-		m->filename = c.bad ? NULL : str_in(c.p, end);
-		return m->filename ? 0 : -1;
-	}
+	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
 		dp_mmap_info *m = &r->mmap;
 
@@ -355,22 +362,11 @@ int dp_perf_decode_side_record(const void *rec, size_t size, dp_record *r)
 		m->start = rd64(&c);
 		m->len = rd64(&c);
 		m->pgoff = rd64(&c);
-		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			const uint8_t *bid = take(&c, 24);
-
-			if (bid) {
-				m->build_id_size = bid[0] > 20 ? 20 : bid[0];
-				memcpy(m->build_id, bid + 4, m->build_id_size);
-			}
-		} else {
-			m->maj = rd32(&c);
-			m->min = rd32(&c);
-			m->ino = rd64(&c);
-			m->ino_generation = rd64(&c);
-		}
-		m->prot = rd32(&c);
-		m->flags = rd32(&c);
 		m->exec = !(h->misc & PERF_RECORD_MISC_MMAP_DATA);
+		if (h->type == PERF_RECORD_MMAP2)
+			read_mmap2_ids(&c, h->misc, m);
+		else
+			m->prot = m->exec ? 5 : 1; /* PROT_READ|PROT_EXEC; MMAP carries no prot */
 		m->filename = c.bad ? NULL : str_in(c.p, end);
 		return m->filename ? 0 : -1;
 	}

@@ -203,6 +203,18 @@ int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_rec
 	return 0;
 }
 
+/* A record of one thread at one time (THREAD, ALLOC, FREE). */
+static int of_thread(dp_record *r, enum dp_record_kind kind, uint64_t time, uint32_t pid,
+		     uint32_t tid)
+{
+	r->kind = kind;
+	r->time = time;
+	r->has_time = true;
+	r->pid = pid;
+	r->tid = tid;
+	return 0;
+}
+
 /* dataprof's own record types. */
 static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_record *r,
 			    bool first_pass)
@@ -274,38 +286,23 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 	case DP_REC_THREAD:
 		if (size < sizeof(struct dp_rec_thread))
 			return -1;
-		r->kind = DP_R_THREAD;
 		r->thread = (const void *)rec;
-		r->time = r->thread->time;
-		r->has_time = true;
-		r->pid = r->thread->pid;
-		r->tid = r->thread->tid;
-		return 0;
+		return of_thread(r, DP_R_THREAD, r->thread->time, r->thread->pid, r->thread->tid);
 	case DP_REC_ALLOC: {
 		const struct dp_rec_alloc *a = (const void *)rec;
 
 		if (size < sizeof(*a) || a->nframes > (size - sizeof(*a)) / 8)
 			return -1;
-		r->kind = DP_R_ALLOC;
 		r->alloc = a;
-		r->time = a->time;
-		r->has_time = true;
-		r->pid = a->pid;
-		r->tid = a->tid;
-		return 0;
+		return of_thread(r, DP_R_ALLOC, a->time, a->pid, a->tid);
 	}
 	case DP_REC_FREE: {
 		const struct dp_rec_free *f = (const void *)rec;
 
 		if (size < sizeof(*f))
 			return -1;
-		r->kind = DP_R_FREE;
 		r->free_rec = f;
-		r->time = f->time;
-		r->has_time = true;
-		r->pid = f->pid;
-		r->tid = f->tid;
-		return 0;
+		return of_thread(r, DP_R_FREE, f->time, f->pid, f->tid);
 	}
 	case DP_REC_WARNING: {
 		const char *t = (const char *)rec + 16;
