@@ -5,7 +5,8 @@
 #   ./build.sh test      build with ASan+UBSan and run the whole test suite (ctest)
 # and for developers:
 #   ./build.sh build     release build into build/
-#   ./build.sh deps      install the packages only
+#   ./build.sh deps      install the packages only (and build SQLite for
+#                        test_corpus once, into /var/cache/dataprof)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -46,6 +47,51 @@ deps() {
 		"${missing[@]}" >&2
 }
 
+# SQLite for tests/e2e/test_corpus.c, with its debug info: Debian ships
+# none for libsqlite3, so the amalgamation (sqlite3.c) that the npm package
+# better-sqlite3 carries is built -O2 -g, once, into a cache outside the
+# clone (a fresh clone or build directory does not pay its half minute).
+# tests/CMakeLists.txt looks for it there (DATAPROF_SQLITE_DIR: keep the
+# two in step) and the test skips, saying so, without it.
+SQLITE_NPM=better-sqlite3@12.4.1 # SQLite 3.50.4
+SQLITE_SHA256=14398acbf00d1e8fe0a2753df7d4f15c13138e4b874f4e6e96791f65b4536d0d
+SQLITE_DIR=${DATAPROF_SQLITE_DIR:-/var/cache/dataprof/sqlite-3.50.4}
+
+# builds SQLITE_DIR's libsqlite3.a and sqlite3.h unless they are there
+sqlite_corpus() {
+	[ -s "$SQLITE_DIR/libsqlite3.a" ] && [ -s "$SQLITE_DIR/sqlite3.h" ] && return 0
+	local skip="build.sh: SQLite for test_corpus not built (its test will skip)"
+	command -v npm >/dev/null || { echo "$skip: npm missing" >&2; return 0; }
+	local tmp src sudo="" start=$SECONDS
+	tmp=$(mktemp -d)
+	src=$tmp/package/deps/sqlite3
+	if ! (cd "$tmp" && timeout 300 npm pack --silent --fetch-retries=1 "$SQLITE_NPM" >/dev/null); then
+		echo "$skip: npm pack $SQLITE_NPM failed (no network?)" >&2
+		rm -rf "$tmp"
+		return 0
+	fi
+	if ! echo "$SQLITE_SHA256  $(echo "$tmp"/*.tgz)" | sha256sum -c --quiet; then
+		echo "build.sh: $SQLITE_NPM is not the tarball pinned (SQLITE_SHA256)" >&2
+		rm -rf "$tmp"
+		return 1
+	fi
+	echo "build.sh: building SQLite ($SQLITE_NPM) -O2 -g into $SQLITE_DIR" >&2
+	tar -xzf "$tmp"/*.tgz -C "$tmp" package/deps/sqlite3/sqlite3.c package/deps/sqlite3/sqlite3.h
+	# the debug info names sqlite3.c where it is kept, beside the library
+	(cd "$src" && cc -O2 -g -fdebug-prefix-map="$src=$SQLITE_DIR" -c sqlite3.c -o "$tmp/sqlite3.o")
+	ar rcs "$src/libsqlite3.a" "$tmp/sqlite3.o"
+	echo "$SQLITE_NPM (sha256 $SQLITE_SHA256), cc -O2 -g: $(cc --version | head -1)" >"$src/SOURCE"
+	mkdir -p "$(dirname "$SQLITE_DIR")" 2>/dev/null && [ -w "$(dirname "$SQLITE_DIR")" ] ||
+		sudo=sudo
+	$sudo mkdir -p "$(dirname "$SQLITE_DIR")"
+	$sudo rm -rf "$SQLITE_DIR.tmp"
+	$sudo cp -r "$src" "$SQLITE_DIR.tmp"
+	$sudo rm -rf "$SQLITE_DIR"
+	$sudo mv -T "$SQLITE_DIR.tmp" "$SQLITE_DIR"
+	rm -rf "$tmp"
+	echo "build.sh: SQLite built in $((SECONDS - start)) s" >&2
+}
+
 jobs() { nproc 2>/dev/null || echo 2; }
 
 # The tests this machine could not run and why (tests/support/tu_feature.h
@@ -67,6 +113,7 @@ build() {
 case "${1:-}" in
 deps)
 	deps "${DEPS[@]}" "${TEST_DEPS[@]}"
+	sqlite_corpus
 	;;
 build)
 	deps
@@ -79,6 +126,7 @@ example)
 	;;
 test)
 	deps "${DEPS[@]}" "${TEST_DEPS[@]}"
+	sqlite_corpus
 	cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DDATAPROF_SANITIZE=ON -DDATAPROF_WERROR=ON >/dev/null
 	cmake --build build-test -j"$(jobs)"
 	rc=0
