@@ -53,6 +53,10 @@ static const char *const builtin[] = {
     "mallocWithAlarm",
     "sqlite3MallocZero",
     "sqlite3StrDup",
+    "pcache1Alloc", /* the page cache's malloc (pages, the pager's scratch) */
+    "sqlite3PageMalloc",
+    "pcache1InitBulk", /* arenas: see below */
+    "setupLookaside",
     /* CPython */
     "PyMem_*",
     "_PyMem_*",
@@ -107,16 +111,29 @@ static const char *const builtin[] = {
 
 /* Allocators that take a big block and hand out pieces of it themselves:
  * the block is the arena, not a piece, so it is named by them rather than by
- * whichever request happened to need a new one. */
-static const char *const arenas[] = {
-    "new_arena", /* CPython's pymalloc (obmalloc.c) */
+ * whichever request happened to need a new one. by_malloc: the blocks they
+ * get from malloc are arenas too, not only their mappings. */
+static const struct {
+	const char *glob;
+	bool by_malloc;
+} arenas[] = {
+    /* CPython's pymalloc (obmalloc.c): maps its arenas; its malloc is its
+     * table of arenas */
+    {"new_arena", false},
+    /* SQLite: a connection's lookaside, the pool of its small allocations */
+    {"setupLookaside", true},
+    /* SQLite: a page cache's first pages, in one block */
+    {"pcache1InitBulk", true},
 };
 
-bool dp_alloc_fn_is_arena(const char *plain)
+bool dp_alloc_fn_is_arena(const char *plain, bool *by_malloc)
 {
 	for (size_t i = 0; i < sizeof(arenas) / sizeof(arenas[0]); i++)
-		if (!fnmatch(arenas[i], plain, 0))
+		if (!fnmatch(arenas[i].glob, plain, 0)) {
+			if (by_malloc)
+				*by_malloc = arenas[i].by_malloc;
 			return true;
+		}
 	return false;
 }
 

@@ -28,8 +28,11 @@ bool dp_alloc_fns_match(dp_alloc_fns *f, const dp_strtab *strs, uint32_t name);
 /* name without template arguments, parameters or return type, into out */
 void dp_alloc_fn_plain(const char *name, char *out, size_t cap);
 /* Whether plain (a name as dp_alloc_fn_plain gives it) is an arena
- * allocator's: the blocks it gets hold pieces it hands out unseen. */
-bool dp_alloc_fn_is_arena(const char *plain);
+ * allocator's: the blocks it gets hold pieces it hands out unseen. Its
+ * mappings are arenas; *by_malloc (when not NULL) says whether the blocks
+ * it gets from malloc are too (SQLite's lookaside) or its bookkeeping
+ * (pymalloc's table of arenas). */
+bool dp_alloc_fn_is_arena(const char *plain, bool *by_malloc);
 /* The same for a name given as text (uncached). */
 bool dp_alloc_fn_name_matches(const dp_alloc_fns *f, const char *name);
 

@@ -290,7 +290,8 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 	char via[256] = "";
 	dp_map *m = NULL;
 	uint64_t ret = 0;
-	bool own = false; /* the block is an arena allocator's own */
+	bool own = false;	/* the block is an arena allocator's own */
+	bool by_malloc = false; /* its mallocs are arenas too */
 
 	if (dp_hashmap_get(&a->sites, key, &v))
 		return &a->site_v.v[v];
@@ -322,10 +323,11 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 			/* the outermost one named: what the program called */
 			dp_alloc_fn_plain(dp_strtab_get(&a->strs, fr[k].function), via,
 					  sizeof(via));
-			if (dp_alloc_fn_is_arena(via)) {
+			if (dp_alloc_fn_is_arena(via, &by_malloc)) {
 				/* what it gets is its own, not the request's that
 				 * happened to need a new arena: a mapping whose
-				 * pieces it hands out unseen (the arena), or its
+				 * pieces it hands out unseen (the arena), a malloc
+				 * it does the same with (SQLite's lookaside), or its
 				 * bookkeeping (pymalloc's arena table, a malloc);
 				 * named by the allocator's line */
 				own = true;
@@ -360,7 +362,7 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 	}
 	if (own)
 		snprintf(buf, sizeof(buf), "%s@%s (%s)",
-			 b->kind == DP_ALLOC_MMAP ? "arena" : "heap",
+			 b->kind == DP_ALLOC_MMAP || by_malloc ? "arena" : "heap",
 			 dp_strtab_get(&a->strs, s.site), via);
 	else if (via[0])
 		snprintf(buf, sizeof(buf), "heap@%s (via %s)", dp_strtab_get(&a->strs, s.site),

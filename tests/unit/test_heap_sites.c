@@ -66,10 +66,28 @@ static void test_matching(void **state)
 	assert_false(dp_alloc_fn_name_matches(&f, "new_keys_object"));
 	assert_false(dp_alloc_fn_name_matches(&f, "PyList_New"));
 	assert_false(dp_alloc_fn_name_matches(&f, "PyUnicode_New"));
-	/* pymalloc's arena: its mapping holds pieces, named as the arena */
-	assert_true(dp_alloc_fn_is_arena("new_arena"));
-	assert_false(dp_alloc_fn_is_arena("_PyObject_Malloc"));
-	assert_false(dp_alloc_fn_is_arena("_PyObject_VirtualAlloc"));
+	/* pymalloc's arena: its mapping holds pieces, named as the arena; its
+	 * malloc is its table of arenas */
+	bool by_malloc = true;
+	assert_true(dp_alloc_fn_is_arena("new_arena", &by_malloc));
+	assert_false(by_malloc);
+	assert_false(dp_alloc_fn_is_arena("_PyObject_Malloc", NULL));
+	assert_false(dp_alloc_fn_is_arena("_PyObject_VirtualAlloc", NULL));
+	/* issue 15: SQLite's pools, from malloc: a connection's lookaside and
+	 * a page cache's first pages are arenas, stepped over as allocator
+	 * code to be named so; the page cache's own malloc (pcache1Alloc) is
+	 * allocator code, its caller (pcache1AllocPage) the site */
+	assert_true(dp_alloc_fn_is_arena("setupLookaside", &by_malloc));
+	assert_true(by_malloc);
+	assert_true(dp_alloc_fn_is_arena("pcache1InitBulk", &by_malloc));
+	assert_true(by_malloc);
+	assert_true(dp_alloc_fn_name_matches(&f, "setupLookaside"));
+	assert_true(dp_alloc_fn_name_matches(&f, "pcache1InitBulk"));
+	assert_true(dp_alloc_fn_name_matches(&f, "pcache1Alloc"));
+	assert_true(dp_alloc_fn_name_matches(&f, "sqlite3PageMalloc"));
+	assert_false(dp_alloc_fn_name_matches(&f, "pcache1AllocPage"));
+	assert_false(dp_alloc_fn_is_arena("pcache1Alloc", NULL));
+	assert_false(dp_alloc_fn_is_arena("sqlite3DbMallocRawNN", NULL));
 	assert_true(dp_alloc_fn_name_matches(&f, "xmalloc"));
 	assert_false(dp_alloc_fn_name_matches(&f, "main"));
 	assert_false(dp_alloc_fn_name_matches(&f, "make_widget"));
