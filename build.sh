@@ -51,8 +51,9 @@ deps() {
 # none for libsqlite3, so the amalgamation (sqlite3.c) that the npm package
 # better-sqlite3 carries is built -O2 -g, once, into a cache outside the
 # clone (a fresh clone or build directory does not pay its half minute).
-# tests/CMakeLists.txt looks for it there (DATAPROF_SQLITE_DIR: keep the
-# two in step) and the test skips, saying so, without it.
+# tests/CMakeLists.txt looks for it there (its DATAPROF_SQLITE_DIR: keep
+# the two in step; DATAPROF_SQLITE_DIR=DIR in the environment builds it in
+# DIR instead) and the test skips, saying so, without it.
 SQLITE_NPM=better-sqlite3@12.4.1 # SQLite 3.50.4
 SQLITE_SHA256=14398acbf00d1e8fe0a2753df7d4f15c13138e4b874f4e6e96791f65b4536d0d
 SQLITE_DIR=${DATAPROF_SQLITE_DIR:-/var/cache/dataprof/sqlite-3.50.4}
