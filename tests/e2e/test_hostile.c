@@ -165,9 +165,10 @@ static void test_sample_of_undescribed_event(void **state)
 }
 
 /* Heap records packed with zstd (PACKED), as the recorder wrote them in
- * version 1 and writes them now (the heap codec inside), and damaged
- * (tests/fuzz/hostile.py makes them): a header whose sizes lie, a record cut
- * inside, PACKED in PACKED, a kernel record inside, a codec unknown. Every
+ * version 1, in version 2 (the heap codec inside) and writes them now (its
+ * codec 2), and damaged (tests/fuzz/hostile.py makes them): a header whose
+ * sizes lie, a record cut inside, PACKED in PACKED, a kernel record inside,
+ * a chain by a place never filled or in codec 1, a codec unknown. Every
  * complete heap record is kept, the damage counted, and the samples after
  * the PACKED record are read. */
 static void test_packed_damage(void **state)
@@ -181,6 +182,8 @@ static void test_packed_damage(void **state)
 	    {"packed-record-cut", 1, 1},     {"packed-in-packed", 0, 1},
 	    {"packed-kernel-record", 2, 1},  {"packed-codec", 2, 0},
 	    {"packed-codec-verbatim", 2, 0}, {"packed-codec-cut", 1, 1},
+	    {"packed-codec2", 2, 0},	     {"packed-codec2-seen", 2, 0},
+	    {"packed-codec2-unseen", 1, 1},  {"packed-codec1-seen", 1, 1},
 	    {"packed-codec-unknown", 0, 1},
 	};
 	tu_result res;

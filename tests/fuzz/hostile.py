@@ -138,6 +138,21 @@ def coded_alloc(first, dtime, daddr, size):
             uv(size) + uv(1) + uv(0) + uv(0))
 
 
+def seen_slot(frames):
+    """Codec 2's place for a chain: profile/heap_codec.c's seen_of."""
+    k, m = 0x9E3779B97F4A7C15, (1 << 64) - 1
+    h = len(frames) * k & m
+    for f in frames:
+        h = (h ^ f) * k & m
+    return h >> 54
+
+
+def coded_alloc_seen(dtime, daddr, size, slot):
+    """One ALLOC of one frame in codec 2's form for a chain seen before in
+    the chunk (tag form 3): the differences, then the chain's place."""
+    return bytes([3 | 1 << 3]) + uv(2 * dtime) + uv(2 * daddr) + uv(size) + uv(1) + uv(slot)
+
+
 def packed_case(inner, **lie):
     """A sample on a heap block whose ALLOC is packed, then a sample after the
     PACKED record: damage inside it must not cost the sample after."""
@@ -149,6 +164,11 @@ HEAP = alloc(0x10000, 64, 1, 1) + alloc(0x20000, 64, 1, 1)
 # the same two blocks in the heap codec, compact and verbatim
 CODED = coded_alloc(True, 4000, 0x10000, 64) + coded_alloc(False, 0, 0x10000, 64)
 VERBATIM = b"\0" + alloc(0x10000, 64, 1, 1) + b"\0" + alloc(0x20000, 64, 1, 1)
+# codec 2: the second block's chain (frame 0) by its place, or by a place
+# nothing was put in
+SEEN = coded_alloc(True, 4000, 0x10000, 64) + coded_alloc_seen(0, 0x10000, 64, seen_slot([0]))
+UNSEEN = (coded_alloc(True, 4000, 0x10000, 64) +
+          coded_alloc_seen(0, 0x10000, 64, (seen_slot([0]) + 1) % 1024))
 
 FILES = {
     # heap records packed (zstd), as the recorder writes them; and damaged:
@@ -161,12 +181,18 @@ FILES = {
     "packed-record-cut": packed_case(HEAP[:len(HEAP) - 16]),
     "packed-in-packed": packed_case(packed(HEAP)),
     "packed-kernel-record": packed_case(sample_s(0x400100, 0x10020, 250) + HEAP),
-    # the heap codec (misc 1), as the recorder writes it since version 2; a
-    # record cut inside, a codec of tomorrow (misc 2)
+    # the heap codec (misc 1), as the recorder wrote it in version 2; a
+    # record cut inside; codec 2 (misc 2, version 3), which reads codec 1's
+    # forms too, a chain by its place, a place never filled; a codec of
+    # tomorrow (misc 3)
     "packed-codec": packed_case(CODED, raw_size=len(HEAP), misc=1),
     "packed-codec-verbatim": packed_case(VERBATIM, raw_size=len(HEAP), misc=1),
     "packed-codec-cut": packed_case(CODED[:-2], raw_size=len(HEAP), misc=1),
-    "packed-codec-unknown": packed_case(CODED, raw_size=len(HEAP), misc=2),
+    "packed-codec2": packed_case(CODED, raw_size=len(HEAP), misc=2),
+    "packed-codec2-seen": packed_case(SEEN, raw_size=len(HEAP), misc=2),
+    "packed-codec2-unseen": packed_case(UNSEEN, raw_size=len(HEAP), misc=2),
+    "packed-codec1-seen": packed_case(SEEN, raw_size=len(HEAP), misc=1),
+    "packed-codec-unknown": packed_case(CODED, raw_size=len(HEAP), misc=3),
 
     # the vdso of another kernel: decode cannot have it (its name leaked)
     "vdso-of-another-kernel": HDR + meta(b"kernel", b"another-kernel") + event_s() +
