@@ -20,7 +20,9 @@ static uint64_t dropped;
 static pthread_key_t flush_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static struct dp_ring_header *rings; /* NULL: batches go to the pipe */
-static int ring_fd = -1;
+/* the pipe's identity: a program may close it, and its number go to a file */
+static dev_t chan_dev;
+static ino_t chan_ino;
 
 typedef struct batch {
 	size_t len;
@@ -122,7 +124,7 @@ static void child_after_fork(void)
 
 /* The recorder's memory file, if it gave one: a sealed memfd of the size
  * the layout says (never a path, never a file of the program's). */
-static struct dp_ring_header *map_rings(int *fd_out)
+static struct dp_ring_header *map_rings(void)
 {
 	const char *v = secure_getenv(DP_AGENT_RING_ENV);
 	char *end = NULL;
@@ -142,7 +144,6 @@ static struct dp_ring_header *map_rings(int *fd_out)
 		own_munmap(h, DP_RING_FILE_BYTES);
 		return NULL;
 	}
-	*fd_out = (int)fd;
 	return h;
 }
 
@@ -162,7 +163,9 @@ int dp_chan_fd(void)
 			fd = -1;
 		chan_fd = (int)fd;
 		if (fd >= 0) {
-			rings = map_rings(&ring_fd);
+			chan_dev = sb.st_dev;
+			chan_ino = sb.st_ino;
+			rings = map_rings();
 			pthread_atfork(before_fork, NULL, child_after_fork);
 		}
 	}
@@ -191,8 +194,24 @@ static ssize_t own_write(int fd, const void *p, size_t n)
 #endif
 }
 
+/* Whether chan_fd is still the pipe it was: a program that closed it and
+ * opened a file that got its number must not find our batches in it. */
+static int still_the_pipe(void)
+{
+	struct stat sb;
+
+	if (fstat(chan_fd, &sb) == 0 && sb.st_dev == chan_dev && sb.st_ino == chan_ino)
+		return 1;
+	chan_fd = -1; /* the channel is gone: nothing is recorded from here on */
+	return 0;
+}
+
 static void send_all(const void *p, size_t n)
 {
+	if (!still_the_pipe()) {
+		dropped++;
+		return;
+	}
 	while (n) {
 		ssize_t w = own_write(chan_fd, p, n);
 
@@ -207,11 +226,14 @@ static void send_all(const void *p, size_t n)
 	}
 }
 
-/* Slot i's bytes, twice in a row; NULL if the mappings cannot be had. */
+/* Slot i's bytes, twice in a row; NULL if the mappings cannot be had.
+ * Made from the memory file's mapping (mremap of an old size 0 maps the
+ * same shared pages again), not from its descriptor: the program may have
+ * closed that since, and given its number to a file of its own. */
 static uint8_t *map_twice(uint32_t i)
 {
 	size_t n = DP_RING_SLOT_BYTES;
-	off_t off = (off_t)(DP_RING_DATA_OFF + (size_t)i * n);
+	uint8_t *slot = (uint8_t *)rings + DP_RING_DATA_OFF + (size_t)i * n;
 	uint8_t *va = own_mmap(NULL, 2 * n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (va == MAP_FAILED)
@@ -219,7 +241,7 @@ static uint8_t *map_twice(uint32_t i)
 	for (int half = 0; half < 2; half++) {
 		void *at = va + (size_t)half * n;
 
-		if (own_mmap(at, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, ring_fd, off) !=
+		if ((void *)syscall(SYS_mremap, slot, 0, n, MREMAP_MAYMOVE | MREMAP_FIXED, at) !=
 		    at) {
 			own_munmap(va, 2 * n);
 			return NULL;

@@ -502,6 +502,52 @@ static void test_heap_subshells(void **state)
 	tu_result_free(&res);
 }
 
+/* A program that closes the channel's descriptors and opens files of its own
+ * that get their numbers (fdreuse): its files keep what it wrote, with the
+ * rings and with the pipe alone (DATAPROF_AGENT_NO_RING: the recorder makes
+ * no rings). A thread's ring was mapped from the memory file's descriptor
+ * when the thread first allocated, and the pipe's batches written to its
+ * number, whatever it had become. */
+static void fdreuse_run(bool rings)
+{
+	char *prof = tu_path("fdreuse.dprof"), *fx = tu_fixture("fdreuse_O2"), *cmd;
+	tu_result res;
+
+	cmd = dp_asprintf("'%s' '%s'", fx, tu_tmpdir());
+	if (!rings)
+		setenv("DATAPROF_AGENT_NO_RING", "1", 1);
+	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
+	unsetenv("DATAPROF_AGENT_NO_RING");
+	assert_non_null(strstr(res.out, "name=pipe-fd"));
+	assert_true(rings == (strstr(res.out, "name=ring-fd") != NULL));
+	for (int i = 0; i < 2; i++) {
+		char *path = tu_path(i ? "ring-fd" : "pipe-fd");
+		size_t len = 0;
+		char *got = tu_file_read(path, &len);
+
+		if (i == 0 || rings) {
+			assert_non_null(got);
+			printf("%s, %s: %zu bytes\n", rings ? "rings" : "pipe alone", path, len);
+			assert_int_equal(len, 4);
+			assert_memory_equal(got, "keep", 4);
+		}
+		free(got);
+		unlink(path);
+		free(path);
+	}
+	free(cmd);
+	free(fx);
+	free(prof);
+	tu_result_free(&res);
+}
+
+static void test_heap_channel_fds_reused(void **state)
+{
+	(void)state;
+	fdreuse_run(true);
+	fdreuse_run(false);
+}
+
 /* ---- signals: SIGKILL leaves a readable prefix; SIGINT a complete file ---- */
 
 typedef struct fin_ctx {
@@ -744,6 +790,7 @@ int main(void)
 	    cmocka_unit_test(test_heap_ids_after_fork),
 	    cmocka_unit_test(test_heap_fork_and_vfork),
 	    cmocka_unit_test(test_heap_subshells),
+	    cmocka_unit_test(test_heap_channel_fds_reused),
 	    cmocka_unit_test(test_heap_ticks),
 	    cmocka_unit_test(test_children_followed),
 	    cmocka_unit_test(test_sigkill_leaves_prefix),

@@ -347,15 +347,14 @@ char *tu_data_path(const char *rel)
 	return p;
 }
 
-char *tu_data_read(const char *rel, size_t *len)
+char *tu_file_read(const char *path, size_t *len)
 {
-	char *path = tu_data_path(rel), *buf = NULL;
+	char *buf = NULL;
 	size_t cap = 0, n = 0, got;
 	FILE *f = fopen(path, "rb");
 
 	if (!f)
-		fail_msg("test input %s: %s (inputs live in tests/data; see its README.md)", path,
-			 strerror(errno));
+		return NULL;
 	do {
 		if (cap - n < 65536) {
 			cap = cap ? 2 * cap : 1u << 20;
@@ -366,11 +365,24 @@ char *tu_data_read(const char *rel, size_t *len)
 		got = fread(buf + n, 1, cap - n, f);
 		n += got;
 	} while (got > 0);
-	if (ferror(f))
-		fail_msg("test input %s: read error", path);
+	if (ferror(f)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
 	fclose(f);
-	free(path);
 	*len = n;
+	return buf;
+}
+
+char *tu_data_read(const char *rel, size_t *len)
+{
+	char *path = tu_data_path(rel), *buf = tu_file_read(path, len);
+
+	if (!buf)
+		fail_msg("test input %s: %s (inputs live in tests/data; see its README.md)", path,
+			 strerror(errno));
+	free(path);
 	return buf;
 }
 

@@ -65,6 +65,9 @@ char *tu_data_path(const char *rel);
  * and its length; a missing or unreadable file fails the test with a
  * message naming it, never a crash. */
 char *tu_data_read(const char *rel, size_t *len);
+/* The whole file at path, malloc'd, and its length; NULL if it cannot be
+ * read (errno says why). */
+char *tu_file_read(const char *path, size_t *len);
 
 /* fixture path: FIXTURE_DIR/name */
 char *tu_fixture(const char *name);
