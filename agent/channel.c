@@ -122,21 +122,32 @@ static void child_after_fork(void)
 	no_ring = 0;
 }
 
+/* The open descriptor the variable name gives, with its status; -1 if none.
+ * secure_getenv: a setuid program never writes to a descriptor its caller
+ * names (nor do the other variables reach it). */
+static int env_fd(const char *name, struct stat *sb)
+{
+	const char *v = secure_getenv(name);
+	char *end = NULL;
+	long fd = v && *v ? strtol(v, &end, 10) : -1;
+
+	if (fd < 0 || fd > INT_MAX || *end || fstat((int)fd, sb) < 0)
+		return -1;
+	return (int)fd;
+}
+
 /* The recorder's memory file, if it gave one: a sealed memfd of the size
  * the layout says (never a path, never a file of the program's). */
 static struct dp_ring_header *map_rings(void)
 {
-	const char *v = secure_getenv(DP_AGENT_RING_ENV);
-	char *end = NULL;
-	long fd = v && *v ? strtol(v, &end, 10) : -1;
 	struct stat sb;
+	int fd = env_fd(DP_AGENT_RING_ENV, &sb);
 	struct dp_ring_header *h;
 
-	if (fd < 0 || fd > INT_MAX || *end || fstat((int)fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-	    sb.st_size != (off_t)DP_RING_FILE_BYTES ||
-	    !(fcntl((int)fd, F_GET_SEALS) & F_SEAL_SHRINK))
+	if (fd < 0 || !S_ISREG(sb.st_mode) || sb.st_size != (off_t)DP_RING_FILE_BYTES ||
+	    !(fcntl(fd, F_GET_SEALS) & F_SEAL_SHRINK))
 		return NULL;
-	h = own_mmap(NULL, DP_RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	h = own_mmap(NULL, DP_RING_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED)
 		return NULL;
 	if (h->magic != DP_RING_MAGIC || h->nslots != DP_RING_SLOTS ||
@@ -150,19 +161,12 @@ static struct dp_ring_header *map_rings(void)
 int dp_chan_fd(void)
 {
 	if (chan_fd == -2) {
-		/* secure_getenv: a setuid program never writes to a descriptor
-		 * its caller names (nor do the variables below reach it) */
-		const char *v = secure_getenv(DP_AGENT_FD_ENV);
-		char *end = NULL;
-		long fd = v && *v ? strtol(v, &end, 10) : -1;
 		struct stat sb;
+		int fd = env_fd(DP_AGENT_FD_ENV, &sb);
 
 		/* only a pipe handed to us by dataprof: never a path, never a file */
-		if (fd < 0 || fd > INT_MAX || *end || fstat((int)fd, &sb) < 0 ||
-		    !S_ISFIFO(sb.st_mode))
-			fd = -1;
-		chan_fd = (int)fd;
-		if (fd >= 0) {
+		chan_fd = fd >= 0 && S_ISFIFO(sb.st_mode) ? fd : -1;
+		if (chan_fd >= 0) {
 			chan_dev = sb.st_dev;
 			chan_ino = sb.st_ino;
 			rings = map_rings();

@@ -35,23 +35,30 @@ dp_clock_pair dp_clock_take_pair(void)
 	return best;
 }
 
+void dp_clock_source(char *cs, size_t len)
+{
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+
+	cs[0] = 0;
+	if (f) {
+		if (!fgets(cs, (int)len, f))
+			cs[0] = 0;
+		fclose(f);
+	}
+	cs[strcspn(cs, "\n")] = 0;
+}
+
 static bool tsc_is_the_clock(void)
 {
 	const char *env = secure_getenv("DATAPROF_MARKER_CLOCK");
-	char cs[32] = "";
-	FILE *f;
+	char cs[32];
 
 	if (!DP_HAVE_TSC || (env && !strcmp(env, "monotonic")))
 		return false;
 	if (env && !strcmp(env, "tsc"))
 		return true;
-	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-	if (f) {
-		if (!fgets(cs, sizeof(cs), f))
-			cs[0] = 0;
-		fclose(f);
-	}
-	return !strcmp(cs, "tsc\n");
+	dp_clock_source(cs, sizeof(cs));
+	return !strcmp(cs, "tsc");
 }
 
 bool dp_clock_uses_ticks(void)

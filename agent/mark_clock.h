@@ -8,6 +8,7 @@
 #define DP_MARK_CLOCK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -52,6 +53,8 @@ typedef struct dp_clock_line {
 	uint64_t whole, frac;
 } dp_clock_line;
 
+/* The kernel's clocksource ("tsc", "kvm-clock"...; "" if unreadable). */
+void dp_clock_source(char *cs, size_t len);
 /* Whether marks read ticks (true) or CLOCK_MONOTONIC; decided once.
  * DATAPROF_MARKER_CLOCK=monotonic|tsc overrides. */
 bool dp_clock_uses_ticks(void);

@@ -1,8 +1,8 @@
 /* The heap records' codec, inside PACKED records of DP_PACK_HEAP_CODEC and
  * DP_PACK_HEAP_CODEC2 (format.h): ALLOC and FREE records rewritten as
  * varints of their differences from the record before, call chains seen
- * before in the chunk by their place (codec 2), so that zstd has a tenth
- * of the bytes to look at (its time grows with them) and finds more repeats.
+ * before in the chunk by their place (codec 2): a tenth of the bytes, which
+ * zstd then packs smaller and sooner than the records themselves.
  * Lossless: decoding gives back the very records. State starts afresh in
  * each chunk, so every PACKED record decodes alone. */
 #ifndef DP_HEAP_CODEC_H

@@ -135,6 +135,17 @@ static void to_ns(dp_agent_sink *s, struct dp_rec_header *h)
 	h->misc &= (uint16_t)~DP_AGENT_TICKS;
 }
 
+/* Malformed data from the target: its records from here on are dropped,
+ * said once in the profile. */
+static void set_broken(dp_agent_sink *s, dp_writer *w)
+{
+	if (!s->broken)
+		dp_writer_add_warning(w, dp_now_ns(),
+				      "the agent channel sent malformed data; its records from "
+				      "here on were dropped");
+	s->broken = true;
+}
+
 /* The whole records at the start of b into the profile; what follows them
  * (a record's beginning) is left in b. */
 static void take(dp_agent_sink *s, dp_buf *b, dp_writer *w)
@@ -145,7 +156,7 @@ static void take(dp_agent_sink *s, dp_buf *b, dp_writer *w)
 		struct dp_rec_header *h = (void *)(b->p + off);
 
 		if (h->size < sizeof(*h) || (h->size & 7)) {
-			s->broken = true;
+			set_broken(s, w);
 			break;
 		}
 		if (b->len - off < h->size)
@@ -165,9 +176,6 @@ static void take(dp_agent_sink *s, dp_buf *b, dp_writer *w)
 		off += h->size;
 	}
 	if (s->broken) {
-		dp_writer_add_warning(w, dp_now_ns(),
-				      "the agent channel sent malformed data; its records from "
-				      "here on were dropped");
 		b->len = 0;
 		return;
 	}
@@ -223,10 +231,7 @@ static size_t drain_rings(dp_agent_sink *s, dp_writer *w)
 			continue;
 		head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
 		if (head - tail > DP_RING_SLOT_BYTES) {
-			s->broken = true;
-			dp_writer_add_warning(w, now,
-					      "the agent channel sent malformed data; its records "
-					      "from here on were dropped");
+			set_broken(s, w);
 			break;
 		}
 		n = (size_t)(head - tail);
@@ -244,12 +249,8 @@ static size_t drain_rings(dp_agent_sink *s, dp_writer *w)
 			s->ticks.fresh = false;
 			take(s, &s->ring_data, w);
 			/* a ring carries whole batches: a record cut at the head is malformed */
-			if (s->ring_data.len && !s->broken) {
-				s->broken = true;
-				dp_writer_add_warning(w, now,
-						      "the agent channel sent malformed data; its "
-						      "records from here on were dropped");
-			}
+			if (s->ring_data.len)
+				set_broken(s, w);
 			got += n;
 			s->ring_flowed = true;
 		}

@@ -1,7 +1,6 @@
 #include "agent_ticks.h"
 
 #include <sched.h>
-#include <stdio.h>
 #include <string.h>
 
 void dp_agent_ticks_start(dp_agent_ticks *t)
@@ -17,20 +16,6 @@ void dp_agent_ticks_update(dp_agent_ticks *t)
 	t->fresh = true;
 }
 
-/* The kernel's clocksource, without its newline ("" if unreadable). */
-static void clocksource(char *cs, size_t len)
-{
-	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-
-	cs[0] = 0;
-	if (f) {
-		if (!fgets(cs, (int)len, f))
-			cs[0] = 0;
-		fclose(f);
-	}
-	cs[strcspn(cs, "\n")] = 0;
-}
-
 bool dp_agent_ticks_probe(void)
 {
 	static const char *const on_tsc[] = {"kvm-clock", "hyperv_clocksource_tsc_page", "xen"};
@@ -42,7 +27,7 @@ bool dp_agent_ticks_probe(void)
 
 	if (!DP_HAVE_TSC)
 		return false;
-	clocksource(cs, sizeof(cs));
+	dp_clock_source(cs, sizeof(cs));
 	if (!strcmp(cs, "tsc"))
 		return true; /* the target decides so itself (mark_clock.c) */
 	for (size_t i = 0; i < sizeof(on_tsc) / sizeof(on_tsc[0]); i++)
