@@ -2,7 +2,9 @@
 # dataprof report with --jobs 1 and with every CPU, against perf report
 # --sort sym, on the same perf.data file (dataprof reads it with -i), in one
 # run: samples/s (wall, best of RUNS; and per CPU second, which a shared
-# machine disturbs less) and peak RSS of each, and the ratios of wall times.
+# machine disturbs less) and peak RSS of each, and the ratios of wall times;
+# then dataprof view and annotate the same way (they have no peer here:
+# perf annotate disassembles with objdump per symbol, another job).
 #   bench/report_jobs.sh [BUILD_DIR] [RUNS] [SAMPLES...]
 # SAMPLES: the sizes to inflate the recording to (bench/inflate_perf.py);
 # default 1000000. dataprof does full attribution (the default view:
@@ -59,5 +61,13 @@ for n in "${sizes[@]}"; do
 	awk -v w1="$w1" -v wn="$wn" -v wp="$wp" -v n="$ncpu" 'BEGIN {
 		printf "  --jobs %d / --jobs 1: %.2fx; dataprof --jobs 1 / perf: %.2fx; --jobs %d / perf: %.2fx\n",
 			n, w1 / wn, wp / w1, n, wp / wn }'
+	for cmd in "view -o /dev/null" annotate; do
+		read -r w1 c1 m1 < <(measure "$dataprof" $cmd -i "$f" --jobs 1)
+		read -r wn cn mn < <(measure "$dataprof" $cmd -i "$f" --jobs "$ncpu")
+		row "dataprof ${cmd%% *} --jobs 1" "$w1" "$c1" "$m1"
+		row "dataprof ${cmd%% *} --jobs $ncpu" "$wn" "$cn" "$mn"
+		awk -v w1="$w1" -v wn="$wn" -v n="$ncpu" 'BEGIN {
+			printf "  --jobs %d / --jobs 1: %.2fx\n", n, w1 / wn }'
+	done
 	rm -f "$f"
 done

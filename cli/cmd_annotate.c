@@ -28,6 +28,8 @@ static void usage(FILE *f)
 	    "      --prefix-strip N  drop N leading components of the compiled paths\n"
 	    "  -M, --syntax SYNTAX   att (default) or intel\n"
 	    "      --json            JSON (schema dataprof-annotate/1, docs/annotate-cmd.md)\n"
+	    "  -j, --jobs N          read the profile in N threads (default: the CPUs\n"
+	    "                        this process may use); the listing does not depend on N\n"
 	    "@symfs\n"
 	    "@help\n");
 }
@@ -45,6 +47,7 @@ int cmd_annotate(int argc, char **argv)
 	    {"syntax", required_argument, 0, 'M'},
 	    CLI_OPT_JSON,
 	    CLI_OPT_SYMFS,
+	    CLI_OPT_JOBS,
 	    CLI_OPT_HELP,
 	    {0, 0, 0, 0},
 	};
@@ -60,7 +63,7 @@ int cmd_annotate(int argc, char **argv)
 	cli_common_init(&co, "annotate", usage);
 	co.top_per_level = true; /* -n N,R: functions, ranges */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:w:n:M:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:w:n:M:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'O':
 			o.object = optarg;
@@ -96,6 +99,7 @@ int cmd_annotate(int argc, char **argv)
 	o.top = co.top[0];
 	o.top_ranges = co.top[1];
 	o.json = co.format == CLI_FMT_JSON;
+	o.jobs = co.jobs;
 	/* one word after the options: what to annotate (the profile is -i) */
 	if (optind < argc) {
 		o.pattern = argv[optind++];

@@ -27,6 +27,8 @@ static void usage(FILE *f)
 	    "                        context switches, those the profile has)\n"
 	    "      --cpus            a lane per CPU too\n"
 	    "      --buckets N       time buckets over the samples' span (default 4096)\n"
+	    "  -j, --jobs N          read the profile in N threads (default: the CPUs\n"
+	    "                        this process may use); the page does not depend on N\n"
 	    "@where\n"
 	    "@time\n"
 	    "@symfs\n"
@@ -53,29 +55,64 @@ static char *default_output(const char *input)
 
 /* One report pass feeds the page's model and the annotate pane's data:
  * the pane's numbers are then those of dataprof annotate on the same
- * samples. */
+ * samples. The pass reads in parts (report.h: part_new), each with its own
+ * model and pane; part 0's are the command's, the others are merged into
+ * them. */
 typedef struct view_ctx {
 	dp_view_model *m;
 	dp_view_annot *annot;
+	const dp_view_opts *vo;
+	size_t annotate_top;
+	const char *source_dir;
+	unsigned prefix_strip;
 } view_ctx;
 
-static void view_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
+static void *view_part_new(void *ctx, unsigned index, const dp_report_result *part)
 {
-	view_ctx *vc = ctx;
+	view_ctx *vc = ctx, *pt = vc;
 
-	dp_view_model_row(vc->m, attrs, row);
-	if (vc->annot)
-		dp_view_annot_row(vc->annot, row, dp_view_model_bucket_ns(vc->m));
+	if (index) {
+		pt = dp_calloc(1, sizeof(*pt));
+		*pt = *vc;
+		pt->m = dp_view_model_new(vc->vo);
+		if (vc->annot)
+			pt->annot =
+			    dp_view_annot_new(vc->annotate_top, vc->source_dir, vc->prefix_strip);
+	}
+	if (pt->annot)
+		dp_view_annot_start(pt->annot, part);
+	return pt;
 }
 
-static int view_start(void *ctx, dp_report_result *res, dp_error *err)
+static void view_part_row(void *state, dp_attr_ctx *attrs, dp_row *row)
 {
-	view_ctx *vc = ctx;
+	view_ctx *pt = state;
 
-	(void)err;
-	if (vc->annot)
-		dp_view_annot_start(vc->annot, res);
-	return 0;
+	dp_view_model_row(pt->m, attrs, row);
+	if (pt->annot)
+		dp_view_annot_row(pt->annot, row, dp_view_model_bucket_ns(pt->m));
+}
+
+static void view_part_merge(void *ctx, void *dst, const dp_report_result *dst_part, void *src,
+			    const dp_report_result *src_part)
+{
+	view_ctx *a = dst, *b = src;
+
+	(void)ctx;
+	dp_view_model_merge(a->m, b->m);
+	if (a->annot)
+		dp_view_annot_merge(a->annot, dst_part, b->annot, src_part);
+}
+
+static void view_part_free(void *ctx, void *state)
+{
+	view_ctx *pt = state;
+
+	if (pt == ctx)
+		return; /* part 0's: the command's */
+	dp_view_model_free(pt->m);
+	dp_view_annot_free(pt->annot);
+	free(pt);
 }
 
 int cmd_view(int argc, char **argv)
@@ -89,6 +126,7 @@ int cmd_view(int argc, char **argv)
 	    CLI_OPT_WHERE,
 	    CLI_OPT_TIME,
 	    CLI_OPT_SYMFS,
+	    CLI_OPT_JOBS,
 	    {"annotate-top", required_argument, 0, 'A'},
 	    {"source-dir", required_argument, 0, 'D'},
 	    {"prefix-strip", required_argument, 0, 'P'},
@@ -113,7 +151,7 @@ int cmd_view(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	cli_common_init(&co, "view", usage);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:w:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -164,11 +202,16 @@ int cmd_view(int argc, char **argv)
 	o.progress = dp_stderr_is_tty();
 	m = dp_view_model_new(&vo);
 	vc.m = m;
+	vc.vo = &vo;
+	vc.annotate_top = (size_t)annotate_top;
+	vc.source_dir = source_dir;
+	vc.prefix_strip = (unsigned)prefix_strip;
 	if (annotate_top)
-		vc.annot =
-		    dp_view_annot_new((size_t)annotate_top, source_dir, (unsigned)prefix_strip);
-	o.on_row = view_row;
-	o.on_start = view_start;
+		vc.annot = dp_view_annot_new(vc.annotate_top, source_dir, vc.prefix_strip);
+	o.part_new = view_part_new;
+	o.part_row = view_part_row;
+	o.part_merge = view_part_merge;
+	o.part_free = view_part_free;
 	o.on_row_ctx = &vc;
 	if (dp_report_build(&o, &res, &err) < 0) {
 		cli_error("%s", err.msg);

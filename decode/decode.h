@@ -92,6 +92,10 @@ dp_maps *dp_decoder_maps(dp_decoder *d);
 /* The binary behind any file mapping (code or data), with its bias set in
  * the map; NULL if it cannot be opened or the mapping is not a file. */
 dp_image *dp_decoder_map_image(dp_decoder *d, dp_map *m);
+/* d's image of the binary another decoder of the same profile opened as
+ * other (a parallel report's part: image ids differ between decoders); NULL
+ * when d cannot open it. */
+dp_image *dp_decoder_image_like(dp_decoder *d, const dp_image *other);
 /* The decoded instructions of the function of im holding vaddr (an ELF
  * virtual address), built once and kept with the image; NULL where no
  * function is known there. */

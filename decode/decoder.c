@@ -189,30 +189,30 @@ void dp_decoder_free(dp_decoder *d)
 	free(d);
 }
 
-/* The image of a mapping, opened once per (path, build-id). */
-static image_slot *image_of(dp_decoder *d, dp_map *m)
+/* The image of a binary, opened once per (path, build-id). */
+static image_slot *image_named(dp_decoder *d, const char *path, const uint8_t *build_id,
+			       uint8_t build_id_size)
 {
-	uint64_t h = dp_hash_bytes(m->name, strlen(m->name), m->build_id_size) ^
-		     dp_hash_bytes(m->build_id, m->build_id_size, 7);
+	uint64_t h = dp_hash_bytes(path, strlen(path), build_id_size) ^
+		     dp_hash_bytes(build_id, build_id_size, 7);
 	uint64_t v;
 
 	for (;; h++) {
 		if (!dp_hashmap_get(&d->image_index, h, &v))
 			break;
 		image_slot *s = &d->images.v[v];
-		if (!strcmp(s->path, m->name) && s->build_id_size == m->build_id_size &&
-		    !memcmp(s->build_id, m->build_id, m->build_id_size))
+		if (!strcmp(s->path, path) && s->build_id_size == build_id_size &&
+		    !memcmp(s->build_id, build_id, build_id_size))
 			return s;
 	}
 	image_slot s;
 	dp_error err = {{0}};
 
 	memset(&s, 0, sizeof(s));
-	s.path = dp_strdup(m->name);
-	s.build_id_size = m->build_id_size;
-	memcpy(s.build_id, m->build_id, sizeof(s.build_id));
-	s.image = dp_image_open(m->name, m->build_id, m->build_id_size, &d->iopts,
-				&s.problem.reason, &err);
+	s.path = dp_strdup(path);
+	s.build_id_size = build_id_size;
+	memcpy(s.build_id, build_id, build_id_size);
+	s.image = dp_image_open(path, build_id, build_id_size, &d->iopts, &s.problem.reason, &err);
 	if (s.image)
 		s.image->id = (int)d->images.n;
 	else
@@ -220,6 +220,26 @@ static image_slot *image_of(dp_decoder *d, dp_map *m)
 	dp_vec_push(&d->images, s);
 	dp_hashmap_put(&d->image_index, h, d->images.n - 1);
 	return &d->images.v[d->images.n - 1];
+}
+
+static image_slot *image_of(dp_decoder *d, dp_map *m)
+{
+	return image_named(d, m->name, m->build_id, m->build_id_size);
+}
+
+dp_image *dp_decoder_image_like(dp_decoder *d, const dp_image *other)
+{
+	/* slots are keyed by the build-id recorded, which may be none: the one
+	 * the file has tells them apart (a few binaries: a linear search) */
+	for (size_t i = 0; i < d->images.n; i++) {
+		const dp_image *im = d->images.v[i].image;
+
+		if (im && !strcmp(im->path, other->path) &&
+		    im->build_id_size == other->build_id_size &&
+		    !memcmp(im->build_id, other->build_id, im->build_id_size))
+			return (dp_image *)im;
+	}
+	return image_named(d, other->path, other->build_id, other->build_id_size)->image;
 }
 
 static bool is_file_mapping(const dp_map *m)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t func_index(dp_srcview *v, const dp_decoded *x)
+static uint32_t func_index(dp_srcview *v, const dp_decoded *x, uint64_t seq)
 {
 	uint64_t k = dp_sv_key(x->image, x->table->start), i;
 	dp_sv_func f;
@@ -17,12 +17,13 @@ static uint32_t func_index(dp_srcview *v, const dp_decoded *x)
 	memset(&f, 0, sizeof(f));
 	f.im = x->image;
 	f.t = x->table;
+	f.first = seq;
 	dp_vec_push(&v->funcs, f);
 	dp_hashmap_put(&v->func_of, k, v->funcs.n - 1);
 	return (uint32_t)(v->funcs.n - 1);
 }
 
-static dp_sv_insn *insn_of(dp_srcview *v, const dp_decoded *x, uint64_t vaddr)
+static dp_sv_insn *insn_of(dp_srcview *v, const dp_decoded *x, uint64_t vaddr, uint64_t seq)
 {
 	uint64_t k = dp_sv_key(x->image, vaddr), i;
 	dp_sv_insn in;
@@ -31,35 +32,11 @@ static dp_sv_insn *insn_of(dp_srcview *v, const dp_decoded *x, uint64_t vaddr)
 		return &v->insns.v[i];
 	memset(&in, 0, sizeof(in));
 	in.vaddr = vaddr;
-	in.func = func_index(v, x);
+	in.first = seq;
+	in.func = func_index(v, x, seq);
 	dp_vec_push(&v->insns, in);
 	dp_hashmap_put(&v->insn_of, k, v->insns.n - 1);
 	return &v->insns.v[v->insns.n - 1];
-}
-
-static void add_access(dp_sv_insn *in, uint32_t object, uint32_t member)
-{
-	for (int i = 0; i < in->naccess; i++)
-		if (in->access[i].object == object && in->access[i].member == member) {
-			in->access[i].samples++;
-			return;
-		}
-	if (in->naccess == DP_SV_MAX_ACCESS) {
-		in->access_other++;
-		return;
-	}
-	in->access[in->naccess++] = (dp_sv_access){object, member, 1};
-}
-
-static void add_level(dp_sv_insn *in, uint32_t level)
-{
-	for (int i = 0; i < in->nlevels; i++)
-		if (in->levels[i].level == level) {
-			in->levels[i].samples++;
-			return;
-		}
-	if (in->nlevels < DP_SV_MAX_LEVELS)
-		in->levels[in->nlevels++] = (dp_sv_level){level, 1};
 }
 
 long dp_srcview_row(dp_srcview *v, const dp_row *row)
@@ -69,6 +46,7 @@ long dp_srcview_row(dp_srcview *v, const dp_row *row)
 	uint64_t period = row->s->period ? row->s->period : 1;
 	dp_sv_insn *in;
 	dp_sv_func *f;
+	uint32_t i;
 
 	v->samples++;
 	v->period += period;
@@ -82,15 +60,11 @@ long dp_srcview_row(dp_srcview *v, const dp_row *row)
 	}
 	/* the causing instruction, or the IP when there is none: the line
 	 * report gives the sample is the same instruction's */
-	in = insn_of(v, x, x->insn_vaddr ? x->insn_vaddr : x->ip_vaddr);
+	in = insn_of(v, x, x->insn_vaddr ? x->insn_vaddr : x->ip_vaddr, row->seq);
 	in->samples++;
 	in->period += period;
 	if (x->verdict < DP_V_COUNT)
 		in->verdicts[x->verdict]++;
-	if (a->object)
-		add_access(in, a->object, a->member);
-	if (row->level)
-		add_level(in, row->level);
 	if (row->s->weight) {
 		in->weight += row->s->weight;
 		in->nweight++;
@@ -98,27 +72,55 @@ long dp_srcview_row(dp_srcview *v, const dp_row *row)
 	f = &v->funcs.v[in->func];
 	f->samples++;
 	f->period += period;
-	if (!f->name)
+	if (!f->name && a->function) {
 		f->name = a->function;
-	return (long)(in - v->insns.v);
+		f->name_first = row->seq;
+	}
+	i = (uint32_t)(in - v->insns.v);
+	if (a->object)
+		dp_sv_pair_add(v, i, 0, a->object, a->member, row->seq, 1);
+	if (row->level)
+		dp_sv_pair_add(v, i, 1, row->level, 0, row->seq, 1);
+	return (long)i;
 }
 
-/* annotate reads the branch stacks through the report's decoder */
-static int on_start(void *ctx, dp_report_result *res, dp_error *err)
+/* The report reads in parts (report.h: part_new), each summed by a
+ * srcview of its own; part 0's is the caller's. Each reads the branch
+ * stacks through its part's decoder. */
+static void *part_new(void *ctx, unsigned index, const dp_report_result *part)
 {
-	dp_srcview *v = ctx;
+	dp_srcview *v = ctx, *pt = v;
 
-	(void)err;
-	v->dec = res->dec;
-	v->ev = res->ev;
-	v->nev = res->nev;
-	return 0;
+	if (index) {
+		pt = dp_calloc(1, sizeof(*pt));
+		dp_srcview_begin(v->o, pt);
+	}
+	pt->dec = part->dec;
+	pt->ev = part->ev;
+	pt->nev = part->nev;
+	return pt;
 }
 
-static void on_row(void *ctx, dp_attr_ctx *ac, dp_row *row)
+static void part_row(void *state, dp_attr_ctx *ac, dp_row *row)
 {
 	(void)ac;
-	dp_srcview_row(ctx, row);
+	dp_srcview_row(state, row);
+}
+
+static void part_merge(void *ctx, void *dst, const dp_report_result *dst_part, void *src,
+		       const dp_report_result *src_part)
+{
+	(void)ctx;
+	dp_srcview_merge(dst, dst_part->dec, dp_annotator_strings_mut(dst_part->ann), src,
+			 dp_annotator_strings(src_part->ann), NULL);
+}
+
+static void part_free(void *ctx, void *state)
+{
+	if (state == ctx)
+		return;
+	dp_srcview_free(state);
+	free(state);
 }
 
 static int by_period(const void *pa, const void *pb, void *ctx)
@@ -213,12 +215,14 @@ void dp_srcview_begin(const dp_srcview_opts *o, dp_srcview *v)
 	dp_hashmap_init(&v->insn_of, 4096);
 	dp_hashmap_init(&v->func_of, 256);
 	dp_hashmap_init(&v->range_of, 256);
+	dp_hashmap_init(&v->pair_of, 4096);
 }
 
 int dp_srcview_end(dp_srcview *v, dp_report_result *res, dp_error *err)
 {
 	v->ann = res->ann;
 	v->strs = dp_annotator_strings_mut(res->ann);
+	dp_sv_order(v);
 	if (pick(v, err) < 0)
 		return -1;
 	dp_sv_ranges_finish(v);
@@ -240,8 +244,11 @@ int dp_srcview_build(const dp_srcview_opts *o, dp_srcview *v, dp_error *err)
 	ro.levels[0].attrs[0].id = DP_A_EVENT;
 	ro.levels[0].nattrs = 1;
 	ro.nlevels = 1;
-	ro.on_row = on_row;
-	ro.on_start = on_start;
+	ro.jobs = o->jobs;
+	ro.part_new = part_new;
+	ro.part_row = part_row;
+	ro.part_merge = part_merge;
+	ro.part_free = part_free;
 	ro.on_row_ctx = v;
 	/* --object is a --where on the object: what is shown is what touched it */
 	if (o->object)
@@ -267,4 +274,7 @@ void dp_srcview_free(dp_srcview *v)
 	dp_hashmap_free(&v->func_of);
 	dp_vec_free(&v->ranges);
 	dp_hashmap_free(&v->range_of);
+	dp_vec_free(&v->pairs);
+	dp_hashmap_free(&v->pair_of);
+	dp_vec_free(&v->moved);
 }

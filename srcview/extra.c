@@ -19,7 +19,9 @@ static int by_samples(const void *pa, const void *pb)
 
 	if (a->samples != b->samples)
 		return a->samples > b->samples ? -1 : 1;
-	return a->key < b->key ? -1 : a->key > b->key; /* the same order every run */
+	if (a->key != b->key) /* the same order every run */
+		return a->key < b->key ? -1 : 1;
+	return a->func < b->func ? -1 : a->func > b->func;
 }
 
 static void show(dp_srcview *v, uint32_t fi)
@@ -28,6 +30,18 @@ static void show(dp_srcview *v, uint32_t fi)
 		if (v->shown.v[i] == fi)
 			return;
 	dp_vec_push(&v->shown, fi);
+}
+
+/* objects by samples, then by name: the same order however the strings
+ * were numbered (a parallel pass numbers them in another order) */
+static int by_object_samples(const void *pa, const void *pb, void *ctx)
+{
+	const hot *a = pa, *b = pb;
+	const dp_strtab *strs = ctx;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	return strcmp(dp_strtab_get(strs, (uint32_t)a->key), dp_strtab_get(strs, (uint32_t)b->key));
 }
 
 /* Per object, its samples and the function holding most of them. */
@@ -58,7 +72,7 @@ static void hottest_objects(dp_srcview *v, size_t k)
 		}
 	}
 	if (objs.n)
-		qsort(objs.v, objs.n, sizeof(hot), by_samples);
+		qsort_r(objs.v, objs.n, sizeof(hot), by_object_samples, v->strs);
 	if (pairs.n)
 		qsort(pairs.v, pairs.n, sizeof(hot), by_samples);
 	for (size_t o = 0; o < objs.n && o < k && objs.v[o].samples * 100 >= v->samples; o++)

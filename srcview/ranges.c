@@ -19,7 +19,7 @@ static uint64_t range_hash(const dp_image *im, uint64_t start, uint64_t end)
 	return h ^ (end + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2));
 }
 
-static void count(dp_srcview *v, dp_image *im, uint64_t start, uint64_t end)
+void dp_sv_range_add(dp_srcview *v, dp_image *im, uint64_t start, uint64_t end, uint64_t n)
 {
 	uint64_t h = range_hash(im, start, end), head;
 	uint32_t i = NONE;
@@ -29,14 +29,14 @@ static void count(dp_srcview *v, dp_image *im, uint64_t start, uint64_t end)
 		for (i = (uint32_t)head; i != NONE; i = v->ranges.v[i].next)
 			if (v->ranges.v[i].im == im && v->ranges.v[i].start == start &&
 			    v->ranges.v[i].end == end) {
-				v->ranges.v[i].count++;
+				v->ranges.v[i].count += n;
 				return;
 			}
 	memset(&r, 0, sizeof(r));
 	r.im = im;
 	r.start = start;
 	r.end = end;
-	r.count = 1;
+	r.count = n;
 	r.func = NONE;
 	r.next = dp_hashmap_get(&v->range_of, h, &head) ? (uint32_t)head : NONE;
 	dp_vec_push(&v->ranges, r);
@@ -89,7 +89,7 @@ void dp_sv_ranges_row(dp_srcview *v, const dp_row *row)
 			v->br.crossing++;
 			continue;
 		}
-		count(v, im, start - ms->bias, end - me->bias);
+		dp_sv_range_add(v, im, start - ms->bias, end - me->bias, 1);
 	}
 }
 

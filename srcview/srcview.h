@@ -29,9 +29,11 @@ typedef struct dp_sv_level {
 
 typedef struct dp_sv_insn {
 	uint64_t vaddr;
-	uint32_t func; /* index in dp_srcview.funcs */
+	uint64_t first; /* the seq of its first sample */
+	uint32_t func;	/* index in dp_srcview.funcs */
 	uint64_t samples, period, weight, nweight;
 	uint64_t verdicts[DP_V_COUNT];
+	/* the first pairs met, from pairs once the samples are read */
 	dp_sv_access access[DP_SV_MAX_ACCESS];
 	uint64_t access_other; /* samples on pairs beyond the kept ones */
 	uint8_t naccess, nlevels;
@@ -43,7 +45,16 @@ typedef struct dp_sv_func {
 	const dp_func_table *t;
 	uint32_t name;
 	uint64_t samples, period;
+	uint64_t first, name_first; /* the seq of its first sample, of its first named one */
 } dp_sv_func;
+
+/* Every (object, member) or memory level an instruction's samples named,
+ * with its first sample: what a part of a parallel pass needs to keep so
+ * that the merged instruction keeps the same first pairs as one pass. */
+typedef struct dp_sv_pair {
+	uint32_t insn, kind, a, b; /* kind 0: object a, member b; 1: level a */
+	uint64_t first, samples;
+} dp_sv_pair;
 
 /* A straight-line range of code run between two taken branches of a
  * sample's branch stack (LBR): from one branch's target up to the next
@@ -90,6 +101,7 @@ typedef struct dp_srcview_opts {
 	unsigned prefix_strip;
 	bool intel;
 	bool json;
+	unsigned jobs; /* --jobs: parts read in parallel (report.h); 0: the default */
 	FILE *out;
 } dp_srcview_opts;
 
@@ -101,6 +113,9 @@ typedef struct dp_srcview {
 	DP_VEC(dp_sv_insn) insns;
 	DP_VEC(dp_sv_func) funcs;
 	dp_hashmap insn_of, func_of;
+	DP_VEC(dp_sv_pair) pairs;
+	dp_hashmap pair_of;	/* hash of (insn, kind, a, b) -> index (collisions probe) */
+	DP_VEC(uint32_t) moved; /* after end: an instruction's index in the row pass -> now */
 	uint64_t samples, period;      /* all kept samples */
 	uint64_t outside, outside_per; /* kept samples in no function with code, or in dataprof's */
 	DP_VEC(uint32_t) shown;	       /* functions to show, hottest first */
@@ -154,6 +169,8 @@ void dp_sv_data_text(dp_srcview *v, const dp_sv_insn *in, dp_buf *b);
  * once the samples are read, each distinct range checked against its
  * function's instructions and given its function. */
 void dp_sv_ranges_row(dp_srcview *v, const dp_row *row);
+/* Counts n executions of the range [start, end] of im. */
+void dp_sv_range_add(dp_srcview *v, dp_image *im, uint64_t start, uint64_t end, uint64_t n);
 void dp_sv_ranges_finish(dp_srcview *v);
 /* The hottest ranges of function fi, hottest first: at most max of them
  * into out (indexes in ranges); returns how many the function has. */
@@ -175,6 +192,19 @@ static inline uint64_t dp_sv_key(const dp_image *im, uint64_t vaddr)
 	/* image ids are small; ELF virtual addresses stay below 2^48 */
 	return ((uint64_t)(uint32_t)im->id << 48) ^ vaddr;
 }
+
+/* Counts samples of a pair (dp_sv_pair) of instruction insn. */
+void dp_sv_pair_add(dp_srcview *v, uint32_t insn, uint32_t kind, uint32_t a, uint32_t b,
+		    uint64_t first, uint64_t samples);
+/* Adds what src (a part of the same profile, src_dec and src_strs its
+ * decoder's and annotator's) counted to dst (dst_dec, dst_strs its); each
+ * of src's instruction indexes -> dst's in *insn_map (malloc'd). */
+void dp_srcview_merge(dp_srcview *dst, dp_decoder *dst_dec, dp_strtab *dst_strs,
+		      const dp_srcview *src, const dp_strtab *src_strs, uint32_t **insn_map);
+/* Puts functions and instructions in the order of their first samples and
+ * gives each instruction its first pairs (dp_srcview_end does it; moved
+ * says where each instruction went). */
+void dp_sv_order(dp_srcview *v);
 
 /* Streams the profile and sums per instruction; picks the functions to
  * show. -1 with err set (an unknown function is an error). */

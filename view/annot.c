@@ -30,22 +30,26 @@ void dp_view_annot_free(dp_view_annot *a)
 	dp_srcview_listings_free(&a->v, a->ls);
 	dp_srcview_free(&a->v);
 	dp_vec_free(&a->combos);
+	dp_vec_free(&a->combo_seq);
 	dp_hashmap_free(&a->combo_of);
 	dp_vec_free(&a->cells);
 	dp_hashmap_free(&a->cell_of);
 	free(a);
 }
 
-static uint32_t combo_of(dp_view_annot *a, const dp_va_combo *c)
+static uint32_t combo_of(dp_view_annot *a, const dp_va_combo *c, uint64_t seq)
 {
 	uint64_t h = dp_hash_bytes(c, sizeof(*c), 0x616e6e6f), v;
 
 	while (dp_hashmap_get(&a->combo_of, h, &v)) {
-		if (!memcmp(&a->combos.v[v], c, sizeof(*c)))
+		if (!memcmp(&a->combos.v[v], c, sizeof(*c))) {
+			a->combo_seq.v[v] = DP_MIN(a->combo_seq.v[v], seq);
 			return (uint32_t)v;
+		}
 		h++;
 	}
 	dp_vec_push(&a->combos, *c);
+	dp_vec_push(&a->combo_seq, seq);
 	dp_hashmap_put(&a->combo_of, h, a->combos.n - 1);
 	return (uint32_t)(a->combos.n - 1);
 }
@@ -67,12 +71,11 @@ static void cell_add(dp_view_annot *a, const dp_va_cell *c)
 	dp_hashmap_put(&a->cell_of, key, a->cells.n - 1);
 }
 
-void dp_va_widen(dp_view_annot *a, unsigned shift)
+/* The cells anew in buckets of 1 << shift ns (shift >= a->shift). */
+static void rebucket(dp_view_annot *a, unsigned shift)
 {
 	DP_VEC(dp_va_cell) old = {0};
 
-	if (shift <= a->shift)
-		return;
 	old.v = a->cells.v, old.n = a->cells.n, old.cap = a->cells.cap;
 	memset(&a->cells, 0, sizeof(a->cells));
 	dp_hashmap_free(&a->cell_of);
@@ -85,6 +88,12 @@ void dp_va_widen(dp_view_annot *a, unsigned shift)
 	}
 	a->shift = shift;
 	dp_vec_free(&old);
+}
+
+void dp_va_widen(dp_view_annot *a, unsigned shift)
+{
+	if (shift > a->shift)
+		rebucket(a, shift);
 }
 
 void dp_view_annot_row(dp_view_annot *a, const dp_row *row, uint64_t bucket_ns)
@@ -103,7 +112,7 @@ void dp_view_annot_row(dp_view_annot *a, const dp_row *row, uint64_t bucket_ns)
 	c.level = row->level;
 	c.verdict = row->x->verdict < DP_V_COUNT ? row->x->verdict : DP_V_COUNT;
 	memset(&cell, 0, sizeof(cell));
-	cell.combo = combo_of(a, &c);
+	cell.combo = combo_of(a, &c, row->seq);
 	cell.bucket = (uint32_t)(row->time_rel >> a->shift);
 	cell.count = 1;
 	cell.period = row->s->period ? row->s->period : 1;
@@ -122,10 +131,101 @@ void dp_view_annot_start(dp_view_annot *a, const dp_report_result *res)
 	a->v.nev = res->nev;
 }
 
+/* dst's id of src's string id */
+static uint32_t same_string(dp_strtab *dst, const dp_strtab *src, uint32_t id)
+{
+	return id ? dp_strtab_intern(dst, dp_strtab_get(src, id)) : 0;
+}
+
+void dp_view_annot_merge(dp_view_annot *dst, const dp_report_result *dst_part, dp_view_annot *src,
+			 const dp_report_result *src_part)
+{
+	dp_strtab *ds = dp_annotator_strings_mut(dst_part->ann);
+	const dp_strtab *ss = dp_annotator_strings(src_part->ann);
+	uint32_t *imap;
+
+	dp_srcview_merge(&dst->v, dst_part->dec, ds, &src->v, ss, &imap);
+	dp_va_widen(dst, src->shift);
+	dp_va_widen(src, dst->shift);
+	uint32_t *cmap = dp_calloc(src->combos.n + 1, sizeof(uint32_t));
+
+	for (size_t i = 0; i < src->combos.n; i++) {
+		dp_va_combo c = src->combos.v[i];
+
+		cmap[i] = UINT32_MAX;
+		if (imap[c.insn] == UINT32_MAX)
+			continue; /* its binary: counted outside */
+		c.insn = imap[c.insn];
+		c.object = same_string(ds, ss, c.object);
+		c.member = same_string(ds, ss, c.member);
+		c.level = same_string(ds, ss, c.level);
+		cmap[i] = combo_of(dst, &c, src->combo_seq.v[i]);
+	}
+	for (size_t i = 0; i < src->cells.n; i++) {
+		dp_va_cell c = src->cells.v[i];
+
+		if (cmap[c.combo] == UINT32_MAX)
+			continue;
+		c.combo = cmap[c.combo];
+		cell_add(dst, &c);
+	}
+	free(cmap);
+	free(imap);
+}
+
+static int by_seq(const void *pa, const void *pb, void *ctx)
+{
+	const uint64_t *seq = ctx;
+	uint64_t a = seq[*(const uint32_t *)pa], b = seq[*(const uint32_t *)pb];
+
+	return a < b ? -1 : a > b;
+}
+
+/* The combinations in the order of their first samples, on the
+ * instructions as srcview ordered them (what one pass in file order
+ * makes). */
+static void order_combos(dp_view_annot *a)
+{
+	size_t n = a->combos.n;
+	uint32_t *order = dp_calloc(n + 1, sizeof(uint32_t));
+	uint32_t *where = dp_calloc(n + 1, sizeof(uint32_t));
+	dp_va_combo *old = dp_calloc(n + 1, sizeof(dp_va_combo));
+	uint64_t *seq = dp_calloc(n + 1, sizeof(uint64_t));
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	if (n > 1)
+		qsort_r(order, n, sizeof(uint32_t), by_seq, a->combo_seq.v);
+	if (n) {
+		memcpy(old, a->combos.v, n * sizeof(dp_va_combo));
+		memcpy(seq, a->combo_seq.v, n * sizeof(uint64_t));
+	}
+	dp_hashmap_free(&a->combo_of);
+	dp_hashmap_init(&a->combo_of, n + 16);
+	for (size_t i = 0; i < n; i++) {
+		dp_va_combo *c = &a->combos.v[i];
+
+		where[order[i]] = (uint32_t)i;
+		*c = old[order[i]];
+		c->insn = a->v.moved.v[c->insn];
+		a->combo_seq.v[i] = seq[order[i]];
+		dp_hashmap_put(&a->combo_of, dp_hash_bytes(c, sizeof(*c), 0x616e6e6f), i);
+	}
+	for (size_t i = 0; i < a->cells.n; i++)
+		a->cells.v[i].combo = where[a->cells.v[i].combo];
+	/* cells are found by combination: their index anew */
+	rebucket(a, a->shift);
+	free(order);
+	free(where);
+	free(old);
+	free(seq);
+}
+
 int dp_view_annot_finish(dp_view_annot *a, dp_report_result *res, dp_error *err)
 {
 	if (dp_srcview_end(&a->v, res, err) < 0)
 		return -1;
+	order_combos(a);
 	a->ls = dp_srcview_listings(&a->v, err);
 	return a->ls ? 0 : -1;
 }

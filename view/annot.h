@@ -21,6 +21,10 @@ void dp_view_annot_free(dp_view_annot *a);
 void dp_view_annot_row(dp_view_annot *a, const dp_row *row, uint64_t bucket_ns);
 /* Before the first row: the report's decoder, to read branch stacks. */
 void dp_view_annot_start(dp_view_annot *a, const dp_report_result *res);
+/* Adds src, a part of the same pass (its share of the samples; dst_part
+ * and src_part: their parts of the report), to dst. */
+void dp_view_annot_merge(dp_view_annot *dst, const dp_report_result *dst_part, dp_view_annot *src,
+			 const dp_report_result *src_part);
 /* After the report pass: picks the functions, disassembles them. */
 int dp_view_annot_finish(dp_view_annot *a, dp_report_result *res, dp_error *err);
 /* The "annotate" member of the page's data, its strings interned in strs;

@@ -25,6 +25,7 @@ struct dp_view_annot {
 	dp_srcview_opts o;
 	dp_srcview v;
 	DP_VEC(dp_va_combo) combos;
+	DP_VEC(uint64_t) combo_seq; /* a combination's first sample */
 	dp_hashmap combo_of; /* hash of the combo -> index (collisions probe the next) */
 	DP_VEC(dp_va_cell) cells;
 	dp_hashmap cell_of; /* combo << 24 | bucket -> index */

@@ -1,64 +1,12 @@
-#include "model.h"
+#include "model_int.h"
 #include "annot.h"
 #include "encode.h"
 #include "../report/context.h"
-#include "../report/series.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "hashmap.h"
-#include "strtab.h"
-
-/* The attributes a combination holds: what the lanes are coloured by and
- * the data view's object, member, line. */
-static const dp_attr_id combo_attrs[] = {
-    DP_A_EVENT, DP_A_OBJECT,  DP_A_MEMBER, DP_A_LINE,	DP_A_FUNCTION,
-    DP_A_LEVEL, DP_A_VERDICT, DP_A_SITE,   DP_A_REGION,
-};
-#define NATTRS DP_ARRAY_LEN(combo_attrs)
-
-/* Cell keys pack lane, bucket and combination into 64 bits. */
-#define LANE_BITS   20
-#define BUCKET_BITS 20
-#define COMBO_BITS  24
-
-typedef struct cell {
-	uint32_t lane, bucket, combo;
-	uint64_t count, period;
-} cell;
-
-typedef struct group {
-	uint32_t lane, bucket;
-	uint64_t count, toff; /* toff: the sum of the samples' times past the bucket's start */
-} group;
-
-typedef struct lane {
-	bool cpu;
-	uint32_t pid, tid, cpu_no, name;
-} lane;
-
-struct dp_view_model {
-	dp_view_opts o;
-	dp_attr attrs[NATTRS];
-	dp_strtab strs;		     /* the page's strings */
-	DP_VEC(uint32_t) combo_strs; /* NATTRS string ids a combination */
-	DP_VEC(uint64_t) combo_keys; /* NATTRS attribute keys a combination */
-	dp_hashmap combo_index;	     /* hash of the keys -> combination */
-	DP_VEC(lane) lanes;
-	dp_hashmap lane_index; /* pid << 32 | tid, or 1 << 63 | cpu -> lane */
-	DP_VEC(cell) cells;
-	dp_hashmap cell_index;
-	DP_VEC(group) groups;
-	dp_hashmap group_index;
-	unsigned shift; /* buckets are 1 << shift ns */
-	uint64_t samples, first, last;
-	dp_report_result *res;
-	dp_series_set ss; /* after finish */
-	dp_view_annot *annot;
-};
 
 dp_view_model *dp_view_model_new(const dp_view_opts *o)
 {
@@ -74,7 +22,7 @@ dp_view_model *dp_view_model_new(const dp_view_opts *o)
 	if (!m->o.max_points)
 		m->o.max_points = 4000;
 	for (size_t i = 0; i < NATTRS; i++)
-		m->attrs[i].id = combo_attrs[i];
+		m->attrs[i].id = dp_vm_attrs[i];
 	dp_strtab_init(&m->strs);
 	dp_hashmap_init(&m->combo_index, 256);
 	dp_hashmap_init(&m->lane_index, 16);
@@ -92,6 +40,7 @@ void dp_view_model_free(dp_view_model *m)
 	dp_strtab_free(&m->strs);
 	dp_vec_free(&m->combo_strs);
 	dp_vec_free(&m->combo_keys);
+	dp_vec_free(&m->combo_seq);
 	dp_hashmap_free(&m->combo_index);
 	dp_vec_free(&m->lanes);
 	dp_hashmap_free(&m->lane_index);
@@ -147,12 +96,13 @@ static uint32_t combo_of(dp_view_model *m, dp_attr_ctx *attrs, dp_row *row)
 		dp_vec_push(&m->combo_strs, id);
 		dp_vec_push(&m->combo_keys, keys[i]);
 	}
+	dp_vec_push(&m->combo_seq, row->seq);
 	dp_hashmap_put(&m->combo_index, h, v);
 	return (uint32_t)v;
 }
 
-static uint32_t lane_of(dp_view_model *m, bool cpu, uint32_t pid, uint32_t tid, uint32_t cpu_no,
-			const char *name)
+uint32_t dp_vm_lane_of(dp_view_model *m, bool cpu, uint32_t pid, uint32_t tid, uint32_t cpu_no,
+		       const char *name, uint64_t seq)
 {
 	uint64_t key = cpu ? 1ull << 63 | cpu_no : (uint64_t)pid << 32 | tid, v;
 	char buf[64];
@@ -165,7 +115,7 @@ static uint32_t lane_of(dp_view_model *m, bool cpu, uint32_t pid, uint32_t tid, 
 		snprintf(buf, sizeof(buf), "CPU %u", cpu_no);
 		name = buf;
 	}
-	lane l = {cpu, pid, tid, cpu_no, dp_strtab_intern(&m->strs, name ? name : "?")};
+	lane l = {cpu, pid, tid, cpu_no, dp_strtab_intern(&m->strs, name ? name : "?"), seq};
 	dp_vec_push(&m->lanes, l);
 	v = m->lanes.n - 1;
 	dp_hashmap_put(&m->lane_index, key, v);
@@ -178,8 +128,8 @@ static inline uint64_t cell_key(uint32_t lane_no, uint32_t bucket, uint32_t comb
 	       combo;
 }
 
-static void cell_add(dp_view_model *m, uint32_t lane_no, uint32_t bucket, uint32_t combo,
-		     uint64_t count, uint64_t period)
+void dp_vm_cell_add(dp_view_model *m, uint32_t lane_no, uint32_t bucket, uint32_t combo,
+		    uint64_t count, uint64_t period)
 {
 	uint64_t key = cell_key(lane_no, bucket, combo), v;
 
@@ -193,8 +143,8 @@ static void cell_add(dp_view_model *m, uint32_t lane_no, uint32_t bucket, uint32
 	dp_hashmap_put(&m->cell_index, key, m->cells.n - 1);
 }
 
-static void group_add(dp_view_model *m, uint32_t lane_no, uint32_t bucket, uint64_t count,
-		      uint64_t toff)
+void dp_vm_group_add(dp_view_model *m, uint32_t lane_no, uint32_t bucket, uint64_t count,
+		     uint64_t toff)
 {
 	uint64_t key = (uint64_t)lane_no << 32 | bucket, v;
 
@@ -208,8 +158,7 @@ static void group_add(dp_view_model *m, uint32_t lane_no, uint32_t bucket, uint6
 	dp_hashmap_put(&m->group_index, key, m->groups.n - 1);
 }
 
-/* Doubles the bucket width: bucket b goes into b / 2. */
-static void widen(dp_view_model *m)
+void dp_vm_widen(dp_view_model *m)
 {
 	DP_VEC(cell) cells = {0};
 	DP_VEC(group) groups = {0};
@@ -226,12 +175,12 @@ static void widen(dp_view_model *m)
 	m->shift++;
 	for (size_t i = 0; i < cells.n; i++) {
 		const cell *c = &cells.v[i];
-		cell_add(m, c->lane, c->bucket / 2, c->combo, c->count, c->period);
+		dp_vm_cell_add(m, c->lane, c->bucket / 2, c->combo, c->count, c->period);
 	}
 	for (size_t i = 0; i < groups.n; i++) {
 		const group *g = &groups.v[i];
-		group_add(m, g->lane, g->bucket / 2, g->count,
-			  g->toff + (g->bucket & 1 ? g->count * old_w : 0));
+		dp_vm_group_add(m, g->lane, g->bucket / 2, g->count,
+				g->toff + (g->bucket & 1 ? g->count * old_w : 0));
 	}
 	dp_vec_free(&cells);
 	dp_vec_free(&groups);
@@ -248,19 +197,21 @@ void dp_view_model_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 	dp_attr thread = {DP_A_THREAD, 0};
 
 	while ((t >> m->shift) >= m->o.max_buckets)
-		widen(m);
+		dp_vm_widen(m);
 	bucket = (uint32_t)(t >> m->shift);
 	combo = combo_of(m, attrs, row);
 	/* the thread's name is looked up only for a thread not seen before */
 	if (!dp_hashmap_get(&m->lane_index, (uint64_t)s->pid << 32 | s->tid, &v))
-		v = lane_of(m, false, s->pid, s->tid, 0,
-			    dp_attr_format(attrs, &thread, dp_attr_key(attrs, row, &thread), buf,
-					   sizeof(buf)));
+		v = dp_vm_lane_of(m, false, s->pid, s->tid, 0,
+				  dp_attr_format(attrs, &thread, dp_attr_key(attrs, row, &thread),
+						 buf, sizeof(buf)),
+				  row->seq);
 	tl = (uint32_t)v;
-	cell_add(m, tl, bucket, combo, 1, period);
-	group_add(m, tl, bucket, 1, t - ((uint64_t)bucket << m->shift));
+	dp_vm_cell_add(m, tl, bucket, combo, 1, period);
+	dp_vm_group_add(m, tl, bucket, 1, t - ((uint64_t)bucket << m->shift));
 	if (m->o.cpu_lanes)
-		cell_add(m, lane_of(m, true, 0, 0, s->cpu, NULL), bucket, combo, 1, period);
+		dp_vm_cell_add(m, dp_vm_lane_of(m, true, 0, 0, s->cpu, NULL, row->seq), bucket,
+			       combo, 1, period);
 	m->samples++;
 	if (t < m->first)
 		m->first = t;
@@ -273,14 +224,15 @@ int dp_view_model_finish(dp_view_model *m, dp_report_result *res, dp_error *err)
 	const dp_marks *mk = dp_report_ctx_marks(dp_row_ctx_marks(res->rows));
 
 	m->res = res;
+	dp_view_model_order(m);
 	while (m->cells.n > m->o.max_cells && m->shift < 62)
-		widen(m);
+		dp_vm_widen(m);
 	/* threads that marked but had no sample kept still get a lane */
 	for (size_t i = 0; i < mk->v.n; i++) {
 		char buf[32];
 
 		snprintf(buf, sizeof(buf), "tid %u", mk->v.v[i].tid);
-		lane_of(m, false, mk->v.v[i].pid, mk->v.v[i].tid, 0, buf);
+		dp_vm_lane_of(m, false, mk->v.v[i].pid, mk->v.v[i].tid, 0, buf, UINT64_MAX);
 	}
 	return dp_series_build(res, m->o.counters, DP_SERIES_DEFAULT, m->o.max_points, &m->ss, err);
 }
@@ -458,7 +410,7 @@ static void write_combos(dp_view_model *m, FILE *f)
 
 	fputs("\"attrs\":[", f);
 	for (size_t i = 0; i < NATTRS; i++)
-		fprintf(f, "%s\"%s\"", i ? "," : "", dp_attr_name(combo_attrs[i]));
+		fprintf(f, "%s\"%s\"", i ? "," : "", dp_attr_name(dp_vm_attrs[i]));
 	fprintf(f, "],\n\"ncombos\":%zu,\"combos\":[", n);
 	/* one column per attribute */
 	for (size_t a = 0; a < NATTRS; a++) {

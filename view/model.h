@@ -34,6 +34,8 @@ dp_view_model *dp_view_model_new(const dp_view_opts *o);
 void dp_view_model_free(dp_view_model *m);
 /* The report's on_row hook: ctx is the model. */
 void dp_view_model_row(void *ctx, dp_attr_ctx *attrs, dp_row *row);
+/* Adds src, a part of the same pass (its share of the samples), to dst. */
+void dp_view_model_merge(dp_view_model *dst, dp_view_model *src);
 /* After dp_report_build: counters, marks, the final bucket width. res must
  * live until the model is written. */
 int dp_view_model_finish(dp_view_model *m, dp_report_result *res, dp_error *err);

@@ -417,6 +417,68 @@ static void test_ranges_truth(void **state)
 	free(prof);
 }
 
+/* annotate and view --jobs: the ranges counted in parts add up to those of
+ * one pass, the same listing and page byte for byte. 80 rounds of three
+ * kinds of stacks in turn (5,280 samples): each of 4 parts takes chunks of
+ * 1024 (report/part.c) with all three kinds in each. */
+static void test_ranges_any_jobs(void **state)
+{
+	char *bin = tu_fixture("loops_O0"), *prof = tu_path("loops_jobs.dprof");
+	static const char *const cmds[] = {"annotate -n 5,10", "annotate --json", "view -o -"};
+	insn_vec so = {0}, cb = {0};
+	const insn *ea, *eb;
+	struct perf_branch_entry br[8];
+	writer pw;
+
+	(void)state;
+	disassemble(bin, "sum_odd", &so);
+	disassemble(bin, "count_bits", &cb);
+	ea = back_edge(&so);
+	eb = back_edge(&cb);
+	open_profile(&pw, prof, bin);
+	for (int round = 0; round < 80; round++) {
+		for (int k = 0; k < 30; k++) {
+			for (int i = 0; i < 8; i++)
+				br[i] = edge(ea->addr, ea->target);
+			sample(&pw, ea->addr, br, 8);
+		}
+		for (int k = 0; k < 20; k++) {
+			for (int i = 0; i < 4; i++)
+				br[i] = edge(eb->addr, eb->target);
+			sample(&pw, eb->addr, br, 4);
+		}
+		for (int k = 0; k < 16; k++) {
+			br[0] = edge(ea->addr, ea->target);
+			br[1] = edge(eb->addr, eb->target);
+			sample(&pw, ea->addr, br, 2);
+		}
+	}
+	assert_int_equal(dp_writer_close(&pw.w), 0);
+	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+		tu_result one, four;
+
+		assert_int_equal(
+		    tu_sh(&one, "'%s' %s --jobs 1 -i '%s'", DATAPROF_BIN, cmds[c], prof), 0);
+		assert_int_equal(
+		    tu_sh(&four, "'%s' %s --jobs 4 -i '%s'", DATAPROF_BIN, cmds[c], prof), 0);
+		if (strcmp(one.out, four.out))
+			fail_msg("%s: --jobs 1 and 4 differ", cmds[c]);
+		/* and the counts are all the samples' */
+		if (c == 0 &&
+		    !strstr(one.out, "# branch stacks: 5280 samples, 28160 branches; 21600 "
+				     "straight-line range executions (left out: 0 in no binary, "
+				     "1280 across functions, 0 not straight code)"))
+			fail_msg("annotate's summary is not that of every sample:\n%.600s",
+				 one.out);
+		tu_result_free(&one);
+		tu_result_free(&four);
+	}
+	dp_vec_free(&so);
+	dp_vec_free(&cb);
+	free(bin);
+	free(prof);
+}
+
 /* perf's real LBR profile (perf record --call-graph lbr): every sample's
  * branch stack is read, as perf script reads them; its entries are calls
  * (a call stack), so no ranges come from them, and annotate says why. */
@@ -567,9 +629,8 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ranges_truth),
-	    cmocka_unit_test(test_perf_lbr_file),
-	    cmocka_unit_test(test_record_branch_any),
+	    cmocka_unit_test(test_ranges_truth),  cmocka_unit_test(test_ranges_any_jobs),
+	    cmocka_unit_test(test_perf_lbr_file), cmocka_unit_test(test_record_branch_any),
 	    cmocka_unit_test(test_filter_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);

@@ -1,8 +1,8 @@
-/* dataprof report, diff and history add --jobs: the output is the same,
- * byte for byte, whatever the number of threads that read the samples, on
- * a profile of several processes, threads and heap objects, in text, JSON
- * and CSV; on a raw profile cut short, and on perf.data files of several
- * kinds. */
+/* dataprof report, diff, history add, export, view and annotate --jobs:
+ * the output is the same, byte for byte, whatever the number of threads
+ * that read the samples, on a profile of several processes, threads and
+ * heap objects, in text, JSON and CSV; on a raw profile cut short, and on
+ * perf.data files of several kinds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -378,6 +378,98 @@ static void test_sqlite_same_for_any_jobs(void **state)
 	}
 }
 
+/* The output of a dataprof command (cmd, with its options) on file with
+ * --jobs N. */
+static char *run_jobs(const char *cmd, int jobs, const char *file)
+{
+	tu_result res;
+	char *out;
+
+	if (tu_sh(&res, "'%s' %s --jobs %d -i '%s'", DATAPROF_BIN, cmd, jobs, file) != 0)
+		fail_msg("%s --jobs %d: %s", cmd, jobs, res.err);
+	out = res.out;
+	free(res.err);
+	return out;
+}
+
+/* view and annotate sum the samples per lane, time bucket and combination
+ * of attributes, and per instruction, in parts; put together they make the
+ * same page and listing as one part does, byte for byte. */
+static void test_view_annotate_same_for_any_jobs(void **state)
+{
+	static const char *const cmds[] = {
+	    "view -o -",
+	    "view --cpus --buckets 64 --annotate-top 20 -o -",
+	    "view --where kind=heap --time 1ms.. -o -",
+	    "annotate",
+	    "annotate --json -n 20",
+	    "annotate --object 'heap*'",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *one = run_jobs(cmds[i], 1, profile()),
+		     *four = run_jobs(cmds[i], 4, profile());
+
+		assert_same(one, four, cmds[i]);
+		free(one);
+		free(four);
+	}
+}
+
+/* annotate keeps an instruction's first 8 (object, member) pairs and sums
+ * the rest: manyobjs' one store writes 16 arrays of 512 pages in turn, a
+ * page fault each, so the pairs kept are the first 8 arrays it wrote (its
+ * TRUTH lines, in order) with 512 samples each, and the other 4096 are
+ * summed, whichever part met which array first (with 4 parts, part 0 reads
+ * the samples of the 1st, 2nd, 9th and 10th arrays). */
+static void test_annotate_first_pairs(void **state)
+{
+	char *prof = tu_path("manyobjs.dprof"), *fx = tu_fixture("manyobjs_O2");
+	char *json = tu_path("manyobjs.json"), *one, *four;
+	char expect[512] = "[", name[16];
+	const char *t;
+	tu_result res;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(rec_run(&res, prof, "-e page-faults", fx), 0);
+	t = res.out;
+	for (int k = 0; k < 8; k++) {
+		t = strstr(t, "TRUTH object name=");
+		assert_non_null(t);
+		assert_int_equal(sscanf(t, "TRUTH object name=%15s", name), 1);
+		snprintf(expect + strlen(expect), sizeof(expect) - strlen(expect), "%s('%s', 512)",
+			 k ? ", " : "", name);
+		t++;
+	}
+	strcat(expect, "] 4096\n");
+	tu_result_free(&res);
+	one = run_jobs("annotate --json touch", 1, prof);
+	four = run_jobs("annotate --json touch", 4, prof);
+	assert_same(one, four, "annotate --json touch");
+	f = fopen(json, "w");
+	assert_non_null(f);
+	fputs(four, f);
+	fclose(f);
+	assert_int_equal(
+	    tu_sh(&res,
+		  "/usr/bin/python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); "
+		  "r=max((r for f in d['functions'] for r in f['instructions']), "
+		  "key=lambda r: r['samples']); print([(a['object'], a['samples']) "
+		  "for a in r['accesses']], r['accesses_other'])\" '%s'",
+		  json),
+	    0);
+	printf("the store's pairs: %s", res.out);
+	assert_string_equal(res.out, expect);
+	tu_result_free(&res);
+	free(one);
+	free(four);
+	free(json);
+	free(prof);
+	free(fx);
+}
+
 /* A pipe can be read once: whatever --jobs says, stdin is read in one part. */
 static void test_stdin(void **state)
 {
@@ -416,6 +508,8 @@ int main(void)
 	    cmocka_unit_test(test_history_same_for_any_jobs),
 	    cmocka_unit_test(test_export_same_for_any_jobs),
 	    cmocka_unit_test(test_sqlite_same_for_any_jobs),
+	    cmocka_unit_test(test_view_annotate_same_for_any_jobs),
+	    cmocka_unit_test(test_annotate_first_pairs),
 	    cmocka_unit_test(test_stdin),
 	    cmocka_unit_test(test_bad_jobs),
 	};
