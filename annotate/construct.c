@@ -329,7 +329,13 @@ static void set_path(ctx *c, dp_construct *k, Dwarf_Die *type, int64_t off, bool
 	dp_buf member = {0}, tn = {0};
 	uint64_t size = dp_type_size(type);
 	dp_path_result pr;
+	Dwarf_Die peeled;
 
+	/* a pointer to a scalar that stepped past the element it reads: `*p++`
+	 * on bytes is often `-1(%reg)` after the step */
+	dp_type_peel(type, &peeled);
+	if (off < 0 && wrap && size && dwarf_tag(&peeled) == DW_TAG_base_type)
+		off = off % (int64_t)size + (int64_t)size;
 	if (off < 0) {
 		k->reason = DP_AR_OFFSET_OUTSIDE;
 		return;

@@ -82,6 +82,15 @@ __attribute__((noinline)) long sum_keys(struct node *head)
 	return s;
 }
 
+/* `*(p++)` on bytes (SQLite's cell walk): gcc -O2 reads -1(%reg) after the
+ * step */
+__attribute__((noinline)) const unsigned char *skip_varint(const unsigned char *p)
+{
+	while (0x80 <= *(p++))
+		;
+	return p;
+}
+
 int main(void)
 {
 	nodes[0].next = &nodes[1];
@@ -89,6 +98,7 @@ int main(void)
 	cnode = &nodes[2];
 	outer_one.pin = &outer_one.in;
 	counter = get_next_v(&nodes[0]) + (long)grid_cell(&the_grid, 1, 2) + sum_keys(&nodes[0]) +
-		  tagged_one.u.i + pts[1].y + (long)samples[3] + matrix[1][2];
+		  tagged_one.u.i + pts[1].y + (long)samples[3] + matrix[1][2] +
+		  (long)skip_varint((const unsigned char *)name_ptr);
 	return (int)counter;
 }

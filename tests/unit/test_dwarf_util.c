@@ -519,6 +519,15 @@ static void test_constructs(void **state)
 	    strcmp(got, "struct grid|struct grid.rows[].cells[].v|g|pointer\n"))
 		fail_msg("-O2 grid_cell:\n%s", got);
 	free(got);
+	/* a byte pointer that stepped past the byte it reads (gcc -O2:
+	 * -1(%rax)): the byte, not an offset outside its type */
+	for (int o = 0; o < 2; o++) {
+		got = constructs(&b[o], "skip_varint");
+		printf("skip_varint -O%d:\n%s", o * 2, got);
+		if (!strstr(got, "unsigned char||") || strstr(got, "\n-") || got[0] == '-')
+			fail_msg("-O%d skip_varint:\n%s", o * 2, got);
+		free(got);
+	}
 }
 
 int main(void)
