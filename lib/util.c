@@ -230,3 +230,35 @@ bool dp_stderr_is_tty(void)
 {
 	return isatty(STDERR_FILENO) == 1;
 }
+
+static int by_key(const void *pa, const void *pb, void *ctx)
+{
+	const uint64_t *key = ctx;
+	uint64_t a = key[*(const uint32_t *)pa], b = key[*(const uint32_t *)pb];
+
+	return a < b ? -1 : a > b;
+}
+
+void dp_sort_by_key(void *v, size_t n, size_t size, uint64_t *key, uint32_t *where)
+{
+	uint32_t *order = dp_calloc(n + 1, sizeof(uint32_t));
+	char *old = dp_malloc(n * size + 1);
+	uint64_t *old_key = dp_calloc(n + 1, sizeof(uint64_t));
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	if (n > 1)
+		qsort_r(order, n, sizeof(uint32_t), by_key, key);
+	if (n) {
+		memcpy(old, v, n * size);
+		memcpy(old_key, key, n * sizeof(uint64_t));
+	}
+	for (size_t i = 0; i < n; i++) {
+		memcpy((char *)v + i * size, old + (size_t)order[i] * size, size);
+		key[i] = old_key[order[i]];
+		where[order[i]] = (uint32_t)i;
+	}
+	free(order);
+	free(old);
+	free(old_key);
+}

@@ -34,6 +34,11 @@
 #define DP_UNUSED       __attribute__((unused))
 #define DP_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
+/* Puts the n items of v (each size bytes) in the order of their keys
+ * (key[i]: item i's; distinct), the keys with them; where[old index] = the
+ * item's new index. */
+void dp_sort_by_key(void *v, size_t n, size_t size, uint64_t *key, uint32_t *where);
+
 /* One error message, one line, that names the thing and what to do. */
 typedef struct dp_error {
 	char msg[512];

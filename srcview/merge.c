@@ -162,86 +162,49 @@ void dp_srcview_merge(dp_srcview *dst, dp_decoder *dst_dec, dp_strtab *dst_strs,
 		free(imap);
 }
 
-static int by_first(const void *pa, const void *pb, void *ctx)
-{
-	const uint64_t *first = ctx;
-	uint64_t a = first[*(const uint32_t *)pa], b = first[*(const uint32_t *)pb];
-
-	return a < b ? -1 : a > b;
-}
-
-/* The permutation that sorts n items by first: order[new] = old, and
- * where[old] = new. */
-static void sort_by_first(uint64_t *first, size_t n, uint32_t *order, uint32_t *where)
-{
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	if (n > 1)
-		qsort_r(order, n, sizeof(uint32_t), by_first, first);
-	for (size_t i = 0; i < n; i++)
-		where[order[i]] = (uint32_t)i;
-}
-
 static void order_funcs(dp_srcview *v, uint32_t *fwhere)
 {
-	size_t n = v->funcs.n;
-	uint64_t *first = dp_calloc(n + 1, sizeof(uint64_t));
-	uint32_t *order = dp_calloc(n + 1, sizeof(uint32_t));
-	dp_sv_func *old = dp_calloc(n + 1, sizeof(dp_sv_func));
+	uint64_t *first = dp_calloc(v->funcs.n + 1, sizeof(uint64_t));
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < v->funcs.n; i++)
 		first[i] = v->funcs.v[i].first;
-	sort_by_first(first, n, order, fwhere);
-	if (n)
-		memcpy(old, v->funcs.v, n * sizeof(dp_sv_func));
+	dp_sort_by_key(v->funcs.v, v->funcs.n, sizeof(dp_sv_func), first, fwhere);
 	dp_hashmap_free(&v->func_of);
-	dp_hashmap_init(&v->func_of, n);
-	for (size_t i = 0; i < n; i++) {
-		v->funcs.v[i] = old[order[i]];
+	dp_hashmap_init(&v->func_of, v->funcs.n);
+	for (size_t i = 0; i < v->funcs.n; i++)
 		dp_hashmap_put(&v->func_of, dp_sv_key(v->funcs.v[i].im, v->funcs.v[i].t->start), i);
-	}
 	free(first);
-	free(order);
-	free(old);
 }
 
 static void order_insns(dp_srcview *v, const uint32_t *fwhere)
 {
-	size_t n = v->insns.n;
-	uint64_t *first = dp_calloc(n + 1, sizeof(uint64_t));
-	uint32_t *order = dp_calloc(n + 1, sizeof(uint32_t));
-	dp_sv_insn *old = dp_calloc(n + 1, sizeof(dp_sv_insn));
+	uint64_t *first = dp_calloc(v->insns.n + 1, sizeof(uint64_t));
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < v->insns.n; i++)
 		first[i] = v->insns.v[i].first;
 	dp_vec_free(&v->moved);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < v->insns.n; i++)
 		dp_vec_push(&v->moved, 0);
-	sort_by_first(first, n, order, v->moved.v);
-	if (n)
-		memcpy(old, v->insns.v, n * sizeof(dp_sv_insn));
+	dp_sort_by_key(v->insns.v, v->insns.n, sizeof(dp_sv_insn), first, v->moved.v);
 	dp_hashmap_free(&v->insn_of);
-	dp_hashmap_init(&v->insn_of, n);
-	for (size_t i = 0; i < n; i++) {
+	dp_hashmap_init(&v->insn_of, v->insns.n);
+	for (size_t i = 0; i < v->insns.n; i++) {
 		dp_sv_insn *in = &v->insns.v[i];
 
-		*in = old[order[i]];
 		in->func = fwhere[in->func];
 		dp_hashmap_put(&v->insn_of, dp_sv_key(v->funcs.v[in->func].im, in->vaddr), i);
 	}
 	free(first);
-	free(order);
-	free(old);
 }
 
+/* by instruction, kind, then first sample */
 static int pair_cmp(const void *pa, const void *pb)
 {
 	const dp_sv_pair *a = pa, *b = pb;
+	uint64_t ka = (uint64_t)a->insn << 1 | a->kind, kb = (uint64_t)b->insn << 1 | b->kind;
 
-	if (a->insn != b->insn)
-		return a->insn < b->insn ? -1 : 1;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
 	return a->first < b->first ? -1 : a->first > b->first;
 }
 

@@ -173,52 +173,27 @@ void dp_view_annot_merge(dp_view_annot *dst, const dp_report_result *dst_part, d
 	free(imap);
 }
 
-static int by_seq(const void *pa, const void *pb, void *ctx)
-{
-	const uint64_t *seq = ctx;
-	uint64_t a = seq[*(const uint32_t *)pa], b = seq[*(const uint32_t *)pb];
-
-	return a < b ? -1 : a > b;
-}
-
 /* The combinations in the order of their first samples, on the
  * instructions as srcview ordered them (what one pass in file order
  * makes). */
 static void order_combos(dp_view_annot *a)
 {
-	size_t n = a->combos.n;
-	uint32_t *order = dp_calloc(n + 1, sizeof(uint32_t));
-	uint32_t *where = dp_calloc(n + 1, sizeof(uint32_t));
-	dp_va_combo *old = dp_calloc(n + 1, sizeof(dp_va_combo));
-	uint64_t *seq = dp_calloc(n + 1, sizeof(uint64_t));
+	uint32_t *where = dp_calloc(a->combos.n + 1, sizeof(uint32_t));
 
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	if (n > 1)
-		qsort_r(order, n, sizeof(uint32_t), by_seq, a->combo_seq.v);
-	if (n) {
-		memcpy(old, a->combos.v, n * sizeof(dp_va_combo));
-		memcpy(seq, a->combo_seq.v, n * sizeof(uint64_t));
-	}
+	dp_sort_by_key(a->combos.v, a->combos.n, sizeof(dp_va_combo), a->combo_seq.v, where);
 	dp_hashmap_free(&a->combo_of);
-	dp_hashmap_init(&a->combo_of, n + 16);
-	for (size_t i = 0; i < n; i++) {
+	dp_hashmap_init(&a->combo_of, a->combos.n + 16);
+	for (size_t i = 0; i < a->combos.n; i++) {
 		dp_va_combo *c = &a->combos.v[i];
 
-		where[order[i]] = (uint32_t)i;
-		*c = old[order[i]];
 		c->insn = a->v.moved.v[c->insn];
-		a->combo_seq.v[i] = seq[order[i]];
 		dp_hashmap_put(&a->combo_of, dp_hash_bytes(c, sizeof(*c), 0x616e6e6f), i);
 	}
 	for (size_t i = 0; i < a->cells.n; i++)
 		a->cells.v[i].combo = where[a->cells.v[i].combo];
 	/* cells are found by combination: their index anew */
 	rebucket(a, a->shift);
-	free(order);
 	free(where);
-	free(old);
-	free(seq);
 }
 
 int dp_view_annot_finish(dp_view_annot *a, dp_report_result *res, dp_error *err)

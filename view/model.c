@@ -158,11 +158,11 @@ void dp_vm_group_add(dp_view_model *m, uint32_t lane_no, uint32_t bucket, uint64
 	dp_hashmap_put(&m->group_index, key, m->groups.n - 1);
 }
 
-void dp_vm_widen(dp_view_model *m)
+void dp_vm_rebuild(dp_view_model *m, const uint32_t *lmap, const uint32_t *cmap, unsigned by)
 {
 	DP_VEC(cell) cells = {0};
 	DP_VEC(group) groups = {0};
-	uint64_t old_w = 1ull << m->shift;
+	uint64_t old_w = 1ull << m->shift, low = (1ull << by) - 1;
 
 	cells.v = m->cells.v, cells.n = m->cells.n, cells.cap = m->cells.cap;
 	groups.v = m->groups.v, groups.n = m->groups.n, groups.cap = m->groups.cap;
@@ -170,20 +170,30 @@ void dp_vm_widen(dp_view_model *m)
 	memset(&m->groups, 0, sizeof(m->groups));
 	dp_hashmap_free(&m->cell_index);
 	dp_hashmap_free(&m->group_index);
-	dp_hashmap_init(&m->cell_index, cells.n);
-	dp_hashmap_init(&m->group_index, groups.n);
-	m->shift++;
+	dp_hashmap_init(&m->cell_index, cells.n + 16);
+	dp_hashmap_init(&m->group_index, groups.n + 16);
+	m->shift += by;
 	for (size_t i = 0; i < cells.n; i++) {
 		const cell *c = &cells.v[i];
-		dp_vm_cell_add(m, c->lane, c->bucket / 2, c->combo, c->count, c->period);
+
+		dp_vm_cell_add(m, lmap ? lmap[c->lane] : c->lane, c->bucket >> by,
+			       cmap ? cmap[c->combo] : c->combo, c->count, c->period);
 	}
+	/* a group's times count from its bucket's start: the wider bucket's
+	 * starts earlier */
 	for (size_t i = 0; i < groups.n; i++) {
 		const group *g = &groups.v[i];
-		dp_vm_group_add(m, g->lane, g->bucket / 2, g->count,
-				g->toff + (g->bucket & 1 ? g->count * old_w : 0));
+
+		dp_vm_group_add(m, lmap ? lmap[g->lane] : g->lane, g->bucket >> by, g->count,
+				g->toff + (g->bucket & low) * old_w * g->count);
 	}
 	dp_vec_free(&cells);
 	dp_vec_free(&groups);
+}
+
+void dp_vm_widen(dp_view_model *m)
+{
+	dp_vm_rebuild(m, NULL, NULL, 1);
 }
 
 void dp_view_model_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)

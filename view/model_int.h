@@ -66,6 +66,9 @@ void dp_vm_cell_add(dp_view_model *m, uint32_t lane_no, uint32_t bucket, uint32_
 		    uint64_t count, uint64_t period);
 void dp_vm_group_add(dp_view_model *m, uint32_t lane_no, uint32_t bucket, uint64_t count,
 		     uint64_t toff);
+/* The cells and groups anew: lanes through lmap, combinations through cmap
+ * (NULL: as they are), buckets 2^by times wider. */
+void dp_vm_rebuild(dp_view_model *m, const uint32_t *lmap, const uint32_t *cmap, unsigned by);
 /* Doubles the bucket width: bucket b goes into b / 2. */
 void dp_vm_widen(dp_view_model *m);
 /* Combinations (one per distinct set of strings) and lanes in the order of

@@ -117,15 +117,15 @@ typedef struct first_use {
 	uint32_t rank, index;
 } first_use;
 
+/* by first sample, then as a row makes them */
 static int by_use(const void *pa, const void *pb)
 {
 	const first_use *a = pa, *b = pb;
+	uint64_t ka = (uint64_t)a->rank << 32 | a->index, kb = (uint64_t)b->rank << 32 | b->index;
 
 	if (a->seq != b->seq)
 		return a->seq < b->seq ? -1 : 1;
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	return a->index < b->index ? -1 : a->index > b->index;
+	return ka < kb ? -1 : ka > kb;
 }
 
 typedef DP_VEC(first_use) use_vec;
@@ -165,8 +165,6 @@ void dp_view_model_order(dp_view_model *m)
 	DP_VEC(uint32_t) strs = {0};
 	DP_VEC(uint64_t) seqs = {0};
 	DP_VEC(lane) lanes = {0};
-	DP_VEC(cell) cells = {0};
-	DP_VEC(group) groups = {0};
 	dp_strtab old = m->strs;
 	size_t n = 0;
 
@@ -213,27 +211,9 @@ void dp_view_model_order(dp_view_model *m)
 	dp_hashmap_free(&m->combo_index);
 	dp_hashmap_init(&m->combo_index, 16);
 	/* cells and groups with the new numbers; the same strings' add up */
-	cells.v = m->cells.v, cells.n = m->cells.n, cells.cap = m->cells.cap;
-	groups.v = m->groups.v, groups.n = m->groups.n, groups.cap = m->groups.cap;
-	memset(&m->cells, 0, sizeof(m->cells));
-	memset(&m->groups, 0, sizeof(m->groups));
-	dp_hashmap_free(&m->cell_index);
-	dp_hashmap_free(&m->group_index);
-	dp_hashmap_init(&m->cell_index, cells.n + 16);
-	dp_hashmap_init(&m->group_index, groups.n + 16);
-	for (size_t i = 0; i < cells.n; i++) {
-		const cell *c = &cells.v[i];
-
-		dp_vm_cell_add(m, lnew[c->lane], c->bucket, cnew[cmap[c->combo]], c->count,
-			       c->period);
-	}
-	for (size_t i = 0; i < groups.n; i++) {
-		const group *g = &groups.v[i];
-
-		dp_vm_group_add(m, lnew[g->lane], g->bucket, g->count, g->toff);
-	}
-	dp_vec_free(&cells);
-	dp_vec_free(&groups);
+	for (size_t c = 0; c < nc; c++)
+		cmap[c] = cnew[cmap[c]];
+	dp_vm_rebuild(m, lnew, cmap, 0);
 	dp_vec_free(&uses);
 	free(cmap);
 	free(cnew);

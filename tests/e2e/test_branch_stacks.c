@@ -66,6 +66,22 @@ static const insn *back_edge(const insn_vec *v)
 	return NULL;
 }
 
+/* The loops fixture's two loops: their functions' instructions and back
+ * edges. */
+typedef struct loops {
+	insn_vec so, cb; /* sum_odd, count_bits */
+	const insn *ea, *eb;
+} loops;
+
+static void loops_read(const char *bin, loops *l)
+{
+	memset(l, 0, sizeof(*l));
+	disassemble(bin, "sum_odd", &l->so);
+	disassemble(bin, "count_bits", &l->cb);
+	l->ea = back_edge(&l->so);
+	l->eb = back_edge(&l->cb);
+}
+
 static unsigned insns_between(const insn_vec *v, uint64_t a, uint64_t b)
 {
 	unsigned n = 0;
@@ -204,6 +220,32 @@ static struct perf_branch_entry edge(uint64_t from, uint64_t to)
 	return e;
 }
 
+/* n samples at back edge e's branch, each with a stack of depth
+ * executions of it: depth - 1 loop bodies. */
+static void loop_samples(writer *pw, const insn *e, int n, int depth)
+{
+	struct perf_branch_entry br[16];
+
+	for (int k = 0; k < n; k++) {
+		for (int i = 0; i < depth; i++)
+			br[i] = edge(e->addr, e->target);
+		sample(pw, e->addr, br, (uint64_t)depth);
+	}
+}
+
+/* n samples at a's back edge whose stack has b's before it: a range from
+ * one function into another. */
+static void crossing_samples(writer *pw, const insn *a, const insn *b, int n)
+{
+	struct perf_branch_entry br[2];
+
+	for (int k = 0; k < n; k++) {
+		br[0] = edge(a->addr, a->target);
+		br[1] = edge(b->addr, b->target);
+		sample(pw, a->addr, br, 2);
+	}
+}
+
 /* A loop's body: objdump's instruction at end jumps to start. */
 static bool is_loop(const insn_vec *v, uint64_t start, uint64_t end)
 {
@@ -266,17 +308,9 @@ static void test_ranges_truth(void **state)
 
 	open_profile(&pw, prof, bin);
 	/* A: 30 samples of 8 back edges of sum_odd: 7 loop bodies each */
-	for (int k = 0; k < 30; k++) {
-		for (int i = 0; i < 8; i++)
-			br[i] = edge(ea->addr, ea->target);
-		sample(&pw, ea->addr, br, 8);
-	}
+	loop_samples(&pw, ea, 30, 8);
 	/* B: 20 samples of 4 back edges of count_bits: 3 each */
-	for (int k = 0; k < 20; k++) {
-		for (int i = 0; i < 4; i++)
-			br[i] = edge(eb->addr, eb->target);
-		sample(&pw, eb->addr, br, 4);
-	}
+	loop_samples(&pw, eb, 20, 4);
 	/* C: 10 samples alternating sum_odd's if (taken) and back edge, newest
 	 * first: back edge, if, back edge, if, back edge, if: 3 ranges from
 	 * the if's target to the back edge, 2 from the loop top to the if */
@@ -287,12 +321,8 @@ static void test_ranges_truth(void **state)
 	}
 	/* D: 5 samples from count_bits' back edge into sum_odd's: across
 	 * functions, left out */
-	for (int k = 0; k < 5; k++) {
-		br[0] = edge(ea->addr, ea->target);
-		br[1] = edge(eb->addr, eb->target);
-		sample(&pw, ea->addr, br, 2);
-		crossing++;
-	}
+	crossing_samples(&pw, ea, eb, 5);
+	crossing += 5;
 	/* E: 4 samples that enter sum_odd at its first instruction and leave by
 	 * the back edge: straight code only if nothing unconditional lies
 	 * between (at -O0 a jump to the loop's test does) */
@@ -425,33 +455,16 @@ static void test_ranges_any_jobs(void **state)
 {
 	char *bin = tu_fixture("loops_O0"), *prof = tu_path("loops_jobs.dprof");
 	static const char *const cmds[] = {"annotate -n 5,10", "annotate --json", "view -o -"};
-	insn_vec so = {0}, cb = {0};
-	const insn *ea, *eb;
-	struct perf_branch_entry br[8];
+	loops l;
 	writer pw;
 
 	(void)state;
-	disassemble(bin, "sum_odd", &so);
-	disassemble(bin, "count_bits", &cb);
-	ea = back_edge(&so);
-	eb = back_edge(&cb);
+	loops_read(bin, &l);
 	open_profile(&pw, prof, bin);
 	for (int round = 0; round < 80; round++) {
-		for (int k = 0; k < 30; k++) {
-			for (int i = 0; i < 8; i++)
-				br[i] = edge(ea->addr, ea->target);
-			sample(&pw, ea->addr, br, 8);
-		}
-		for (int k = 0; k < 20; k++) {
-			for (int i = 0; i < 4; i++)
-				br[i] = edge(eb->addr, eb->target);
-			sample(&pw, eb->addr, br, 4);
-		}
-		for (int k = 0; k < 16; k++) {
-			br[0] = edge(ea->addr, ea->target);
-			br[1] = edge(eb->addr, eb->target);
-			sample(&pw, ea->addr, br, 2);
-		}
+		loop_samples(&pw, l.ea, 30, 8);
+		loop_samples(&pw, l.eb, 20, 4);
+		crossing_samples(&pw, l.ea, l.eb, 16);
 	}
 	assert_int_equal(dp_writer_close(&pw.w), 0);
 	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
@@ -473,8 +486,8 @@ static void test_ranges_any_jobs(void **state)
 		tu_result_free(&one);
 		tu_result_free(&four);
 	}
-	dp_vec_free(&so);
-	dp_vec_free(&cb);
+	dp_vec_free(&l.so);
+	dp_vec_free(&l.cb);
 	free(bin);
 	free(prof);
 }

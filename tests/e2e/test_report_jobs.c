@@ -45,15 +45,25 @@ static const char *profile(void)
 	return mixed_profile;
 }
 
-static char *report(const char *file, int jobs, const char *args)
+/* The output of a dataprof command (cmd, with its options) on file with
+ * --jobs N. */
+static char *run_jobs(const char *cmd, int jobs, const char *file)
 {
 	tu_result res;
 	char *out;
 
-	if (tu_sh(&res, "'%s' report --jobs %d '%s' %s", DATAPROF_BIN, jobs, file, args) != 0)
-		fail_msg("report --jobs %d %s: %s", jobs, args, res.err);
+	if (tu_sh(&res, "'%s' %s --jobs %d -i '%s'", DATAPROF_BIN, cmd, jobs, file) != 0)
+		fail_msg("%s --jobs %d: %s", cmd, jobs, res.err);
 	out = res.out;
 	free(res.err);
+	return out;
+}
+
+static char *report(const char *file, int jobs, const char *args)
+{
+	char *cmd = dp_asprintf("report %s", args), *out = run_jobs(cmd, jobs, file);
+
+	free(cmd);
 	return out;
 }
 
@@ -117,28 +127,34 @@ static void test_profile_is_mixed(void **state)
 }
 
 static const char *const views[] = {
-    "",
-    "--json",
-    "--by process,thread --then object --then member -n 100,100,100",
-    "--by object,site --then member --then line -n 1000,1000,1000",
-    "--json --by function --then object,kind",
-    "--csv --by pid,tid,event --then line",
-    "--csv --by insn --then verdict,reason",
-    "--json --by time:10ms --then process",
-    "--by member --where 'kind=heap' -m samples",
-    "--by file --verdict verified,exact --time 1ms..",
+    "report",
+    "report --json",
+    "report --by process,thread --then object --then member -n 100,100,100",
+    "report --by object,site --then member --then line -n 1000,1000,1000",
+    "report --json --by function --then object,kind",
+    "report --csv --by pid,tid,event --then line",
+    "report --csv --by insn --then verdict,reason",
+    "report --json --by time:10ms --then process",
+    "report --by member --where 'kind=heap' -m samples",
+    "report --by file --verdict verified,exact --time 1ms..",
 };
+
+/* Each of the n commands on file gives the same output with --jobs 1 and 4. */
+static void assert_same_for_any_jobs(const char *const *cmds, size_t n, const char *file)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *one = run_jobs(cmds[i], 1, file), *four = run_jobs(cmds[i], 4, file);
+
+		assert_same(one, four, cmds[i]);
+		free(one);
+		free(four);
+	}
+}
 
 static void test_same_for_any_jobs(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
-		char *one = report(profile(), 1, views[i]), *four = report(profile(), 4, views[i]);
-
-		assert_same(one, four, views[i][0] ? views[i] : "the default view");
-		free(one);
-		free(four);
-	}
+	assert_same_for_any_jobs(views, sizeof(views) / sizeof(views[0]), profile());
 }
 
 /* A profile cut inside a record: every part stops where one part does,
@@ -378,20 +394,6 @@ static void test_sqlite_same_for_any_jobs(void **state)
 	}
 }
 
-/* The output of a dataprof command (cmd, with its options) on file with
- * --jobs N. */
-static char *run_jobs(const char *cmd, int jobs, const char *file)
-{
-	tu_result res;
-	char *out;
-
-	if (tu_sh(&res, "'%s' %s --jobs %d -i '%s'", DATAPROF_BIN, cmd, jobs, file) != 0)
-		fail_msg("%s --jobs %d: %s", cmd, jobs, res.err);
-	out = res.out;
-	free(res.err);
-	return out;
-}
-
 /* view and annotate sum the samples per lane, time bucket and combination
  * of attributes, and per instruction, in parts; put together they make the
  * same page and listing as one part does, byte for byte. */
@@ -407,14 +409,7 @@ static void test_view_annotate_same_for_any_jobs(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		char *one = run_jobs(cmds[i], 1, profile()),
-		     *four = run_jobs(cmds[i], 4, profile());
-
-		assert_same(one, four, cmds[i]);
-		free(one);
-		free(four);
-	}
+	assert_same_for_any_jobs(cmds, sizeof(cmds) / sizeof(cmds[0]), profile());
 }
 
 /* annotate keeps an instruction's first 8 (object, member) pairs and sums
