@@ -235,7 +235,7 @@ static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o)
 {
 	long preds[8];
 	int np;
-	ptr_type acc;
+	ptr_type acc, unknown = {0};
 	bool have = false;
 
 	memset(o, 0, sizeof(*o));
@@ -289,10 +289,18 @@ static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o)
 		}
 		if (r.neutral)
 			continue;
+		if (!r.found && r.fail == DP_AR_NO_VARIABLE) {
+			/* a way in where nothing says what the register holds
+			 * (a spill of a compiler's temporary, a loop's retry
+			 * path): the others say it, as perf's annotate-data
+			 * follows the one way it finds */
+			unknown = r;
+			continue;
+		}
 		if (!r.found) {
 			*o = r;
 			c->npath--;
-			return; /* one way in is unknown: so is the join */
+			return; /* one way in is wrong for a pointer: so is the join */
 		}
 		if (have && !same_type(&acc.pointee, &r.pointee)) {
 			o->fail = DP_AR_AMBIGUOUS;
@@ -316,7 +324,10 @@ static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o)
 	}
 	c->npath--;
 	if (!have) {
-		o->neutral = true;
+		if (unknown.fail)
+			*o = unknown;
+		else
+			o->neutral = true;
 		return;
 	}
 	*o = acc;

@@ -91,6 +91,24 @@ __attribute__((noinline)) const unsigned char *skip_varint(const unsigned char *
 	return p;
 }
 
+/* A join where one way in says nothing of the register (r11: no variable,
+ * as a compiler's spilled temporary) and the other holds n: the access
+ * after it is n's. Never run: only its DWARF and code are read. */
+__attribute__((noinline)) long join_unknown(struct node *n, long k)
+{
+	long v;
+
+	__asm__ volatile("	movq %[n], %%rax\n"
+			 "	testq %[k], %[k]\n"
+			 "	jz 1f\n"
+			 "	movq %%r11, %%rax\n"
+			 "1:	movq 16(%%rax), %[v]\n"
+			 : [v] "=r"(v)
+			 : [n] "r"(n), [k] "r"(k)
+			 : "rax", "r11", "cc");
+	return v;
+}
+
 int main(void)
 {
 	nodes[0].next = &nodes[1];
@@ -99,6 +117,6 @@ int main(void)
 	outer_one.pin = &outer_one.in;
 	counter = get_next_v(&nodes[0]) + (long)grid_cell(&the_grid, 1, 2) + sum_keys(&nodes[0]) +
 		  tagged_one.u.i + pts[1].y + (long)samples[3] + matrix[1][2] +
-		  (long)skip_varint((const unsigned char *)name_ptr);
+		  (long)skip_varint((const unsigned char *)name_ptr) + join_unknown(&nodes[0], 0);
 	return (int)counter;
 }

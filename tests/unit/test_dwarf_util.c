@@ -527,6 +527,13 @@ static void test_constructs(void **state)
 		if (!strstr(got, "unsigned char||") || strstr(got, "\n-") || got[0] == '-')
 			fail_msg("-O%d skip_varint:\n%s", o * 2, got);
 		free(got);
+		/* a way into a join that says nothing (r11) leaves the other's
+		 * type: n->v */
+		got = constructs(&b[o], "join_unknown");
+		printf("join_unknown -O%d:\n%s", o * 2, got);
+		if (!strstr(got, "struct node|struct node.v|") || strstr(got, "no variable"))
+			fail_msg("-O%d join_unknown:\n%s", o * 2, got);
+		free(got);
 	}
 }
 
