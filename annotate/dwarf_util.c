@@ -93,28 +93,6 @@ void dp_var_location(Dwarf_Die *var, uint64_t pc, dp_loc *out)
 	simple_expr(ops, n, out);
 }
 
-bool dp_cfa(Dwarf_CFI *cfi, uint64_t pc, const dp_regs *regs, uint64_t *cfa)
-{
-	Dwarf_Frame *frame;
-	Dwarf_Op *ops;
-	size_t n;
-	dp_loc l;
-	bool ok = false;
-
-	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame) != 0)
-		return false;
-	if (dwarf_frame_cfa(frame, &ops, &n) == 0) {
-		simple_expr(ops, n, &l);
-		if (l.kind == DP_LOC_MEM && l.reg >= 0 && (regs->mask & (1ull << l.reg))) {
-			/* CFA rules are "register + offset": the value, not memory */
-			*cfa = regs->regs[l.reg] + (uint64_t)l.off;
-			ok = true;
-		}
-	}
-	free(frame);
-	return ok;
-}
-
 /* The child of parent that contains pc (looking through namespaces). */
 static bool child_with_pc(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *out, int depth)
 {

@@ -31,10 +31,6 @@ typedef struct dp_loc {
 /* Where a variable (or parameter) lives at pc. */
 void dp_var_location(Dwarf_Die *var, uint64_t pc, dp_loc *out);
 
-/* The CFA at pc from the call frame information, given registers sampled
- * at pc. Returns false if it is not a simple register + offset rule. */
-bool dp_cfa(Dwarf_CFI *cfi, uint64_t pc, const dp_regs *regs, uint64_t *cfa);
-
 /* The concrete scopes containing pc, outermost first: the function's
  * DW_TAG_subprogram, then the inlined subroutines and lexical blocks down to
  * the innermost. (dwarf_getscopes follows an inlined function into its
