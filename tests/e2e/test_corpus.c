@@ -474,7 +474,7 @@ static const char *const sqlite_wrappers[] = {"sqlite3Malloc*",
  * figures against issue 15's targets, its top heap objects (into top, cap
  * of them; returns how many), none on an allocator's function and at most
  * 5% of heap samples there; objects for 80% of memory samples at least,
- * types for 40%. */
+ * types for 60%. */
 static size_t sqlite_run(const char *prof, const char *args, const char *name, corpus_ctx *c,
 			 const site_count **top, size_t cap)
 {
@@ -501,11 +501,12 @@ static size_t sqlite_run(const char *prof, const char *args, const char *name, c
 		for (const char *const *g = sqlite_wrappers; *g; g++)
 			assert_int_not_equal(fnmatch(*g, top[k]->func, 0), 0);
 	assert_true(wrapped * 20 <= c->heap);
-	/* well short of the targets for types and members (a b-tree page's
-	 * bytes have neither; the C library's memcpy and memcmp no variable),
-	 * but not less than this (measured: objects 88-92%, types 56-69%) */
+	/* short of the targets for types and members (a b-tree page's bytes
+	 * have neither; the C library's memcpy and memcmp no variable), but
+	 * not less than this (measured: objects 88-92%, types 72-76% since a
+	 * byte pointer's `*(p++)` and joins with an unknown way are typed) */
 	assert_true(c->object * 10 >= c->memory * 8);
-	assert_true(c->type * 10 >= c->memory * 4);
+	assert_true(c->type * 10 >= c->memory * 6);
 	free(cmd);
 	free(fx);
 	return ntop;
