@@ -113,6 +113,21 @@ int cli_common_opt(cli_common *co, int c);
 /* After the options: the profile named after them into co->input, then
  * --where and --time checked; -1 after saying what is wrong (exit 2). */
 int cli_common_profile(cli_common *co, int argc, char **argv);
+/* A command's own option, as getopt_long returned it (optarg in arg):
+ * CLI_OPT_TAKEN, CLI_OPT_SHARED when it is not the command's own (the
+ * shared options take it), or the status to exit with now. */
+#define CLI_OPT_SHARED (-2)
+struct option;
+typedef int (*cli_own_opt)(void *ctx, int c, const char *arg);
+/* Reads the options of argv, each to own (the command's) and else to the
+ * shared ones: CLI_OPT_TAKEN when all are read (optind: the first word
+ * after them), else the status to exit with (0 after -h, 2 after saying
+ * what is wrong). */
+int cli_parse_options(cli_common *co, int argc, char **argv, const char *shortopts,
+		      const struct option *opts, cli_own_opt own, void *ctx);
+/* The same, then the profile named after the options (cli_common_profile). */
+int cli_parse(cli_common *co, int argc, char **argv, const char *shortopts,
+	      const struct option *opts, cli_own_opt own, void *ctx);
 struct dp_report_opts;
 struct dp_run_opts;
 /* co's input, filters, metric, counts and sizes into a report's options. */

@@ -34,6 +34,40 @@ static void usage(FILE *f)
 	    "@help\n");
 }
 
+/* annotate's own options */
+static int annotate_opt(void *ctx, int c, const char *arg)
+{
+	dp_srcview_opts *o = ctx;
+	uint64_t n;
+
+	switch (c) {
+	case 'O':
+		o->object = arg;
+		break;
+	case 'D':
+		o->source_dir = arg;
+		break;
+	case 'P':
+		if (!dp_parse_u64(arg, &n) || n > 64) {
+			cli_error("--prefix-strip '%s': a number of path components (0-64)", arg);
+			return 2;
+		}
+		o->prefix_strip = (unsigned)n;
+		break;
+	case 'M':
+		if (!strcmp(arg, "intel"))
+			o->intel = true;
+		else if (strcmp(arg, "att")) {
+			cli_error("-M '%s': att or intel", arg);
+			return 2;
+		}
+		break;
+	default:
+		return CLI_OPT_SHARED;
+	}
+	return CLI_OPT_TAKEN;
+}
+
 int cmd_annotate(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -55,43 +89,15 @@ int cmd_annotate(int argc, char **argv)
 	dp_srcview_opts o;
 	dp_srcview v;
 	dp_error err = {{0}};
-	uint64_t n;
-	int c, st, rc = 0;
+	int st, rc = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.out = stdout;
 	cli_common_init(&co, "annotate", usage);
 	co.top_per_level = true; /* -n N,R: functions, ranges */
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:w:n:M:j:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'O':
-			o.object = optarg;
-			break;
-		case 'D':
-			o.source_dir = optarg;
-			break;
-		case 'P':
-			if (!dp_parse_u64(optarg, &n) || n > 64) {
-				cli_error("--prefix-strip '%s': a number of path components (0-64)",
-					  optarg);
-				return 2;
-			}
-			o.prefix_strip = (unsigned)n;
-			break;
-		case 'M':
-			if (!strcmp(optarg, "intel"))
-				o.intel = true;
-			else if (strcmp(optarg, "att")) {
-				cli_error("-M '%s': att or intel", optarg);
-				return 2;
-			}
-			break;
-		default:
-			if ((st = cli_common_opt(&co, c)) != CLI_OPT_TAKEN)
-				return st;
-		}
-	}
+	st = cli_parse_options(&co, argc, argv, "i:w:n:M:j:h", opts, annotate_opt, &o);
+	if (st != CLI_OPT_TAKEN)
+		return st;
 	o.input = co.input;
 	o.where = co.where;
 	o.time_range = co.time_range;

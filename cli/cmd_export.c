@@ -88,6 +88,31 @@ static void part_free(void *ctx, void *state)
 	free(pt);
 }
 
+/* export's own options */
+typedef struct export_args {
+	const char *perfetto, *pprof, *globs;
+} export_args;
+
+static int export_opt(void *ctx, int c, const char *arg)
+{
+	export_args *a = ctx;
+
+	switch (c) {
+	case 'P':
+		a->perfetto = arg;
+		break;
+	case 'G':
+		a->pprof = arg;
+		break;
+	case 'K':
+		a->globs = arg;
+		break;
+	default:
+		return CLI_OPT_SHARED;
+	}
+	return CLI_OPT_TAKEN;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -103,38 +128,22 @@ int cmd_export(int argc, char **argv)
 	    {0, 0, 0, 0},
 	};
 	cli_common co;
-	const char *perfetto = NULL, *pprof = NULL, *globs = NULL;
+	export_args a = {0};
 	dp_report_opts o;
 	dp_report_result res;
 	dp_series_set ss = {0};
 	dp_error err = {{0}};
 	both b = {0};
-	int c, st, rc = 1;
+	int st, rc = 1;
 
 	memset(&o, 0, sizeof(o));
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&co, "export", usage);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:w:j:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'P':
-			perfetto = optarg;
-			break;
-		case 'G':
-			pprof = optarg;
-			break;
-		case 'K':
-			globs = optarg;
-			break;
-		default:
-			if ((st = cli_common_opt(&co, c)) != CLI_OPT_TAKEN)
-				return st;
-		}
-	}
-	if (cli_common_profile(&co, argc, argv) < 0)
-		return 2;
+	st = cli_parse(&co, argc, argv, "i:w:j:h", opts, export_opt, &a);
+	if (st != CLI_OPT_TAKEN)
+		return st;
 	cli_common_to_report(&co, &o);
-	if (!perfetto && !pprof) {
+	if (!a.perfetto && !a.pprof) {
 		cli_error("export needs --perfetto FILE.json or --pprof FILE.pb.gz (or both)");
 		return 2;
 	}
@@ -147,8 +156,8 @@ int cmd_export(int argc, char **argv)
 	o.part_merge = part_merge;
 	o.part_free = part_free;
 	o.on_row_ctx = &b;
-	b.pprof_path = pprof;
-	if (perfetto && !(b.perfetto = dp_perfetto_open(perfetto, &res, &err)))
+	b.pprof_path = a.pprof;
+	if (a.perfetto && !(b.perfetto = dp_perfetto_open(a.perfetto, &res, &err)))
 		goto fail;
 	if (dp_report_build(&o, &res, &err) < 0)
 		goto fail;
@@ -159,14 +168,14 @@ int cmd_export(int argc, char **argv)
 		b.first = NULL;
 	}
 	if (b.perfetto) {
-		if (dp_series_build(&res, globs, DP_SERIES_DEFAULT, 100000, &ss, &err) < 0)
+		if (dp_series_build(&res, a.globs, DP_SERIES_DEFAULT, 100000, &ss, &err) < 0)
 			goto fail;
 		rc = dp_perfetto_finish(b.perfetto, &ss, &err);
 		b.perfetto = NULL;
 		if (rc < 0)
 			goto fail;
 	}
-	if (b.pprof && dp_pprof_write(b.pprof, pprof, &err) < 0)
+	if (b.pprof && dp_pprof_write(b.pprof, a.pprof, &err) < 0)
 		goto fail;
 	rc = 0;
 	goto done;

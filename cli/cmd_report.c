@@ -59,6 +59,39 @@ static void default_view(cli_common *co, dp_report_opts *o)
 			o->top[i] = i == 0 ? 10 : i == 1 ? 3 : 2;
 }
 
+/* report's own options */
+typedef struct report_args {
+	dp_report_opts *o;
+	const char *sqlite;
+	int argc;
+	char **argv;
+} report_args;
+
+static int report_opt(void *ctx, int c, const char *arg)
+{
+	report_args *a = ctx;
+
+	switch (c) {
+	case 'Q':
+		a->sqlite = arg;
+		break;
+	case 'B':
+		if (optind >= a->argc || a->argv[optind][0] == '-') {
+			cli_error("--between takes two markers: --between A B");
+			return 2;
+		}
+		a->o->between[0] = arg;
+		a->o->between[1] = a->argv[optind++];
+		break;
+	case 'K':
+		a->o->counters = arg;
+		break;
+	default:
+		return CLI_OPT_SHARED;
+	}
+	return CLI_OPT_TAKEN;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -85,38 +118,17 @@ int cmd_report(int argc, char **argv)
 	    [CLI_FMT_TEXT] = DP_OUT_TEXT, [CLI_FMT_CSV] = DP_OUT_CSV, [CLI_FMT_JSON] = DP_OUT_JSON};
 	cli_common co;
 	dp_report_opts o;
-	const char *sqlite = NULL;
+	report_args a = {&o, NULL, argc, argv};
 	dp_error err = {{0}};
-	int c, st;
+	int st;
 
 	memset(&o, 0, sizeof(o));
 	o.out = stdout;
 	cli_common_init(&co, "report", usage);
 	co.top_per_level = true;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:b:t:w:m:n:j:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'Q':
-			sqlite = optarg;
-			break;
-		case 'B':
-			if (optind >= argc || argv[optind][0] == '-') {
-				cli_error("--between takes two markers: --between A B");
-				return 2;
-			}
-			o.between[0] = optarg;
-			o.between[1] = argv[optind++];
-			break;
-		case 'K':
-			o.counters = optarg;
-			break;
-		default:
-			if ((st = cli_common_opt(&co, c)) != CLI_OPT_TAKEN)
-				return st;
-		}
-	}
-	if (cli_common_profile(&co, argc, argv) < 0)
-		return 2;
+	st = cli_parse(&co, argc, argv, "i:b:t:w:m:n:j:h", opts, report_opt, &a);
+	if (st != CLI_OPT_TAKEN)
+		return st;
 	cli_common_to_report(&co, &o);
 	if (!co.have_by && co.nthen) {
 		cli_error("--then regroups the groups of --by: give --by first");
@@ -139,7 +151,7 @@ int cmd_report(int argc, char **argv)
 		if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
 			o.width = ws.ws_col;
 	}
-	if (dp_report_print(&o, formats[co.format], sqlite, &err) < 0) {
+	if (dp_report_print(&o, formats[co.format], a.sqlite, &err) < 0) {
 		cli_error("%s", err.msg);
 		return 1;
 	}

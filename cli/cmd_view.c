@@ -115,6 +115,97 @@ static void view_part_free(void *ctx, void *state)
 	free(pt);
 }
 
+/* view's own options */
+typedef struct view_args {
+	dp_view_opts vo;
+	const char *output, *source_dir;
+	uint64_t annotate_top, prefix_strip;
+} view_args;
+
+static int view_opt(void *ctx, int c, const char *arg)
+{
+	view_args *a = ctx;
+	uint64_t v;
+
+	switch (c) {
+	case 'o':
+		a->output = arg;
+		break;
+	case 'K':
+		a->vo.counters = arg;
+		break;
+	case 'C':
+		a->vo.cpu_lanes = true;
+		break;
+	case 'N':
+		if (!dp_parse_u64(arg, &v) || v < 16 || v > 262144) {
+			cli_error("--buckets needs a count from 16 to 262144, not '%s'", arg);
+			return 2;
+		}
+		a->vo.max_buckets = (uint32_t)v;
+		break;
+	case 'A':
+		if (!dp_parse_u64(arg, &a->annotate_top) || a->annotate_top > 1000) {
+			cli_error("--annotate-top needs a count from 0 to 1000, not '%s'", arg);
+			return 2;
+		}
+		break;
+	case 'D':
+		a->source_dir = arg;
+		break;
+	case 'P':
+		if (!dp_parse_u64(arg, &a->prefix_strip) || a->prefix_strip > 64) {
+			cli_error("--prefix-strip '%s': a number of path components (0-64)", arg);
+			return 2;
+		}
+		break;
+	default:
+		return CLI_OPT_SHARED;
+	}
+	return CLI_OPT_TAKEN;
+}
+
+/* The page into out ("-": stdout), written aside and then renamed: no half
+ * page if anything fails. -1 after saying why. */
+static int write_page(dp_view_model *m, const char *out)
+{
+	char *tmp = NULL;
+	dp_error err = {{0}};
+	FILE *f = stdout;
+	int rc = -1;
+
+	if (strcmp(out, "-")) {
+		tmp = dp_asprintf("%s.tmp", out);
+		f = fopen(tmp, "w");
+		if (!f) {
+			cli_error("cannot write '%s': %m (choose another place with -o)", tmp);
+			free(tmp);
+			return -1;
+		}
+	}
+	if (dp_view_page_write(m, f, &err) < 0 || fflush(f) != 0) {
+		cli_error("%s: %s", out, err.msg[0] ? err.msg : "write failed");
+		if (f != stdout) {
+			fclose(f);
+			unlink(tmp);
+		}
+	} else if (f != stdout && (fclose(f) != 0 || rename(tmp, out) != 0)) {
+		cli_error("cannot write '%s': %m", out);
+		unlink(tmp);
+	} else {
+		rc = 0;
+		if (f != stdout && dp_stderr_is_tty()) {
+			struct stat sb;
+			stat(out, &sb);
+			fprintf(stderr, "dataprof: wrote %s (%.1f MB, %llu samples)\n", out,
+				(double)sb.st_size / 1e6,
+				(unsigned long long)dp_view_model_samples(m));
+		}
+	}
+	free(tmp);
+	return rc;
+}
+
 int cmd_view(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -135,79 +226,31 @@ int cmd_view(int argc, char **argv)
 	};
 	cli_common co;
 	dp_report_opts o;
-	dp_view_opts vo = {0};
+	view_args a = {.annotate_top = 8};
 	dp_report_result res;
 	dp_error err = {{0}};
-	dp_view_model *m;
 	view_ctx vc = {0};
-	uint64_t annotate_top = 8, prefix_strip = 0;
-	const char *source_dir = NULL;
-	char *out = NULL, *tmp = NULL;
-	const char *output = NULL;
-	FILE *f;
-	int c, st, rc = 1;
-	uint64_t v;
+	char *out = NULL;
+	int st, rc = 1;
 
 	memset(&o, 0, sizeof(o));
 	cli_common_init(&co, "view", usage);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:w:j:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'K':
-			vo.counters = optarg;
-			break;
-		case 'C':
-			vo.cpu_lanes = true;
-			break;
-		case 'N':
-			if (!dp_parse_u64(optarg, &v) || v < 16 || v > 262144) {
-				cli_error("--buckets needs a count from 16 to 262144, not '%s'",
-					  optarg);
-				return 2;
-			}
-			vo.max_buckets = (uint32_t)v;
-			break;
-		case 'A':
-			if (!dp_parse_u64(optarg, &annotate_top) || annotate_top > 1000) {
-				cli_error("--annotate-top needs a count from 0 to 1000, not '%s'",
-					  optarg);
-				return 2;
-			}
-			break;
-		case 'D':
-			source_dir = optarg;
-			break;
-		case 'P':
-			if (!dp_parse_u64(optarg, &prefix_strip) || prefix_strip > 64) {
-				cli_error("--prefix-strip '%s': a number of path components (0-64)",
-					  optarg);
-				return 2;
-			}
-			break;
-		default:
-			if ((st = cli_common_opt(&co, c)) != CLI_OPT_TAKEN)
-				return st;
-		}
-	}
-	if (cli_common_profile(&co, argc, argv) < 0)
-		return 2;
+	st = cli_parse(&co, argc, argv, "i:o:w:j:h", opts, view_opt, &a);
+	if (st != CLI_OPT_TAKEN)
+		return st;
 	cli_common_to_report(&co, &o);
 	/* the report's own tree is not used: one group keeps it small */
 	dp_attr_parse("event", &o.levels[0].attrs[0], &err);
 	o.levels[0].nattrs = 1;
 	o.nlevels = 1;
 	o.progress = dp_stderr_is_tty();
-	m = dp_view_model_new(&vo);
-	vc.m = m;
-	vc.vo = &vo;
-	vc.annotate_top = (size_t)annotate_top;
-	vc.source_dir = source_dir;
-	vc.prefix_strip = (unsigned)prefix_strip;
-	if (annotate_top)
-		vc.annot = dp_view_annot_new(vc.annotate_top, source_dir, vc.prefix_strip);
+	vc.m = dp_view_model_new(&a.vo);
+	vc.vo = &a.vo;
+	vc.annotate_top = (size_t)a.annotate_top;
+	vc.source_dir = a.source_dir;
+	vc.prefix_strip = (unsigned)a.prefix_strip;
+	if (a.annotate_top)
+		vc.annot = dp_view_annot_new(vc.annotate_top, a.source_dir, vc.prefix_strip);
 	o.part_new = view_part_new;
 	o.part_row = view_part_row;
 	o.part_merge = view_part_merge;
@@ -216,54 +259,19 @@ int cmd_view(int argc, char **argv)
 	if (dp_report_build(&o, &res, &err) < 0) {
 		cli_error("%s", err.msg);
 		dp_view_annot_free(vc.annot);
-		dp_view_model_free(m);
+		dp_view_model_free(vc.m);
 		return 1;
 	}
-	if (dp_view_model_finish(m, &res, &err) < 0 ||
+	if (dp_view_model_finish(vc.m, &res, &err) < 0 ||
 	    (vc.annot && dp_view_annot_finish(vc.annot, &res, &err) < 0)) {
 		cli_error("%s", err.msg);
-		goto done;
-	}
-	dp_view_model_set_annot(m, vc.annot);
-	out = output ? dp_strdup(output) : default_output(o.input);
-	if (!strcmp(out, "-")) {
-		f = stdout;
 	} else {
-		/* written aside, then renamed: no half page if anything fails */
-		tmp = dp_asprintf("%s.tmp", out);
-		f = fopen(tmp, "w");
-		if (!f) {
-			cli_error("cannot write '%s': %m (choose another place with -o)", tmp);
-			goto done;
-		}
+		dp_view_model_set_annot(vc.m, vc.annot);
+		out = a.output ? dp_strdup(a.output) : default_output(o.input);
+		rc = write_page(vc.m, out) < 0;
 	}
-	if (dp_view_page_write(m, f, &err) < 0 || fflush(f) != 0) {
-		cli_error("%s: %s", out, err.msg[0] ? err.msg : "write failed");
-		if (f != stdout) {
-			fclose(f);
-			unlink(tmp);
-		}
-		goto done;
-	}
-	if (f != stdout) {
-		if (fclose(f) != 0 || rename(tmp, out) != 0) {
-			cli_error("cannot write '%s': %m", out);
-			unlink(tmp);
-			goto done;
-		}
-		if (dp_stderr_is_tty()) {
-			struct stat sb;
-			stat(out, &sb);
-			fprintf(stderr, "dataprof: wrote %s (%.1f MB, %llu samples)\n", out,
-				(double)sb.st_size / 1e6,
-				(unsigned long long)dp_view_model_samples(m));
-		}
-	}
-	rc = 0;
-done:
 	free(out);
-	free(tmp);
-	dp_view_model_free(m);
+	dp_view_model_free(vc.m);
 	dp_view_annot_free(vc.annot);
 	dp_report_result_free(&res);
 	return rc;

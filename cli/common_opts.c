@@ -213,6 +213,32 @@ int cli_common_profile(cli_common *co, int argc, char **argv)
 	return cli_check_filters(co->where, co->time_range);
 }
 
+int cli_parse_options(cli_common *co, int argc, char **argv, const char *shortopts,
+		      const struct option *opts, cli_own_opt own, void *ctx)
+{
+	int c, st;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		st = own ? own(ctx, c, optarg) : CLI_OPT_SHARED;
+		if (st == CLI_OPT_SHARED)
+			st = cli_common_opt(co, c);
+		if (st != CLI_OPT_TAKEN)
+			return st;
+	}
+	return CLI_OPT_TAKEN;
+}
+
+int cli_parse(cli_common *co, int argc, char **argv, const char *shortopts,
+	      const struct option *opts, cli_own_opt own, void *ctx)
+{
+	int st = cli_parse_options(co, argc, argv, shortopts, opts, own, ctx);
+
+	if (st != CLI_OPT_TAKEN)
+		return st;
+	return cli_common_profile(co, argc, argv) < 0 ? 2 : CLI_OPT_TAKEN;
+}
+
 void cli_common_to_report(const cli_common *co, dp_report_opts *o)
 {
 	o->input = co->input;
