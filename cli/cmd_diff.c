@@ -58,6 +58,99 @@ static void usage(FILE *f)
 
 enum { O_BASE = 256, O_NEW, O_TOL, O_EVENT, O_BETWEEN, O_FORCE };
 
+/* diff's own options, and the profiles they name */
+typedef struct diff_args {
+	dp_diff_opts *o;
+	DP_VEC(const char *) base, news;
+	int argc;
+	char **args;	 /* argv, "--" replaced by sep */
+	const char *sep; /* the "--" between BASE... and NEW... */
+} diff_args;
+
+static int diff_opt(void *ctx, int c, const char *arg)
+{
+	diff_args *a = ctx;
+	uint64_t v;
+
+	switch (c) {
+	case O_BASE:
+		dp_vec_push(&a->base, arg);
+		break;
+	case O_NEW:
+		dp_vec_push(&a->news, arg);
+		break;
+	case O_TOL:
+		if (!dp_parse_u64(arg, &v) || v > 10000) {
+			cli_error("--line-tolerance '%s': a number of lines", arg);
+			return 2;
+		}
+		a->o->line_tolerance = (unsigned)v;
+		break;
+	case O_EVENT:
+		a->o->run.event = arg;
+		break;
+	case O_BETWEEN:
+		if (optind >= a->argc || a->args[optind] == a->sep) {
+			cli_error("--between takes two markers: --between A B");
+			return 2;
+		}
+		a->o->run.between[0] = arg;
+		a->o->run.between[1] = a->args[optind++];
+		break;
+	case O_FORCE:
+		a->o->force = true;
+		break;
+	default:
+		return CLI_OPT_SHARED;
+	}
+	return CLI_OPT_TAKEN;
+}
+
+/* The profiles the words after the options name (BASE NEW, or BASE... --
+ * NEW...) into a's base and news, or those of --base and --new; -1 with
+ * err set. */
+static int profiles_of(diff_args *a, int dashdash, dp_error *err)
+{
+	int argc = a->argc;
+	char **args = a->args;
+
+	if (a->base.n || a->news.n) {
+		if (optind < argc) {
+			dp_error_set(err,
+				     "'%s': give the profiles either with --base and --new or as "
+				     "arguments, not both",
+				     args[optind] == a->sep ? "--" : args[optind]);
+			return -1;
+		}
+	} else if (dashdash >= 0) {
+		bool after = false;
+
+		for (int i = optind; i < argc; i++) {
+			if (args[i] == a->sep)
+				after = true;
+			else if (after)
+				dp_vec_push(&a->news, args[i]);
+			else
+				dp_vec_push(&a->base, args[i]);
+		}
+	} else if (argc - optind == 2) {
+		dp_vec_push(&a->base, args[optind]);
+		dp_vec_push(&a->news, args[optind + 1]);
+	} else if (argc - optind > 2) {
+		dp_error_set(err,
+			     "%d profiles: write BASE... -- NEW... (or --base and --new) to say "
+			     "which are which",
+			     argc - optind);
+		return -1;
+	}
+	if (!a->base.n || !a->news.n) {
+		dp_error_set(
+		    err, "diff needs BASE and NEW profiles: dataprof diff base.dprof new.dprof");
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -89,11 +182,9 @@ int cmd_diff(int argc, char **argv)
 	dp_diff_opts o;
 	dp_diff_result r;
 	dp_error err = {{0}};
-	DP_VEC(const char *) base = {0}, news = {0};
 	static char sep[] = "\x1f--";
-	char **args = dp_calloc((size_t)argc + 1, sizeof(char *));
-	int c, st, dashdash = -1, rc = 2;
-	uint64_t v;
+	diff_args a = {&o, {0}, {0}, argc, dp_calloc((size_t)argc + 1, sizeof(char *)), sep};
+	int dashdash = -1, rc = 2;
 
 	memset(&o, 0, sizeof(o));
 	o.per = DP_PER_SECOND;
@@ -106,51 +197,16 @@ int cmd_diff(int argc, char **argv)
 	/* BASE... -- NEW...: the "--" separates the profiles, options may be
 	 * anywhere; it becomes a word getopt keeps in place among the others */
 	for (int i = 0; i < argc; i++) {
-		args[i] = argv[i];
+		a.args[i] = argv[i];
 		if (dashdash < 0 && i && !strcmp(argv[i], "--")) {
-			args[i] = sep;
+			a.args[i] = sep;
 			dashdash = i;
 		}
 	}
-	optind = 1;
-	while ((c = getopt_long(argc, args, "b:m:w:n:j:h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_BASE:
-			dp_vec_push(&base, optarg);
-			break;
-		case O_NEW:
-			dp_vec_push(&news, optarg);
-			break;
-		case O_TOL:
-			if (!dp_parse_u64(optarg, &v) || v > 10000) {
-				dp_error_set(&err, "--line-tolerance '%s': a number of lines",
-					     optarg);
-				goto bad;
-			}
-			o.line_tolerance = (unsigned)v;
-			break;
-		case O_EVENT:
-			o.run.event = optarg;
-			break;
-		case O_BETWEEN:
-			if (optind >= argc || args[optind] == sep) {
-				cli_error("--between takes two markers: --between A B");
-				rc = 2;
-				goto out; /* frees what earlier options gathered */
-			}
-			o.run.between[0] = optarg;
-			o.run.between[1] = args[optind++];
-			break;
-		case O_FORCE:
-			o.force = true;
-			break;
-		default:
-			if ((st = cli_common_opt(&co, c)) != CLI_OPT_TAKEN) {
-				rc = st;
-				goto out;
-			}
-		}
-	}
+	rc = cli_parse_options(&co, argc, a.args, "b:m:w:n:j:h", opts, diff_opt, &a);
+	if (rc != CLI_OPT_TAKEN)
+		goto out; /* frees what earlier options gathered */
+	rc = 2;
 	cli_common_to_run(&co, &o.run);
 	o.metric = co.metric;
 	o.top = co.top[0];
@@ -161,44 +217,12 @@ int cmd_diff(int argc, char **argv)
 		goto out; /* rc is 2 */
 	if (!o.by.nattrs)
 		cli_parse_level("member", &o.by, &err);
-	if (base.n || news.n) {
-		if (optind < argc) {
-			dp_error_set(&err,
-				     "'%s': give the profiles either with --base and --new or as "
-				     "arguments, not both",
-				     args[optind] == sep ? "--" : args[optind]);
-			goto bad;
-		}
-	} else if (dashdash >= 0) {
-		bool after = false;
-
-		for (int i = optind; i < argc; i++) {
-			if (args[i] == sep)
-				after = true;
-			else if (after)
-				dp_vec_push(&news, args[i]);
-			else
-				dp_vec_push(&base, args[i]);
-		}
-	} else if (argc - optind == 2) {
-		dp_vec_push(&base, args[optind]);
-		dp_vec_push(&news, args[optind + 1]);
-	} else if (argc - optind > 2) {
-		dp_error_set(&err,
-			     "%d profiles: write BASE... -- NEW... (or --base and --new) to say "
-			     "which are which",
-			     argc - optind);
+	if (profiles_of(&a, dashdash, &err) < 0)
 		goto bad;
-	}
-	if (!base.n || !news.n) {
-		dp_error_set(
-		    &err, "diff needs BASE and NEW profiles: dataprof diff base.dprof new.dprof");
-		goto bad;
-	}
-	o.base = base.v;
-	o.nbase = base.n;
-	o.new_ = news.v;
-	o.nnew = news.n;
+	o.base = a.base.v;
+	o.nbase = a.base.n;
+	o.new_ = a.news.v;
+	o.nnew = a.news.n;
 	if (!o.width && isatty(1)) {
 		struct winsize ws;
 		if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60)
@@ -222,8 +246,8 @@ bad:
 	cli_error("%s", err.msg);
 	rc = 2;
 out:
-	dp_vec_free(&base);
-	dp_vec_free(&news);
-	free(args);
+	dp_vec_free(&a.base);
+	dp_vec_free(&a.news);
+	free(a.args);
 	return rc;
 }

@@ -86,7 +86,86 @@ typedef struct hopts {
 	int nby;
 } hopts;
 
-static int parse(int argc, char **argv, hopts *o, dp_error *err)
+/* history's own options */
+static int history_opt(void *ctx, int c, const char *arg)
+{
+	hopts *o = ctx;
+	dp_diff_opts *d = &o->show.diff;
+	dp_error err = {{0}};
+	uint64_t v;
+
+	switch (c) {
+	case O_DB:
+		o->db = arg;
+		break;
+	case O_COMMIT:
+		o->add.commit = o->check.commit = arg;
+		break;
+	case O_COMMIT_TIME:
+		if (!dp_history_time(arg, o->commit_time, sizeof(o->commit_time))) {
+			cli_error("--commit-time '%s': a time as git log --format=%%cI writes it "
+				  "(2024-05-01T12:00:00+02:00) or seconds since 1970 (%%ct)",
+				  arg);
+			return 2;
+		}
+		o->add.commit_time = o->commit_time;
+		break;
+	case O_BRANCH:
+		o->add.branch = o->show.branch = o->check.branch = arg;
+		break;
+	case O_LABEL:
+		o->add.label = arg;
+		break;
+	case 'b': /* add keeps several lists: not the shared --by */
+		if (o->nby == DP_HISTORY_MAX_BY) {
+			cli_error("at most %d --by lists", DP_HISTORY_MAX_BY);
+			return 2;
+		}
+		if (cli_parse_level(arg, &o->add.by[o->nby++], &err) < 0) {
+			cli_error("%s", err.msg);
+			return 2;
+		}
+		d->by = o->add.by[o->nby - 1];
+		o->by_text = arg;
+		break;
+	case O_EVENT:
+		o->add.run.event = o->show.event = o->check.event = arg;
+		break;
+	case O_LAST:
+		if (!dp_parse_u64(arg, &v) || !v) {
+			cli_error("--last '%s': a positive number of commits", arg);
+			return 2;
+		}
+		o->show.last = (size_t)v;
+		break;
+	case O_BASELINE_N:
+		if (!dp_parse_u64(arg, &v) || !v || v > 10000) {
+			cli_error("--baseline-commits '%s': a positive number of commits", arg);
+			return 2;
+		}
+		o->check.baseline_commits = (size_t)v;
+		break;
+	case O_BASELINE:
+		o->check.baseline = arg;
+		break;
+	case O_PROGRAM:
+		o->show.program = o->check.program = arg;
+		break;
+	case O_CSV:
+		o->show.csv = true;
+		break;
+	case O_HTML:
+		o->html = arg;
+		break;
+	default:
+		return CLI_OPT_SHARED;
+	}
+	return CLI_OPT_TAKEN;
+}
+
+/* The options into o: 0, or the status to exit with now (1: the help was
+ * shown). */
+static int parse(int argc, char **argv, hopts *o)
 {
 	static const struct option opts[] = {
 	    {"db", required_argument, 0, O_DB},
@@ -117,89 +196,16 @@ static int parse(int argc, char **argv, hopts *o, dp_error *err)
 	};
 	dp_diff_opts *d = &o->show.diff;
 	cli_common co;
-	uint64_t v;
-	int c, st;
+	int st;
 
 	cli_common_init(&co, "history", usage);
 	co.diff = d;
 	d->confidence = 0.95;
 	d->line_tolerance = 5;
 	o->show.last = 10;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:w:m:n:j:h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_DB:
-			o->db = optarg;
-			break;
-		case O_COMMIT:
-			o->add.commit = o->check.commit = optarg;
-			break;
-		case O_COMMIT_TIME:
-			if (!dp_history_time(optarg, o->commit_time, sizeof(o->commit_time))) {
-				dp_error_set(err,
-					     "--commit-time '%s': a time as git log --format=%%cI "
-					     "writes it (2024-05-01T12:00:00+02:00) or seconds "
-					     "since 1970 (%%ct)",
-					     optarg);
-				return -1;
-			}
-			o->add.commit_time = o->commit_time;
-			break;
-		case O_BRANCH:
-			o->add.branch = o->show.branch = o->check.branch = optarg;
-			break;
-		case O_LABEL:
-			o->add.label = optarg;
-			break;
-		case 'b': /* add keeps several lists: not the shared --by */
-			if (o->nby == DP_HISTORY_MAX_BY) {
-				dp_error_set(err, "at most %d --by lists", DP_HISTORY_MAX_BY);
-				return -1;
-			}
-			if (cli_parse_level(optarg, &o->add.by[o->nby++], err) < 0)
-				return -1;
-			d->by = o->add.by[o->nby - 1];
-			o->by_text = optarg;
-			break;
-		case O_EVENT:
-			o->add.run.event = o->show.event = o->check.event = optarg;
-			break;
-		case O_LAST:
-			if (!dp_parse_u64(optarg, &v) || !v) {
-				dp_error_set(err, "--last '%s': a positive number of commits",
-					     optarg);
-				return -1;
-			}
-			o->show.last = (size_t)v;
-			break;
-		case O_BASELINE_N:
-			if (!dp_parse_u64(optarg, &v) || !v || v > 10000) {
-				dp_error_set(err,
-					     "--baseline-commits '%s': a positive number of "
-					     "commits",
-					     optarg);
-				return -1;
-			}
-			o->check.baseline_commits = (size_t)v;
-			break;
-		case O_BASELINE:
-			o->check.baseline = optarg;
-			break;
-		case O_PROGRAM:
-			o->show.program = o->check.program = optarg;
-			break;
-		case O_CSV:
-			o->show.csv = true;
-			break;
-		case O_HTML:
-			o->html = optarg;
-			break;
-		default:
-			/* 1: the help is shown */
-			if ((st = cli_common_opt(&co, c)) != CLI_OPT_TAKEN)
-				return st ? st : 1;
-		}
-	}
+	st = cli_parse_options(&co, argc, argv, "b:w:m:n:j:h", opts, history_opt, o);
+	if (st != CLI_OPT_TAKEN)
+		return st ? st : 1;
 	o->add.run.where = co.where;
 	o->add.run.jobs = co.jobs;
 	d->metric = co.metric;
@@ -330,11 +336,8 @@ int cmd_history(int argc, char **argv)
 	int rc;
 
 	memset(&o, 0, sizeof(o));
-	if ((rc = parse(argc, argv, &o, &err)) != 0) {
-		if (rc < 0)
-			goto bad;
+	if ((rc = parse(argc, argv, &o)) != 0)
 		return rc == 1 ? 0 : rc;
-	}
 	if (!o.db) {
 		dp_error_set(&err,
 			     "history needs --db FILE (SQLite) or --db postgresql://... : the "

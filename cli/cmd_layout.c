@@ -35,6 +35,37 @@ static void usage(FILE *f)
 
 enum { O_DIFF = 256, O_LINE, O_EVENT };
 
+/* layout's own options */
+typedef struct layout_args {
+	dp_layout_opts *o;
+	bool diff;
+} layout_args;
+
+static int layout_opt(void *ctx, int c, const char *arg)
+{
+	layout_args *a = ctx;
+	uint64_t v;
+
+	switch (c) {
+	case O_DIFF:
+		a->diff = true;
+		break;
+	case O_LINE:
+		if (!dp_parse_u64(arg, &v) || v < 8 || v > 4096 || (v & (v - 1))) {
+			cli_error("--cacheline '%s': a power of two from 8 to 4096", arg);
+			return 2;
+		}
+		a->o->cacheline = (unsigned)v;
+		break;
+	case O_EVENT:
+		a->o->run.event = arg;
+		break;
+	default:
+		return CLI_OPT_SHARED;
+	}
+	return CLI_OPT_TAKEN;
+}
+
 int cmd_layout(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -55,41 +86,20 @@ int cmd_layout(int argc, char **argv)
 	dp_layout_opts o, o2;
 	dp_layout a, b;
 	dp_error err = {{0}};
-	bool diff = false;
-	int c, st;
-	uint64_t v;
+	layout_args la = {&o, false};
+	int st;
 
 	memset(&o, 0, sizeof(o));
 	o.cacheline = 64;
 	o.input = "dataprof.dprof";
 	cli_common_init(&co, "layout", usage);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:w:n:h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_DIFF:
-			diff = true;
-			break;
-		case O_LINE:
-			if (!dp_parse_u64(optarg, &v) || v < 8 || v > 4096 || (v & (v - 1))) {
-				dp_error_set(&err,
-					     "--cacheline '%s': a power of two from 8 to 4096",
-					     optarg);
-				goto bad;
-			}
-			o.cacheline = (unsigned)v;
-			break;
-		case O_EVENT:
-			o.run.event = optarg;
-			break;
-		default:
-			if ((st = cli_common_opt(&co, c)) != CLI_OPT_TAKEN)
-				return st;
-		}
-	}
+	st = cli_parse_options(&co, argc, argv, "m:w:n:h", opts, layout_opt, &la);
+	if (st != CLI_OPT_TAKEN)
+		return st;
 	cli_common_to_run(&co, &o.run);
 	o.metric = co.metric;
 	o.top = co.top[0];
-	if (diff) {
+	if (la.diff) {
 		if (argc - optind != 3) {
 			dp_error_set(&err, "layout --diff takes BASE NEW TYPE: two profiles (or "
 					   "binaries) and the type");
