@@ -165,42 +165,47 @@ static int view_opt(void *ctx, int c, const char *arg)
 	return CLI_OPT_TAKEN;
 }
 
-/* The page into out ("-": stdout), written aside and then renamed: no half
- * page if anything fails. -1 after saying why. */
+/* The page into out ("-": stdout). A file is written aside and then
+ * renamed: no half page if anything fails. Anything else (/dev/null, a
+ * pipe) is written as it is: a rename would put a file in its place. -1
+ * after saying why. */
 static int write_page(dp_view_model *m, const char *out)
 {
 	char *tmp = NULL;
 	dp_error err = {{0}};
 	FILE *f = stdout;
+	struct stat st;
 	int rc = -1;
 
 	if (strcmp(out, "-")) {
-		tmp = dp_asprintf("%s.tmp", out);
-		f = fopen(tmp, "w");
+		bool special = stat(out, &st) == 0 && !S_ISREG(st.st_mode);
+
+		if (!special)
+			tmp = dp_asprintf("%s.tmp", out);
+		f = fopen(tmp ? tmp : out, "w");
 		if (!f) {
-			cli_error("cannot write '%s': %m (choose another place with -o)", tmp);
+			cli_error("cannot write '%s': %m (choose another place with -o)",
+				  tmp ? tmp : out);
 			free(tmp);
 			return -1;
 		}
 	}
 	if (dp_view_page_write(m, f, &err) < 0 || fflush(f) != 0) {
 		cli_error("%s: %s", out, err.msg[0] ? err.msg : "write failed");
-		if (f != stdout) {
+		if (f != stdout)
 			fclose(f);
+		if (tmp)
 			unlink(tmp);
-		}
-	} else if (f != stdout && (fclose(f) != 0 || rename(tmp, out) != 0)) {
+	} else if (f != stdout && (fclose(f) != 0 || (tmp && rename(tmp, out) != 0))) {
 		cli_error("cannot write '%s': %m", out);
-		unlink(tmp);
+		if (tmp)
+			unlink(tmp);
 	} else {
 		rc = 0;
-		if (f != stdout && dp_stderr_is_tty()) {
-			struct stat sb;
-			stat(out, &sb);
+		if (tmp && dp_stderr_is_tty() && stat(out, &st) == 0)
 			fprintf(stderr, "dataprof: wrote %s (%.1f MB, %llu samples)\n", out,
-				(double)sb.st_size / 1e6,
+				(double)st.st_size / 1e6,
 				(unsigned long long)dp_view_model_samples(m));
-		}
 	}
 	free(tmp);
 	return rc;

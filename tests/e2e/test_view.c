@@ -136,6 +136,25 @@ static void test_input_option(void **state)
 	tu_result_free(&res);
 }
 
+/* -o naming what is not a file (a pipe, /dev/null) writes into it: the
+ * page is not written aside and renamed over it (`view -o /dev/null` once
+ * put a file in /dev/null's place) */
+static void test_output_not_a_file(void **state)
+{
+	tu_result res;
+
+	(void)state;
+	assert_int_equal(
+	    tu_sh(&res,
+		  "cd '%s' && rm -f pipe && mkfifo pipe && "
+		  "{ timeout 20 cat pipe > from_pipe & } && '%s' view plain.dprof -o pipe && "
+		  "wait && test -p pipe && '%s' view plain.dprof -o - | cmp - from_pipe && "
+		  "! ls pipe.tmp 2>/dev/null",
+		  tu_tmpdir(), DATAPROF_BIN, DATAPROF_BIN),
+	    0);
+	tu_result_free(&res);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -159,6 +178,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_default_output),
 	    cmocka_unit_test(test_input_option),
+	    cmocka_unit_test(test_output_not_a_file),
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, setup, teardown);
