@@ -365,7 +365,7 @@ int dp_perfetto_finish(dp_perfetto *p, const dp_series_set *ss, dp_error *err)
 	fprintf(p->f, ",\"start_ns\":%" PRIu64 "}}\n", start);
 	if (ferror(p->f) || fclose(p->f) != 0) {
 		dp_error_set(err, "writing '%s' failed: %m (is the disk full?)", p->path);
-		unlink(p->path);
+		dp_unlink_file(p->path);
 		rc = -1;
 	}
 	dp_perfetto_free(p);
@@ -377,6 +377,6 @@ void dp_perfetto_abort(dp_perfetto *p)
 	if (!p)
 		return;
 	fclose(p->f);
-	unlink(p->path);
+	dp_unlink_file(p->path);
 	dp_perfetto_free(p);
 }

@@ -59,7 +59,7 @@ int dp_sqlite_start(void *ctx, dp_report_result *r, dp_error *err)
 	dp_sqlite_out *s = ctx;
 	dp_buf b = {0};
 
-	unlink(s->path); /* a fresh database each time */
+	dp_unlink_file(s->path); /* a fresh database each time */
 	if (sqlite3_open(s->path, &s->db) != SQLITE_OK) {
 		dp_error_set(err, "cannot create '%s': %s", s->path, sqlite3_errmsg(s->db));
 		sqlite3_close(s->db);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -261,4 +262,12 @@ void dp_sort_by_key(void *v, size_t n, size_t size, uint64_t *key, uint32_t *whe
 	free(order);
 	free(old);
 	free(old_key);
+}
+
+void dp_unlink_file(const char *path)
+{
+	struct stat st;
+
+	if (path && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(path);
 }

@@ -39,6 +39,10 @@
  * item's new index. */
 void dp_sort_by_key(void *v, size_t n, size_t size, uint64_t *key, uint32_t *where);
 
+/* Removes path if it is a file: not /dev/null, a pipe or a device that an
+ * output was given as (an output that failed is removed with this). */
+void dp_unlink_file(const char *path);
+
 /* One error message, one line, that names the thing and what to do. */
 typedef struct dp_error {
 	char msg[512];

@@ -897,7 +897,7 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		}
 		launched = false; /* from here the child is ours to wait for, not to abort */
 		if (dp_target_go(&r.target, o->argv[0], err) < 0) {
-			unlink(r.w.path);
+			dp_unlink_file(r.w.path);
 			dp_writer_close(&r.w);
 			close_events(&r);
 			res->exit_code = r.target.exec_errno == ENOENT ? 127 : 126;

@@ -428,8 +428,8 @@ out:
 		dp_error_set(err, "cannot write '%s': %s", o->output, strerror(w.failed_errno));
 		rc = -1;
 	}
-	if (rc < 0 && strcmp(o->output, "-") && strcmp(o->output, "/dev/null"))
-		unlink(o->output);
+	if (rc < 0 && strcmp(o->output, "-"))
+		dp_unlink_file(o->output);
 	for (size_t i = 0; i < av.n; i++)
 		free(av.v[i]);
 	dp_vec_free(&av);

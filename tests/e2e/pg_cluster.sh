@@ -11,7 +11,8 @@
 # when that is root: initdb refuses root. It does not wait for the disk
 # (fsync off: the tests' data is thrown away) unless PG_CLUSTER_DURABLE=1
 # (benchmarks: a server as one would run it). Exit 77 with the reason on stderr
-# when no server can be installed or started here (the tests skip).
+# when no server can be installed or started here, or DATAPROF_TEST_NO_PG=1
+# says to act as if (the tests skip).
 set -euo pipefail
 cmd=${1:-} dir=${2:-}
 [ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: pg_cluster.sh start DIR [PID] | stop DIR" >&2; exit 2; }
@@ -30,6 +31,8 @@ fi
 case $cmd in
 start)
 	[ -n "$bindir" ] || { echo "no PostgreSQL server installed (Debian: apt-get install postgresql)" >&2; exit 77; }
+	# the tests of a machine without a server, on one with it
+	[ "${DATAPROF_TEST_NO_PG:-0}" = 0 ] || { echo "DATAPROF_TEST_NO_PG is set" >&2; exit 77; }
 	mkdir -p "$dir"
 	[ ${#as[@]} = 0 ] || chown "$user" "$dir"
 	chmod 700 "$dir"

@@ -218,12 +218,13 @@ static void test_writers_postgresql(void **state)
 
 static void test_import_export(void **state)
 {
-	char *copy = tu_path("exported.sqlite"), *db2;
+	char *copy, *db2;
 	tu_result res;
 
 	(void)state;
 	profiles();
-	tu_pg_require(&pg);
+	tu_pg_require(&pg); /* before anything is allocated: a skip leaks it */
+	copy = tu_path("exported.sqlite");
 	db2 = tu_pg_createdb(&pg, "moved");
 	/* PostgreSQL -> a file -> another PostgreSQL database, twice */
 	assert_int_equal(
@@ -262,13 +263,14 @@ static void expect_error(const char *env, const char *db, const char *args, cons
 
 static void test_bad_input(void **state)
 {
-	char *db, *add, *pw, *pass = tu_path("pgpass"), *env, *admin, *none;
+	char *db, *add, *pw, *pass, *env, *admin, *none;
 	long runs;
 	FILE *f;
 
 	(void)state;
 	profiles();
-	tu_pg_require(&pg);
+	tu_pg_require(&pg); /* before anything is allocated: a skip leaks it */
+	pass = tu_path("pgpass");
 	runs = pg_q("SELECT count(*) FROM runs");
 	add = dp_asprintf("add --commit c10 '%s'", prof[0][0]);
 	db = dp_asprintf("host=%s/nowhere dbname=team", pg.dir);
@@ -362,7 +364,7 @@ static pid_t spawn(const char *cmd, const char *err)
 
 static void test_dropped_connection(void **state)
 {
-	char *copy = tu_path("dropped.dprof"), *errf = tu_path("dropped.err"), *cmd;
+	char *copy, *errf, *cmd;
 	tu_result res;
 	long runs, backend = -1;
 	int status;
@@ -370,7 +372,9 @@ static void test_dropped_connection(void **state)
 
 	(void)state;
 	profiles();
-	tu_pg_require(&pg);
+	tu_pg_require(&pg); /* before anything is allocated: a skip leaks it */
+	copy = tu_path("dropped.dprof");
+	errf = tu_path("dropped.err");
 	rec_copy_tagged(prof[0][0], copy, "test_copy", "dropped");
 	runs = pg_q("SELECT count(*) FROM runs");
 	/* a session that holds the rows table: the add inserts its run, then
