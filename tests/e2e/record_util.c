@@ -58,6 +58,28 @@ char *rec_fixture(const char *fixture, const char *args, const char *opts, const
 	return out;
 }
 
+void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)
+{
+	tu_result res;
+	char *args;
+	va_list ap;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&args, fmt, ap) >= 0);
+	va_end(ap);
+	tu_sh(&res, "'%s' %s", DATAPROF_BIN, args);
+	const char *nl = strchr(res.err, '\n');
+	bool refused = how & REC_ERR_USAGE
+			   ? res.status == 1 || res.status == 2
+			   : res.status != 0 && !(how & REC_ERR_NOT3 && res.status == 3);
+	bool one_line = how & REC_ERR_EOL ? nl && !nl[1] : nl == strrchr(res.err, '\n');
+	if (!refused || !strstr(res.err, want) || !one_line)
+		fail_msg("%s: exit %d, stderr '%s' (want one line with '%s')", args, res.status,
+			 res.err, want);
+	tu_result_free(&res);
+	free(args);
+}
+
 void rec_copy_tagged(const char *src, const char *dst, const char *key, const char *value)
 {
 	size_t len, hdr, klen = strlen(key) + 1, vlen = strlen(value) + 1;

@@ -41,6 +41,19 @@ typedef struct rec_pf_result {
 } rec_pf_result;
 void rec_pf_check(const char *profile, const char *truth_text, rec_pf_result *out);
 
+/* How rec_expect_error judges a refusal; 0: any non-zero exit status, and
+ * at most one newline in stderr. */
+enum {
+	REC_ERR_NOT3 = 1,  /* exit 3 is an answer ("changed"), not a refusal */
+	REC_ERR_USAGE = 2, /* only 1 (what the input cannot give) or 2 (usage) */
+	REC_ERR_EOL = 4,   /* stderr one line that ends in its newline */
+};
+/* Runs dataprof ARGS, ARGS from fmt (a shell word list), and fails the
+ * test, naming ARGS, unless dataprof refuses them as how says with want
+ * in its stderr, on one line. */
+void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Can record sim: events here (dataprof's Valgrind tool built, valgrind
  * installed)? When not, *why says what is missing. */
 bool rec_have_sim(const char **why);
