@@ -179,18 +179,19 @@ static void test_show(void **state)
 	tu_result_free(&res);
 }
 
+/* Bad input after --db DB, and the one line it gets. */
+static const char *const bad_after_db[][2] = {
+    {"add x.dprof", "history add needs --commit SHA"},
+    {"add --commit c4", "history add needs a PROFILE"},
+    {"frob", "'frob' is none of them"},
+    {"show --by caller", "holds no run stored by caller"},
+    {"show --by objekt", "unknown attribute 'objekt'"},
+    {"add --by addr --commit c4 x.dprof", "--by addr: addresses move"},
+    {"add --commit c4 /nonexistent.dprof", "/nonexistent.dprof"},
+};
+
 static void test_bad_input(void **state)
 {
-	/* what follows --db DB, and the one line it gets */
-	static const char *const bad[][2] = {
-	    {"add x.dprof", "history add needs --commit SHA"},
-	    {"add --commit c4", "history add needs a PROFILE"},
-	    {"frob", "'frob' is none of them"},
-	    {"show --by caller", "holds no run stored by caller"},
-	    {"show --by objekt", "unknown attribute 'objekt'"},
-	    {"add --by addr --commit c4 x.dprof", "--by addr: addresses move"},
-	    {"add --commit c4 /nonexistent.dprof", "/nonexistent.dprof"},
-	};
 	char *text = tu_path("not-a-db.txt");
 	FILE *f = fopen(text, "w");
 
@@ -199,8 +200,9 @@ static void test_bad_input(void **state)
 	fputs("this is not a database, but it is long enough to be read as one\n", f);
 	fclose(f);
 	rec_expect_error(0, "history needs --db FILE", "history show");
-	for (size_t i = 0; i < DP_ARRAY_LEN(bad); i++)
-		rec_expect_error(0, bad[i][1], "history --db '%s' %s", db, bad[i][0]);
+	for (size_t i = 0; i < DP_ARRAY_LEN(bad_after_db); i++)
+		rec_expect_error(0, bad_after_db[i][1], "history --db '%s' %s", db,
+				 bad_after_db[i][0]);
 	rec_expect_error(0, "not-a-db.txt", "history --db '%s' show", text);
 	free(text);
 }
