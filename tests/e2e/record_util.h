@@ -54,6 +54,13 @@ enum {
 void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A cmocka test of one fixture, for tests run once per build of it: named
+ * test_FIXTURE, fn finds the fixture's name in *state. */
+#define REC_FIXTURE_TEST(fn, fixture)                                                              \
+	{                                                                                          \
+		"test_" fixture, fn, NULL, NULL, (void *)(fixture)                                 \
+	}
+
 /* Can record sim: events here (dataprof's Valgrind tool built, valgrind
  * installed)? When not, *why says what is missing. */
 bool rec_have_sim(const char **why);

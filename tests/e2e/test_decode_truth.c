@@ -48,8 +48,9 @@ static void am_visit(void *ctx, const dp_sample *s, const dp_decoded *x)
 	}
 }
 
-static void check_addrmodes(const char *fixture)
+static void test_addrmodes(void **state)
 {
+	const char *fixture = *state;
 	char *prof = tu_path("am.dprof"), *fx = tu_fixture(fixture), *cmd = dp_asprintf("'%s'", fx);
 	tu_result res;
 	am_ctx c = {0};
@@ -81,18 +82,6 @@ static void check_addrmodes(const char *fixture)
 	free(fx);
 	free(prof);
 	tu_result_free(&res);
-}
-
-static void test_addrmodes_O0(void **state)
-{
-	(void)state;
-	check_addrmodes("addrmodes_O0");
-}
-
-static void test_addrmodes_O2(void **state)
-{
-	(void)state;
-	check_addrmodes("addrmodes_O2");
 }
 
 /* ---- bpwatch ---- */
@@ -172,8 +161,10 @@ static void check_pattern(const char *fixture, const tu_truth *t, totals *tot)
 	free(prof);
 }
 
-static void check_bpwatch(const char *fixture)
+static void test_bpwatch(void **state)
 {
+	const char *fixture = *state;
+	tu_require(DP_PROBE_BREAKPOINT);
 	char *fx = tu_fixture(fixture);
 	char *argv[] = {fx, "--list", NULL};
 	tu_result res;
@@ -203,20 +194,6 @@ static void check_bpwatch(const char *fixture)
 	tu_result_free(&res);
 }
 
-static void test_bpwatch_O0(void **state)
-{
-	(void)state;
-	tu_require(DP_PROBE_BREAKPOINT);
-	check_bpwatch("bpwatch_O0");
-}
-
-static void test_bpwatch_O2(void **state)
-{
-	(void)state;
-	tu_require(DP_PROBE_BREAKPOINT);
-	check_bpwatch("bpwatch_O2");
-}
-
 static int teardown(void **state)
 {
 	(void)state;
@@ -227,10 +204,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_addrmodes_O0),
-		cmocka_unit_test(test_addrmodes_O2),
-		cmocka_unit_test(test_bpwatch_O0),
-		cmocka_unit_test(test_bpwatch_O2),
+	    REC_FIXTURE_TEST(test_addrmodes, "addrmodes_O0"),
+	    REC_FIXTURE_TEST(test_addrmodes, "addrmodes_O2"),
+	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O0"),
+	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O2"),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, teardown);

@@ -229,8 +229,9 @@ static size_t record(const char *fixture, const char *args, const char *opts, sa
 
 /* ---- addrmodes ---- */
 
-static void check_addrmodes(const char *fixture)
+static void test_addrmodes(void **state)
 {
+	const char *fixture = *state;
 	samples s;
 	tu_truth *t;
 	size_t n = record(fixture, "", "-e page-faults", &s, &t);
@@ -288,18 +289,6 @@ static void check_addrmodes(const char *fixture)
 	(void)skipped;
 	free(t);
 	free(s.v);
-}
-
-static void test_addrmodes_O0(void **state)
-{
-	(void)state;
-	check_addrmodes("addrmodes_O0");
-}
-
-static void test_addrmodes_O2(void **state)
-{
-	(void)state;
-	check_addrmodes("addrmodes_O2");
 }
 
 /* ---- bpwatch ---- */
@@ -382,8 +371,10 @@ static bool check_pattern(const char *fixture, const tu_truth *p)
 	return ok;
 }
 
-static void check_bpwatch(const char *fixture)
+static void test_bpwatch(void **state)
 {
+	const char *fixture = *state;
+	tu_require(DP_PROBE_BREAKPOINT);
 	char *fx = tu_fixture(fixture);
 	char *argv[] = {fx, "--list", NULL};
 	tu_result res;
@@ -408,20 +399,6 @@ static void check_bpwatch(const char *fixture)
 	free(t);
 	tu_result_free(&res);
 	free(fx);
-}
-
-static void test_bpwatch_O0(void **state)
-{
-	(void)state;
-	tu_require(DP_PROBE_BREAKPOINT);
-	check_bpwatch("bpwatch_O0");
-}
-
-static void test_bpwatch_O2(void **state)
-{
-	(void)state;
-	tu_require(DP_PROBE_BREAKPOINT);
-	check_bpwatch("bpwatch_O2");
 }
 
 /* ---- objects ---- */
@@ -453,8 +430,9 @@ static bool on_stack(const tu_truth *obj)
 	return obj && !strcmp(tu_truth_get(obj, "kind"), "stack");
 }
 
-static void check_objects(const char *fixture)
+static void test_objects(void **state)
 {
+	const char *fixture = *state;
 	samples s;
 	tu_truth *t;
 	size_t n = record(fixture, "", "-e page-faults", &s, &t);
@@ -504,30 +482,6 @@ static void check_objects(const char *fixture)
 	free(s.v);
 }
 
-static void test_objects_O0(void **state)
-{
-	(void)state;
-	check_objects("objects_O0");
-}
-
-static void test_objects_O2(void **state)
-{
-	(void)state;
-	check_objects("objects_O2");
-}
-
-static void test_objects_cxx_O0(void **state)
-{
-	(void)state;
-	check_objects("objects_cxx_O0");
-}
-
-static void test_objects_cxx_O2(void **state)
-{
-	(void)state;
-	check_objects("objects_cxx_O2");
-}
-
 static int teardown(void **state)
 {
 	(void)state;
@@ -538,11 +492,15 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_insn_ea),	   cmocka_unit_test(test_addrmodes_O0),
-	    cmocka_unit_test(test_addrmodes_O2),   cmocka_unit_test(test_bpwatch_O0),
-	    cmocka_unit_test(test_bpwatch_O2),	   cmocka_unit_test(test_objects_O0),
-	    cmocka_unit_test(test_objects_O2),	   cmocka_unit_test(test_objects_cxx_O0),
-	    cmocka_unit_test(test_objects_cxx_O2),
+	    cmocka_unit_test(test_insn_ea),
+	    REC_FIXTURE_TEST(test_addrmodes, "addrmodes_O0"),
+	    REC_FIXTURE_TEST(test_addrmodes, "addrmodes_O2"),
+	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O0"),
+	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O2"),
+	    REC_FIXTURE_TEST(test_objects, "objects_O0"),
+	    REC_FIXTURE_TEST(test_objects, "objects_O2"),
+	    REC_FIXTURE_TEST(test_objects, "objects_cxx_O0"),
+	    REC_FIXTURE_TEST(test_objects, "objects_cxx_O2"),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
