@@ -80,6 +80,20 @@ void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)
 	free(args);
 }
 
+size_t rec_fixture_list(const char *fixture, tu_truth **t)
+{
+	char *fx = tu_fixture(fixture);
+	char *argv[] = {fx, "--list", NULL};
+	tu_result res;
+	size_t n;
+
+	assert_int_equal(tu_run(argv, &res), 0);
+	n = tu_truth_parse(res.out, t);
+	tu_result_free(&res);
+	free(fx);
+	return n;
+}
+
 void rec_copy_tagged(const char *src, const char *dst, const char *key, const char *value)
 {
 	size_t len, hdr, klen = strlen(key) + 1, vlen = strlen(value) + 1;

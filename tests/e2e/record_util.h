@@ -22,6 +22,11 @@ size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx);
  * (malloc'd). Fails the test when record does. */
 char *rec_fixture(const char *fixture, const char *args, const char *opts, const char *name);
 
+/* The truth lines of FIXTURE_DIR/fixture --list (what a fixture of
+ * patterns would do, run alone): how many (array malloc'd). Fails the
+ * test unless it exits 0. */
+size_t rec_fixture_list(const char *fixture, tu_truth **t);
+
 /* Copies the profile src to dst with one more META record key=value after
  * its header: another file (another run identity, docs/history.md) with
  * the same samples, cheaper than recording again. */
