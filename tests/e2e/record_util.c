@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,11 +63,8 @@ void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)
 {
 	tu_result res;
 	char *args;
-	va_list ap;
 
-	va_start(ap, fmt);
-	assert_true(vasprintf(&args, fmt, ap) >= 0);
-	va_end(ap);
+	REC_VFORMAT(args, fmt);
 	tu_sh(&res, "'%s' %s", DATAPROF_BIN, args);
 	const char *nl = strchr(res.err, '\n');
 	bool refused = how & REC_ERR_USAGE
@@ -92,6 +90,36 @@ size_t rec_fixture_list(const char *fixture, tu_truth **t)
 	tu_result_free(&res);
 	free(fx);
 	return n;
+}
+
+void rec_write_exec_mmap(dp_writer *w, uint32_t pid, uint64_t start, uint64_t len, const char *path,
+			 uint64_t id)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_gen;
+		uint32_t prot, flags;
+	} m = {pid, pid, start, len, 0, 0, 0, 0, 0, 5, 2}; /* PROT_READ|PROT_EXEC, MAP_PRIVATE */
+	struct {
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+		uint64_t id;
+	} trailer = {pid, pid, 100, 0, 0, id};
+	struct perf_event_header h = {PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 0};
+	static const char zeros[8];
+	dp_buf b = {0};
+
+	dp_buf_add(&b, &h, sizeof(h));
+	dp_buf_add(&b, &m, sizeof(m));
+	dp_buf_add(&b, path, strlen(path) + 1);
+	dp_buf_add(&b, zeros, DP_ALIGN(b.len, 8) - b.len);
+	dp_buf_add(&b, &trailer, sizeof(trailer));
+	((struct perf_event_header *)b.p)->size = (uint16_t)b.len;
+	dp_writer_add(w, b.p, b.len);
+	dp_buf_free(&b);
 }
 
 void rec_copy_tagged(const char *src, const char *dst, const char *key, const char *value)

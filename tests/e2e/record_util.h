@@ -2,9 +2,11 @@
 #ifndef DP_RECORD_UTIL_H
 #define DP_RECORD_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 #include "dataprof/profile.h"
+#include "profile/writer.h"
 #include "tu.h"
 
 /* Records cmd (a shell word list) with the given dataprof options into
@@ -27,6 +29,13 @@ char *rec_fixture(const char *fixture, const char *args, const char *opts, const
  * test unless it exits 0. */
 size_t rec_fixture_list(const char *fixture, tu_truth **t);
 
+/* Writes to w the MMAP2 record of an executable mapping of path (r-x,
+ * private) at [start, start + len) in process pid, its sample_id_all
+ * trailer at time 100 with event ID id: the one mapping of the synthetic
+ * profiles tests write. */
+void rec_write_exec_mmap(dp_writer *w, uint32_t pid, uint64_t start, uint64_t len, const char *path,
+			 uint64_t id);
+
 /* Copies the profile src to dst with one more META record key=value after
  * its header: another file (another run identity, docs/history.md) with
  * the same samples, cheaper than recording again. */
@@ -45,6 +54,16 @@ typedef struct rec_pf_result {
 	size_t accesses, in_region, matched, exact_ip, decompressed;
 } rec_pf_result;
 void rec_pf_check(const char *profile, const char *truth_text, rec_pf_result *out);
+
+/* In a function taking fmt, ...: out = the text they make, malloc'd (for
+ * cmocka tests: fails the test if it cannot be made). */
+#define REC_VFORMAT(out, fmt)                                                                      \
+	do {                                                                                       \
+		va_list ap_;                                                                       \
+		va_start(ap_, fmt);                                                                \
+		assert_true(vasprintf(&(out), fmt, ap_) >= 0);                                     \
+		va_end(ap_);                                                                       \
+	} while (0)
 
 /* How rec_expect_error judges a refusal; 0: any non-zero exit status, and
  * at most one newline in stderr. */

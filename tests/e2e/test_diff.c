@@ -70,11 +70,8 @@ static void diff(diff_out *d, const char *fmt, ...)
 {
 	char *json = tu_path("diff.json"), *args;
 	tu_result res;
-	va_list ap;
 
-	va_start(ap, fmt);
-	assert_true(vasprintf(&args, fmt, ap) >= 0);
-	va_end(ap);
+	REC_VFORMAT(args, fmt);
 	memset(d, 0, sizeof(*d));
 	tu_sh(&res,
 	      "'%s' diff %s --json > '%s'; rc=$?; /usr/bin/python3 '%s/tests/schema/diff_rows.py' "
@@ -121,12 +118,9 @@ static void show(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void show(const char *fmt, ...)
 {
 	char *args;
-	va_list ap;
 	tu_result res;
 
-	va_start(ap, fmt);
-	assert_true(vasprintf(&args, fmt, ap) >= 0);
-	va_end(ap);
+	REC_VFORMAT(args, fmt);
 	tu_sh(&res, "'%s' diff %s", DATAPROF_BIN, args);
 	printf("$ dataprof diff %s\n%s%s", args, res.out, res.err);
 	tu_result_free(&res);
@@ -201,12 +195,9 @@ static void expect_status(int want, const char *fmt, ...) __attribute__((format(
 static void expect_status(int want, const char *fmt, ...)
 {
 	char *args, *s = sides(prof_a, NB, prof_b, NB);
-	va_list ap;
 	tu_result res;
 
-	va_start(ap, fmt);
-	assert_true(vasprintf(&args, fmt, ap) >= 0);
-	va_end(ap);
+	REC_VFORMAT(args, fmt);
 	tu_sh(&res, "'%s' diff --per run --by member %s %s > /dev/null", DATAPROF_BIN, s, args);
 	printf("exit %d (want %d): %s\n", res.status, want, args);
 	if (res.status != want)

@@ -42,11 +42,8 @@ static int layout(facts *f, const char *binary, const char *fmt, ...)
 {
 	char *json = tu_path("layout.json"), *args, *pa = NULL;
 	tu_result res;
-	va_list ap;
 
-	va_start(ap, fmt);
-	assert_true(vasprintf(&args, fmt, ap) >= 0);
-	va_end(ap);
+	REC_VFORMAT(args, fmt);
 	if (binary)
 		pa = dp_asprintf("--pahole '%s'", binary);
 	memset(f, 0, sizeof(*f));

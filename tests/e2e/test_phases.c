@@ -444,11 +444,8 @@ static void expect_error(int status, const char *want, const char *fmt, ...)
 {
 	tu_result res;
 	char *args;
-	va_list ap;
 
-	va_start(ap, fmt);
-	assert_true(vasprintf(&args, fmt, ap) >= 0);
-	va_end(ap);
+	REC_VFORMAT(args, fmt);
 	tu_sh(&res, "cd '%s' && %s", tu_tmpdir(), args);
 	if (res.status != status || !strstr(res.err, want))
 		fail_msg("%s: exit %d (want %d), stderr '%s' (want '%s')", args, res.status, status,

@@ -47,12 +47,9 @@ static int as_user(tu_result *res, const char *fmt, ...) __attribute__((format(p
 static int as_user(tu_result *res, const char *fmt, ...)
 {
 	char *script = dp_asprintf("%s/cmd.sh", dir), *body;
-	va_list ap;
 	FILE *f;
 
-	va_start(ap, fmt);
-	assert_true(vasprintf(&body, fmt, ap) >= 0);
-	va_end(ap);
+	REC_VFORMAT(body, fmt);
 	f = fopen(script, "w");
 	assert_non_null(f);
 	fprintf(f, "cd '%s' || exit 99\nexport ASAN_OPTIONS=detect_leaks=0\n%s\n", dir, body);
