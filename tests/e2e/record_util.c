@@ -46,16 +46,34 @@ size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx)
 	return n;
 }
 
-char *rec_fixture(const char *fixture, const char *args, const char *opts, const char *name)
+void rec_fixture_truth(rec_truth_run *r, const char *fixture, const char *args, const char *opts,
+		       const char *name)
 {
-	char *out = tu_path(name), *fx = tu_fixture(fixture);
-	char *cmd = dp_asprintf("'%s' %s", fx, args);
-	tu_result res;
+	char *fx = tu_fixture(fixture), *cmd = dp_asprintf("'%s' %s", fx, args);
 
-	assert_int_equal(rec_run(&res, out, opts, cmd), 0);
-	tu_result_free(&res);
+	r->profile = tu_path(name);
+	assert_int_equal(rec_run(&r->res, r->profile, opts, cmd), 0);
+	r->n = tu_truth_parse(r->res.out, &r->t);
 	free(cmd);
 	free(fx);
+}
+
+void rec_truth_run_free(rec_truth_run *r)
+{
+	free(r->profile);
+	tu_result_free(&r->res);
+	free(r->t);
+}
+
+char *rec_fixture(const char *fixture, const char *args, const char *opts, const char *name)
+{
+	rec_truth_run r;
+	char *out;
+
+	rec_fixture_truth(&r, fixture, args, opts, name);
+	out = r.profile;
+	r.profile = NULL;
+	rec_truth_run_free(&r);
 	return out;
 }
 

@@ -24,6 +24,18 @@ size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx);
  * (malloc'd). Fails the test when record does. */
 char *rec_fixture(const char *fixture, const char *args, const char *opts, const char *name);
 
+/* A fixture's run under dataprof record, with what the fixture printed. */
+typedef struct rec_truth_run {
+	char *profile; /* tu_tmpdir()/name */
+	tu_result res; /* record's: the fixture's stdout in res.out */
+	tu_truth *t;   /* the truth lines of that stdout */
+	size_t n;
+} rec_truth_run;
+/* rec_fixture, keeping the fixture's output and its truth lines. */
+void rec_fixture_truth(rec_truth_run *r, const char *fixture, const char *args, const char *opts,
+		       const char *name);
+void rec_truth_run_free(rec_truth_run *r);
+
 /* The truth lines of FIXTURE_DIR/fixture --list (what a fixture of
  * patterns would do, run alone): how many (array malloc'd). Fails the
  * test unless it exits 0. */
@@ -78,12 +90,15 @@ enum {
 void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* A cmocka test of one fixture, for tests run once per build of it: named
- * test_FIXTURE, fn finds the fixture's name in *state. */
-#define REC_FIXTURE_TEST(fn, fixture)                                                              \
+/* A cmocka test named name that runs fn with *state = arg (a string): one
+ * function for the cases of a family, each under a name of its own. */
+#define REC_CASE(name, fn, arg)                                                                    \
 	{                                                                                          \
-		"test_" fixture, fn, NULL, NULL, (void *)(fixture)                                 \
+		name, fn, NULL, NULL, (void *)(arg)                                                \
 	}
+/* A test run once per build of a fixture: named test_FIXTURE, fn finds the
+ * fixture's name in *state. */
+#define REC_FIXTURE_TEST(fn, fixture) REC_CASE("test_" fixture, fn, fixture)
 
 /* Can record sim: events here (dataprof's Valgrind tool built, valgrind
  * installed)? When not, *why says what is missing. */

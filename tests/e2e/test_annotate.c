@@ -213,8 +213,9 @@ static void test_truth(void **state)
 }
 
 /* Debug info elsewhere than in the binary: the same answers. */
-static void check_moved_debug(const char *how)
+static void test_moved_debug(void **state)
 {
+	const char *how = *state;
 	char *fx = tu_fixture("objects_O2"), *fx0 = tu_fixture("objects_O0");
 	const char *dir = tu_tmpdir();
 	char *prog = dp_asprintf("%s/%s/objects", dir, how);
@@ -254,18 +255,6 @@ static void check_moved_debug(const char *how)
 	free(prog);
 	free(fx);
 	free(fx0);
-}
-
-static void test_objects_debuglink(void **state)
-{
-	(void)state;
-	check_moved_debug("debuglink");
-}
-
-static void test_objects_dwz(void **state)
-{
-	(void)state;
-	check_moved_debug("dwz");
 }
 
 /* The allocator's own bookkeeping: the page faults glibc's malloc takes
@@ -402,8 +391,8 @@ int main(void)
 	    REC_FIXTURE_TEST(test_truth, "objects_O2"),
 	    REC_FIXTURE_TEST(test_truth, "objects_cxx_O0"),
 	    REC_FIXTURE_TEST(test_truth, "objects_cxx_O2"),
-	    cmocka_unit_test(test_objects_debuglink),
-	    cmocka_unit_test(test_objects_dwz),
+	    REC_CASE("test_objects_debuglink", test_moved_debug, "debuglink"),
+	    REC_CASE("test_objects_dwz", test_moved_debug, "dwz"),
 	    cmocka_unit_test(test_kernel_mapping),
 	    REC_FIXTURE_TEST(test_allocator, "allocator_O0"),
 	    REC_FIXTURE_TEST(test_allocator, "allocator_O2"),

@@ -98,24 +98,14 @@ static void against(const char *prog, const char *args, double tol)
 	tu_result_free(&c);
 }
 
-static void against_cachegrind(const char *args)
+/* simwork_O2 with the arguments *state against cachegrind. */
+static void test_vs_cachegrind(void **state)
 {
+	const char *args = *state;
 	char *fx = tu_fixture("simwork_O2");
 
 	against(fx, args, 0.02);
 	free(fx);
-}
-
-static void test_chase_vs_cachegrind(void **state)
-{
-	(void)state;
-	against_cachegrind("chase 65536 262144");
-}
-
-static void test_stream_vs_cachegrind(void **state)
-{
-	(void)state;
-	against_cachegrind("stream 8388608 2");
 }
 
 /* A real program: lua5.4 on table-heavy work (skipped without lua5.4).
@@ -275,8 +265,9 @@ static char *record_sim(const char *fixture, const char *args, const char *opts,
 	return out;
 }
 
-static void chase_attribution(const char *fixture)
+static void test_chase_attribution(void **state)
 {
+	const char *fixture = *state;
 	tu_result res, rep;
 	tu_truth *t = NULL;
 	char *prof = record_sim(fixture, "chase 65536 262144", "--heap -e sim:l1d-miss -c 50",
@@ -311,18 +302,6 @@ static void chase_attribution(const char *fixture)
 	tu_result_free(&res);
 	free(t);
 	free(prof);
-}
-
-static void test_chase_attribution_O2(void **state)
-{
-	(void)state;
-	chase_attribution("simwork_O2");
-}
-
-static void test_chase_attribution_O0(void **state)
-{
-	(void)state;
-	chase_attribution("simwork_O0");
 }
 
 /* On lua, misses land on heap blocks named by their allocation site, with
@@ -558,16 +537,14 @@ static void test_layout_diff(void **state)
  * data breakpoint's trap gives them (test_decode_truth.c, which needs
  * breakpoints that fire). Here the simulator's truth says which
  * instruction and address each sample really had. */
-static void twin_bpwatch(const char *fixture)
+static void test_bpwatch_twin(void **state)
 {
+	const char *fixture = *state;
 	char *fx = tu_fixture(fixture), *prof = tu_path("twin.dprof");
-	char *argv[] = {fx, "--list", NULL};
 	size_t n, verified = 0, right = 0, should = 0, did = 0, patterns = 0;
-	tu_result res;
 	tu_truth *t;
 
-	assert_int_equal(tu_run(argv, &res), 0);
-	n = tu_truth_parse(res.out, &t);
+	n = rec_fixture_list(fixture, &t);
 	for (size_t i = 0; i < n; i++) {
 		const char *name = tu_truth_get(&t[i], "name"), *expect;
 		dp_sim_accuracy c;
@@ -618,19 +595,6 @@ static void twin_bpwatch(const char *fixture)
 	free(t);
 	free(fx);
 	free(prof);
-	tu_result_free(&res);
-}
-
-static void test_bpwatch_twin_O0(void **state)
-{
-	(void)state;
-	twin_bpwatch("bpwatch_O0");
-}
-
-static void test_bpwatch_twin_O2(void **state)
-{
-	(void)state;
-	twin_bpwatch("bpwatch_O2");
 }
 
 /* objects (C and C++, -O0 and -O2): every access sampled one instruction
@@ -780,19 +744,19 @@ int main(void)
 	    cmocka_unit_test(test_stride_analytic),
 	    cmocka_unit_test(test_totals_before_exec),
 	    cmocka_unit_test(test_dtlb_huge_pages),
-	    cmocka_unit_test(test_chase_vs_cachegrind),
-	    cmocka_unit_test(test_stream_vs_cachegrind),
+	    REC_CASE("test_chase_vs_cachegrind", test_vs_cachegrind, "chase 65536 262144"),
+	    REC_CASE("test_stream_vs_cachegrind", test_vs_cachegrind, "stream 8388608 2"),
 	    cmocka_unit_test(test_lua_vs_cachegrind),
 	    cmocka_unit_test(test_lua_heap_objects),
 	    cmocka_unit_test(test_lua_skid1_precision),
 	    cmocka_unit_test(test_lua_skid5_precision),
-	    cmocka_unit_test(test_chase_attribution_O2),
-	    cmocka_unit_test(test_chase_attribution_O0),
+	    REC_CASE("test_chase_attribution_O2", test_chase_attribution, "simwork_O2"),
+	    REC_CASE("test_chase_attribution_O0", test_chase_attribution, "simwork_O0"),
 	    cmocka_unit_test(test_deterministic),
 	    cmocka_unit_test(test_real_clock),
 	    cmocka_unit_test(test_layout_diff),
-	    cmocka_unit_test(test_bpwatch_twin_O0),
-	    cmocka_unit_test(test_bpwatch_twin_O2),
+	    REC_CASE("test_bpwatch_twin_O0", test_bpwatch_twin, "bpwatch_O0"),
+	    REC_CASE("test_bpwatch_twin_O2", test_bpwatch_twin, "bpwatch_O2"),
 	    cmocka_unit_test(test_objects_twin),
 	};
 	int rc;
