@@ -16,6 +16,7 @@
 #include "annotate/annotate.h"
 #include "annotate/special.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -377,13 +378,6 @@ static void test_kernel_mapping(void **state)
 	assert_int_equal(v.named, v.seen);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,5 +397,5 @@ int main(void)
 	    REC_FIXTURE_TEST(test_truth, "wrappers_O2"),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -16,6 +16,7 @@
 #include "annotate/annotate.h"
 #include "annotate/sim_accuracy.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -430,13 +431,6 @@ static void test_lua_table_lookups(void **state)
 	free(prof);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,5 +441,5 @@ int main(void)
 	};
 
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

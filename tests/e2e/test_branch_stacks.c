@@ -18,6 +18,7 @@
 #include "dataprof/profile.h"
 #include "profile/writer.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "sampler/branch_stack.h"
 #include "tu_feature.h"
 #include "util.h"
@@ -534,13 +535,6 @@ static void test_filter_words(void **state)
 	assert_int_equal(dp_branch_filter_parse(",", &m, &err), -1);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,5 +543,5 @@ int main(void)
 	    cmocka_unit_test(test_record_branch_any),
 	    cmocka_unit_test(test_filter_words),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -13,6 +13,7 @@
 #include "decode/decode.h"
 #include "decode_util.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -279,13 +280,6 @@ static void test_dump_decoded(void **state)
 	free(prof);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,5 +289,5 @@ int main(void)
 	    cmocka_unit_test(test_dump_decoded),
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -15,6 +15,7 @@
 #include "decode/decode.h"
 #include "decode_util.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -186,13 +187,6 @@ static void test_bpwatch(void **state)
 	free(t);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,5 +196,5 @@ int main(void)
 	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O2"),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -17,6 +17,7 @@
 
 #include "fault_util.h"
 #include "tu_feature.h"
+#include "tu_group.h"
 #include "util.h"
 
 static char *misbehave(void)
@@ -270,13 +271,6 @@ static void test_munmap_code_with_samples(void **state)
 		skip();
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,5 +284,5 @@ int main(void)
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -17,6 +17,7 @@
 
 #include "profile/writer.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu.h"
 #include "tu_feature.h"
 #include "util.h"
@@ -193,13 +194,6 @@ static void test_packed_damage(void **state)
 	}
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,5 +204,5 @@ int main(void)
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -14,6 +14,7 @@
 
 #include "annotate/annotate.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -163,13 +164,6 @@ static void test_cpu_clock_split(void **state)
 	free(prof);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	tu_result res;
@@ -185,5 +179,5 @@ int main(void)
 		return 77;
 	}
 	tu_result_free(&res);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

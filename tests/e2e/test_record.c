@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "sampler/event_spec.h"
 #include "util.h"
@@ -729,13 +730,6 @@ static void test_list(void **state)
 	tu_result_free(&res);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -761,5 +755,5 @@ int main(void)
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

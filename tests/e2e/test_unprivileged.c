@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -345,13 +346,6 @@ static void test_umask(void **state)
 	}
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 /* 0 when the test can run here; else why not. */
 static const char *setup_user(void)
 {
@@ -430,5 +424,5 @@ int main(void)
 		tu_cleanup();
 		return 77;
 	}
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -16,6 +16,7 @@
 #include "dataprof/profile.h"
 #include "synth_records.h"
 #include "tu.h"
+#include "tu_group.h"
 
 #define PERF_DATA_DIR DATA_DIR "/perf-data"
 
@@ -775,13 +776,6 @@ static void test_byte_flips(void **state)
 	}
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -795,5 +789,5 @@ int main(void)
 	    cmocka_unit_test(test_every_prefix),
 	    cmocka_unit_test(test_byte_flips),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -15,6 +15,7 @@
 #include "profile/writer.h"
 #include "synth_records.h"
 #include "tu.h"
+#include "tu_group.h"
 
 static struct perf_event_attr attr(void)
 {
@@ -256,13 +257,6 @@ static void test_not_a_profile(void **state)
 	free(path);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,5 +264,5 @@ int main(void)
 		cmocka_unit_test(test_corrupt_size), cmocka_unit_test(test_disk_full),
 		cmocka_unit_test(test_not_a_profile),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

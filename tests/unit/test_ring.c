@@ -16,6 +16,7 @@
 #include "sampler/ring.h"
 #include "synth_records.h"
 #include "tu.h"
+#include "tu_group.h"
 
 #define DATA_SIZE 4096
 
@@ -253,13 +254,6 @@ static void test_split_header(void **state)
 	free(path);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,5 +261,5 @@ int main(void)
 	    cmocka_unit_test(test_wrapping_branch_stacks),
 	    cmocka_unit_test(test_split_header),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }
