@@ -375,6 +375,36 @@ static void test_lua_heap_objects(void **state)
 	free(out);
 }
 
+enum { SIM_OBJECT = 1, SIM_MEMBER = 2 };
+
+/* The simulator's truth against decode and annotate in prof (in the
+ * mapping only_map alone, unless NULL): a. Prints the accuracy of the
+ * verified addresses, and of the data objects and member paths show asks
+ * for, each line named what first. */
+static void sim_accuracy(const char *prof, const char *only_map, const char *what, unsigned show,
+			 dp_sim_accuracy *a)
+{
+	dp_error err = {{0}};
+	char label[160];
+
+	memset(a, 0, sizeof(*a));
+	a->only_map = only_map;
+	assert_int_equal(dp_sim_accuracy_run(prof, a, &err), 0);
+	snprintf(label, sizeof(label), "%s verified address", what);
+	tu_report_accuracy(label, (size_t)a->verified_right, (size_t)a->verified,
+			   (size_t)a->samples);
+	if (show & SIM_OBJECT) {
+		snprintf(label, sizeof(label), "%s data object", what);
+		tu_report_accuracy(label, (size_t)a->object_right, (size_t)a->object,
+				   (size_t)a->samples);
+	}
+	if (show & SIM_MEMBER) {
+		snprintf(label, sizeof(label), "%s member path", what);
+		tu_report_accuracy(label, (size_t)a->member_right, (size_t)a->member,
+				   (size_t)a->samples);
+	}
+}
+
 /* lua with k instructions of skid (a sample after the access, as a trap or
  * a skidding PMU): every address decode calls verified is the true one. With
  * one this caught the tool handing out registers VEX had not written back
@@ -383,9 +413,8 @@ static void test_lua_heap_objects(void **state)
 static void lua_skid(unsigned k, unsigned min_recall)
 {
 	tu_result res;
-	char *out = tu_path("lua_skid.dprof"), label[64];
+	char *out = tu_path("lua_skid.dprof"), what[32];
 	dp_sim_accuracy a;
-	dp_error err = {{0}};
 
 	if (system("lua5.4 -v >/dev/null 2>&1") != 0) {
 		printf("lua5.4 is not installed: skipped\n");
@@ -397,12 +426,8 @@ static void lua_skid(unsigned k, unsigned min_recall)
 		  "lua5.4 '%s/tests/fixtures/tables.lua' 20000",
 		  DATAPROF_BIN, k, out, SOURCE_DIR),
 	    0);
-	memset(&a, 0, sizeof(a));
-	assert_int_equal(dp_sim_accuracy_run(out, &a, &err), 0);
-	snprintf(label, sizeof(label), "lua5.4 skid %u verified address", k);
-	tu_report_accuracy(label, (size_t)a.verified_right, (size_t)a.verified, (size_t)a.samples);
-	snprintf(label, sizeof(label), "lua5.4 skid %u member path", k);
-	tu_report_accuracy(label, (size_t)a.member_right, (size_t)a.member, (size_t)a.samples);
+	snprintf(what, sizeof(what), "lua5.4 skid %u", k);
+	sim_accuracy(out, NULL, what, SIM_MEMBER, &a);
 	assert_true(a.samples > 1000);
 	/* 100%: at skid 1 it had been 2 wrong of 6,137 in one run of 3 (lua's
 	 * run differs each time) before push mem and xsave became unverifiable
@@ -607,18 +632,10 @@ static void twin_objects(const char *fixture)
 	char *prof =
 	    record_sim(fixture, "", "--heap -e sim:mem -c 97 --sim-skid 1", "obj.dprof", &res);
 	dp_sim_accuracy a;
-	dp_error err = {{0}};
-	char label[128];
+	char what[128];
 
-	memset(&a, 0, sizeof(a));
-	a.only_map = fixture;
-	assert_int_equal(dp_sim_accuracy_run(prof, &a, &err), 0);
-	snprintf(label, sizeof(label), "%s (sim twin) verified address", fixture);
-	tu_report_accuracy(label, (size_t)a.verified_right, (size_t)a.verified, (size_t)a.samples);
-	snprintf(label, sizeof(label), "%s (sim twin) data object", fixture);
-	tu_report_accuracy(label, (size_t)a.object_right, (size_t)a.object, (size_t)a.samples);
-	snprintf(label, sizeof(label), "%s (sim twin) member path", fixture);
-	tu_report_accuracy(label, (size_t)a.member_right, (size_t)a.member, (size_t)a.samples);
+	snprintf(what, sizeof(what), "%s (sim twin)", fixture);
+	sim_accuracy(prof, fixture, what, SIM_OBJECT | SIM_MEMBER, &a);
 	assert_true(a.samples > 100);
 	assert_int_equal(a.verified_right, a.verified);
 	assert_int_equal(a.object_right, a.object);
@@ -628,10 +645,8 @@ static void twin_objects(const char *fixture)
 	 * (decode verified one access of two, an area's start) and
 	 * Valgrind's scratch accesses of bt %reg,%reg in __strnlen_avx2 (the
 	 * tool reported them) made it 99.83% for objects_cxx_O2 */
-	memset(&a, 0, sizeof(a));
-	assert_int_equal(dp_sim_accuracy_run(prof, &a, &err), 0);
-	snprintf(label, sizeof(label), "%s (sim twin, whole run) verified address", fixture);
-	tu_report_accuracy(label, (size_t)a.verified_right, (size_t)a.verified, (size_t)a.samples);
+	snprintf(what, sizeof(what), "%s (sim twin, whole run)", fixture);
+	sim_accuracy(prof, NULL, what, 0, &a);
 	assert_int_equal(a.verified_right, a.verified);
 	assert_int_equal(a.object_right, a.object);
 	tu_result_free(&res);
