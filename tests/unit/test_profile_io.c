@@ -19,18 +19,10 @@
 
 static struct perf_event_attr attr(void)
 {
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
-			PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER;
-	a.sample_regs_user = 0xff0fff;
-	a.sample_id_all = 1;
-	return a;
+	return synth_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			  PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
+			      PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER);
 }
 
 /* Writes a profile of nsamples samples; returns its path. */

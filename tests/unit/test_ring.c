@@ -77,19 +77,14 @@ static uint64_t read_back(const char *path, void (*check)(const dp_sample *s, ui
 
 static struct perf_event_attr pebs_attr(void)
 {
-	struct perf_event_attr a;
+	/* MEM_LOAD_RETIRED.L3_MISS */
+	struct perf_event_attr a = synth_attr(
+	    PERF_TYPE_RAW, 0x20d1,
+	    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+		PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER |
+		PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC);
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_RAW;
-	a.config = 0x20d1; /* MEM_LOAD_RETIRED.L3_MISS */
 	a.precise_ip = 2;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
-			PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_WEIGHT_STRUCT |
-			PERF_SAMPLE_DATA_SRC;
-	a.sample_regs_user = 0xff0fff;
-	a.sample_id_all = 1;
 	return a;
 }
 
@@ -187,22 +182,17 @@ static void check_branch_sample(const dp_sample *s, uint64_t n)
  * entry in place, as report and annotate read them. */
 static void test_wrapping_branch_stacks(void **state)
 {
-	struct perf_event_attr a;
+	struct perf_event_attr a =
+	    synth_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+		       PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			   PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER);
 	struct perf_branch_entry br[32];
 	uint64_t id = 99, regs[20] = {0};
 	ring_run r;
 
 	(void)state;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_CPU_CYCLES;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER;
 	a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
-	a.sample_regs_user = 0xff0fff;
-	a.sample_id_all = 1;
 	run_open(&r, "ring_lbr.dprof", "cycles", &a, DP_IP_AFTER, DP_EVC_TIME, &id);
 	for (int round = 0; round < 40; round++) {
 		for (int k = 0; k < 3; k++) { /* about 1 KiB each: 3 fit the 4 KiB ring */
