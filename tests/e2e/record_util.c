@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,17 +46,104 @@ size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx)
 	return n;
 }
 
-char *rec_fixture(const char *fixture, const char *args, const char *opts, const char *name)
+void rec_fixture_truth(rec_truth_run *r, const char *fixture, const char *args, const char *opts,
+		       const char *name)
 {
-	char *out = tu_path(name), *fx = tu_fixture(fixture);
-	char *cmd = dp_asprintf("'%s' %s", fx, args);
-	tu_result res;
+	char *fx = tu_fixture(fixture), *cmd = dp_asprintf("'%s' %s", fx, args);
 
-	assert_int_equal(rec_run(&res, out, opts, cmd), 0);
-	tu_result_free(&res);
+	r->profile = tu_path(name);
+	assert_int_equal(rec_run(&r->res, r->profile, opts, cmd), 0);
+	r->n = tu_truth_parse(r->res.out, &r->t);
 	free(cmd);
 	free(fx);
+}
+
+void rec_truth_run_free(rec_truth_run *r)
+{
+	free(r->profile);
+	tu_result_free(&r->res);
+	free(r->t);
+}
+
+char *rec_fixture(const char *fixture, const char *args, const char *opts, const char *name)
+{
+	rec_truth_run r;
+	char *out;
+
+	rec_fixture_truth(&r, fixture, args, opts, name);
+	out = r.profile;
+	r.profile = NULL;
+	rec_truth_run_free(&r);
 	return out;
+}
+
+void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)
+{
+	tu_result res;
+	char *args;
+
+	REC_VFORMAT(args, fmt);
+	tu_sh(&res, "'%s' %s", DATAPROF_BIN, args);
+	const char *nl = strchr(res.err, '\n');
+	bool refused = how & REC_ERR_USAGE
+			   ? res.status == 1 || res.status == 2
+			   : res.status != 0 && !(how & REC_ERR_NOT3 && res.status == 3);
+	bool one_line = how & REC_ERR_EOL ? nl && !nl[1] : nl == strrchr(res.err, '\n');
+	if (!refused || !strstr(res.err, want) || !one_line)
+		fail_msg("%s: exit %d, stderr '%s' (want one line with '%s')", args, res.status,
+			 res.err, want);
+	tu_result_free(&res);
+	free(args);
+}
+
+size_t rec_fixture_list(const char *fixture, tu_truth **t)
+{
+	char *fx = tu_fixture(fixture);
+	char *argv[] = {fx, "--list", NULL};
+	tu_result res;
+	size_t n;
+
+	assert_int_equal(tu_run(argv, &res), 0);
+	n = tu_truth_parse(res.out, t);
+	tu_result_free(&res);
+	free(fx);
+	return n;
+}
+
+void rec_write_exec_mmap(dp_writer *w, uint32_t pid, uint64_t start, uint64_t len, const char *path,
+			 uint64_t id)
+{
+	/* the record up to its file name; its size once the rest is known */
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_gen;
+		uint32_t prot, flags;
+	} m = {.h = {PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 0},
+	       .pid = pid,
+	       .tid = pid,
+	       .start = start,
+	       .len = len,
+	       .prot = 5,   /* PROT_READ|PROT_EXEC */
+	       .flags = 2}; /* MAP_PRIVATE */
+	struct {
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+		uint64_t id;
+	} trailer = {pid, pid, 100, 0, 0, id};
+	static const char zeros[8];
+	dp_buf b = {0};
+
+	dp_buf_add(&b, &m, sizeof(m));
+	dp_buf_add(&b, path, strlen(path) + 1);
+	dp_buf_add(&b, zeros, DP_ALIGN(b.len, 8) - b.len);
+	dp_buf_add(&b, &trailer, sizeof(trailer));
+	((struct perf_event_header *)b.p)->size = (uint16_t)b.len;
+	dp_writer_add(w, b.p, b.len);
+	dp_buf_free(&b);
 }
 
 void rec_copy_tagged(const char *src, const char *dst, const char *key, const char *value)

@@ -2,9 +2,11 @@
 #ifndef DP_RECORD_UTIL_H
 #define DP_RECORD_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 #include "dataprof/profile.h"
+#include "profile/writer.h"
 #include "tu.h"
 
 /* Records cmd (a shell word list) with the given dataprof options into
@@ -21,6 +23,30 @@ size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx);
  * empty) and the dataprof options opts into tu_tmpdir()/name: its path
  * (malloc'd). Fails the test when record does. */
 char *rec_fixture(const char *fixture, const char *args, const char *opts, const char *name);
+
+/* A fixture's run under dataprof record, with what the fixture printed. */
+typedef struct rec_truth_run {
+	char *profile; /* tu_tmpdir()/name */
+	tu_result res; /* record's: the fixture's stdout in res.out */
+	tu_truth *t;   /* the truth lines of that stdout */
+	size_t n;
+} rec_truth_run;
+/* rec_fixture, keeping the fixture's output and its truth lines. */
+void rec_fixture_truth(rec_truth_run *r, const char *fixture, const char *args, const char *opts,
+		       const char *name);
+void rec_truth_run_free(rec_truth_run *r);
+
+/* The truth lines of FIXTURE_DIR/fixture --list (what a fixture of
+ * patterns would do, run alone): how many (array malloc'd). Fails the
+ * test unless it exits 0. */
+size_t rec_fixture_list(const char *fixture, tu_truth **t);
+
+/* Writes to w the MMAP2 record of an executable mapping of path (r-x,
+ * private) at [start, start + len) in process pid, its sample_id_all
+ * trailer at time 100 with event ID id: the one mapping of the synthetic
+ * profiles tests write. */
+void rec_write_exec_mmap(dp_writer *w, uint32_t pid, uint64_t start, uint64_t len, const char *path,
+			 uint64_t id);
 
 /* Copies the profile src to dst with one more META record key=value after
  * its header: another file (another run identity, docs/history.md) with
@@ -40,6 +66,39 @@ typedef struct rec_pf_result {
 	size_t accesses, in_region, matched, exact_ip, decompressed;
 } rec_pf_result;
 void rec_pf_check(const char *profile, const char *truth_text, rec_pf_result *out);
+
+/* In a function taking fmt, ...: out = the text they make, malloc'd (for
+ * cmocka tests: fails the test if it cannot be made). */
+#define REC_VFORMAT(out, fmt)                                                                      \
+	do {                                                                                       \
+		va_list ap_;                                                                       \
+		va_start(ap_, fmt);                                                                \
+		assert_true(vasprintf(&(out), fmt, ap_) >= 0);                                     \
+		va_end(ap_);                                                                       \
+	} while (0)
+
+/* How rec_expect_error judges a refusal; 0: any non-zero exit status, and
+ * at most one newline in stderr. */
+enum {
+	REC_ERR_NOT3 = 1,  /* exit 3 is an answer ("changed"), not a refusal */
+	REC_ERR_USAGE = 2, /* only 1 (what the input cannot give) or 2 (usage) */
+	REC_ERR_EOL = 4,   /* stderr one line that ends in its newline */
+};
+/* Runs dataprof ARGS, ARGS from fmt (a shell word list), and fails the
+ * test, naming ARGS, unless dataprof refuses them as how says with want
+ * in its stderr, on one line. */
+void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A cmocka test named name that runs fn with *state = arg (a string): one
+ * function for the cases of a family, each under a name of its own. */
+#define REC_CASE(name, fn, arg)                                                                    \
+	{                                                                                          \
+		name, fn, NULL, NULL, (void *)(arg)                                                \
+	}
+/* A test run once per build of a fixture: named test_FIXTURE, fn finds the
+ * fixture's name in *state. */
+#define REC_FIXTURE_TEST(fn, fixture) REC_CASE("test_" fixture, fn, fixture)
 
 /* Can record sim: events here (dataprof's Valgrind tool built, valgrind
  * installed)? When not, *why says what is missing. */

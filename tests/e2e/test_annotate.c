@@ -16,6 +16,7 @@
 #include "annotate/annotate.h"
 #include "annotate/special.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -202,17 +203,20 @@ static void check_program(const char *fixture, const char *path, double min_memb
 	tu_result_free(&res);
 }
 
-static void check(const char *fixture, double min_member)
+/* The fixture named by *state against its truth, members >= 95% right. */
+static void test_truth(void **state)
 {
+	const char *fixture = *state;
 	char *fx = tu_fixture(fixture);
 
-	check_program(fixture, fx, min_member);
+	check_program(fixture, fx, 0.95);
 	free(fx);
 }
 
 /* Debug info elsewhere than in the binary: the same answers. */
-static void check_moved_debug(const char *how)
+static void test_moved_debug(void **state)
 {
+	const char *how = *state;
 	char *fx = tu_fixture("objects_O2"), *fx0 = tu_fixture("objects_O0");
 	const char *dir = tu_tmpdir();
 	char *prog = dp_asprintf("%s/%s/objects", dir, how);
@@ -252,57 +256,6 @@ static void check_moved_debug(const char *how)
 	free(prog);
 	free(fx);
 	free(fx0);
-}
-
-static void test_objects_debuglink(void **state)
-{
-	(void)state;
-	check_moved_debug("debuglink");
-}
-
-static void test_objects_dwz(void **state)
-{
-	(void)state;
-	check_moved_debug("dwz");
-}
-
-static void test_objects_O0(void **state)
-{
-	(void)state;
-	check("objects_O0", 0.95);
-}
-
-static void test_objects_O2(void **state)
-{
-	(void)state;
-	check("objects_O2", 0.95);
-}
-
-static void test_objects_cxx_O0(void **state)
-{
-	(void)state;
-	check("objects_cxx_O0", 0.95);
-}
-
-static void test_objects_cxx_O2(void **state)
-{
-	(void)state;
-	check("objects_cxx_O2", 0.95);
-}
-
-/* Blocks allocated through wrappers nothing names (xmalloc and kin):
- * their site is the wrapper's caller; functions that fill in the block or
- * do more are the site themselves (fixture wrappers.c). */
-static void test_wrappers_O0(void **state)
-{
-	(void)state;
-	check("wrappers_O0", 0.95);
-}
-
-static void test_wrappers_O2(void **state)
-{
-	(void)state;
-	check("wrappers_O2", 0.95);
 }
 
 /* The allocator's own bookkeeping: the page faults glibc's malloc takes
@@ -346,8 +299,9 @@ static void count_alloc(void *ctx, const rec_annotated *r)
 		       dp_strtab_get(r->strs, r->a->object), dp_object_kind_name(r->a->obj_kind));
 }
 
-static void check_allocator(const char *fixture)
+static void test_allocator(void **state)
 {
+	const char *fixture = *state;
 	char *prof = tu_path("allocator.dprof"), *fx = tu_fixture(fixture);
 	char *cmd = dp_asprintf("'%s' 200", fx);
 	struct alloc_count c = {0};
@@ -424,35 +378,24 @@ static void test_kernel_mapping(void **state)
 	assert_int_equal(v.named, v.seen);
 }
 
-static void test_allocator_O0(void **state)
-{
-	(void)state;
-	check_allocator("allocator_O0");
-}
-
-static void test_allocator_O2(void **state)
-{
-	(void)state;
-	check_allocator("allocator_O2");
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_objects_O0),	      cmocka_unit_test(test_objects_O2),
-	    cmocka_unit_test(test_objects_cxx_O0),    cmocka_unit_test(test_objects_cxx_O2),
-	    cmocka_unit_test(test_objects_debuglink), cmocka_unit_test(test_objects_dwz),
-	    cmocka_unit_test(test_kernel_mapping),    cmocka_unit_test(test_allocator_O0),
-	    cmocka_unit_test(test_allocator_O2),      cmocka_unit_test(test_wrappers_O0),
-	    cmocka_unit_test(test_wrappers_O2),
+	    REC_FIXTURE_TEST(test_truth, "objects_O0"),
+	    REC_FIXTURE_TEST(test_truth, "objects_O2"),
+	    REC_FIXTURE_TEST(test_truth, "objects_cxx_O0"),
+	    REC_FIXTURE_TEST(test_truth, "objects_cxx_O2"),
+	    REC_CASE("test_objects_debuglink", test_moved_debug, "debuglink"),
+	    REC_CASE("test_objects_dwz", test_moved_debug, "dwz"),
+	    cmocka_unit_test(test_kernel_mapping),
+	    REC_FIXTURE_TEST(test_allocator, "allocator_O0"),
+	    REC_FIXTURE_TEST(test_allocator, "allocator_O2"),
+	    /* blocks allocated through wrappers nothing names (xmalloc and
+	     * kin): their site is the wrapper's caller; functions that fill in
+	     * the block or do more are the site themselves (fixture wrappers.c) */
+	    REC_FIXTURE_TEST(test_truth, "wrappers_O0"),
+	    REC_FIXTURE_TEST(test_truth, "wrappers_O2"),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -16,6 +16,7 @@
 #include "annotate/annotate.h"
 #include "annotate/sim_accuracy.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -211,11 +212,15 @@ static void test_members_perf_data(void **state)
 	free(fx);
 }
 
-/* one line on stderr, naming the problem, and a non-zero exit */
-static void bad(const char *args, const char *says)
+/* annotate ARGS (from fmt): one line on stderr, naming the problem (says),
+ * and a non-zero exit */
+static void bad(const char *says, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bad(const char *says, const char *fmt, ...)
 {
 	tu_result res;
+	char *args;
 
+	REC_VFORMAT(args, fmt);
 	tu_sh(&res, "'%s' annotate %s", DATAPROF_BIN, args);
 	printf("annotate %s -> %d: %s", args, res.status, res.err);
 	assert_int_not_equal(res.status, 0);
@@ -223,27 +228,19 @@ static void bad(const char *args, const char *says)
 	assert_non_null(strchr(res.err, '\n'));
 	assert_null(strchr(strchr(res.err, '\n') + 1, '\n'));
 	tu_result_free(&res);
+	free(args);
 }
 
 static void test_bad_input(void **state)
 {
 	char *prof = rec_fixture("objects_O2", "", "-e page-faults", "bad.dprof");
-	char *args;
 
 	(void)state;
-	args = dp_asprintf("-i '%s' 'no_such_function*'", prof);
-	bad(args, "no_such_function*");
-	free(args);
-	args = dp_asprintf("-i '%s' --where 'object=('", prof);
-	bad(args, "where");
-	free(args);
-	bad("-i /nonexistent/annot.dprof", "/nonexistent/annot.dprof");
-	args = dp_asprintf("-i '%s' -M arm", prof);
-	bad(args, "-M");
-	free(args);
-	args = dp_asprintf("-i '%s' nosuch.c:0", prof);
-	bad(args, "nosuch.c:0");
-	free(args);
+	bad("no_such_function*", "-i '%s' 'no_such_function*'", prof);
+	bad("where", "-i '%s' --where 'object=('", prof);
+	bad("/nonexistent/annot.dprof", "-i /nonexistent/annot.dprof");
+	bad("-M", "-i '%s' -M arm", prof);
+	bad("nosuch.c:0", "-i '%s' nosuch.c:0", prof);
 	free(prof);
 }
 
@@ -430,13 +427,6 @@ static void test_lua_table_lookups(void **state)
 	free(prof);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,5 +437,5 @@ int main(void)
 	};
 
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -18,6 +18,7 @@
 #include "dataprof/profile.h"
 #include "profile/writer.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "sampler/branch_stack.h"
 #include "tu_feature.h"
 #include "util.h"
@@ -139,24 +140,8 @@ typedef struct writer {
 
 static void open_profile(writer *pw, const char *prof, const char *bin)
 {
-	struct {
-		uint32_t pid, tid;
-		uint64_t start, len, pgoff;
-		uint32_t maj, min;
-		uint64_t ino, ino_gen;
-		uint32_t prot, flags;
-	} m = {PID, PID, BASE, 0x10000, 0, 0, 0, 0, 0, 5, 2};
-	struct {
-		uint32_t pid, tid;
-		uint64_t time;
-		uint32_t cpu, res;
-		uint64_t id;
-	} trailer = {PID, PID, 100, 0, 0, ID};
-	struct perf_event_header h = {PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 0};
-	static const char zeros[8];
 	uint64_t id = ID;
 	dp_error err;
-	dp_buf b = {0};
 
 	memset(&pw->a, 0, sizeof(pw->a));
 	pw->a.size = sizeof(pw->a);
@@ -171,14 +156,7 @@ static void open_profile(writer *pw, const char *prof, const char *bin)
 	pw->time = 1000;
 	assert_int_equal(dp_writer_open(&pw->w, prof, 1, 1, &err), 0);
 	dp_writer_add_event(&pw->w, 0, "cycles:u", &pw->a, DP_IP_AFTER, DP_EVC_TIME, &id, 1);
-	dp_buf_add(&b, &h, sizeof(h));
-	dp_buf_add(&b, &m, sizeof(m));
-	dp_buf_add(&b, bin, strlen(bin) + 1);
-	dp_buf_add(&b, zeros, DP_ALIGN(b.len, 8) - b.len);
-	dp_buf_add(&b, &trailer, sizeof(trailer));
-	((struct perf_event_header *)b.p)->size = (uint16_t)b.len;
-	dp_writer_add(&pw->w, b.p, b.len);
-	dp_buf_free(&b);
+	rec_write_exec_mmap(&pw->w, PID, BASE, 0x10000, bin, ID);
 }
 
 /* One sample at ip with branch stack br (newest first). */
@@ -632,13 +610,6 @@ static void test_filter_words(void **state)
 	assert_int_equal(dp_branch_filter_parse(",", &m, &err), -1);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -646,5 +617,5 @@ int main(void)
 	    cmocka_unit_test(test_perf_lbr_file), cmocka_unit_test(test_record_branch_any),
 	    cmocka_unit_test(test_filter_words),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -622,31 +622,18 @@ static void test_pythonmalloc_env(void **state)
 	unsetenv("PYTHONMALLOC");
 }
 
+static void object_line(void *ctx, const rec_annotated *r)
+{
+	dp_buf_printf(ctx, "%s %s\n", dp_strtab_get(r->strs, r->a->object),
+		      dp_strtab_get(r->strs, r->a->member));
+}
+
 /* The objects of every sample, in file order, one string per line. */
 static char *objects_of(const char *prof)
 {
-	dp_error err = {{0}};
-	dp_profile *p = dp_profile_open(prof, &err);
-	dp_decoder *d = p ? dp_decoder_open(p, NULL, &err) : NULL;
-	dp_annotator *a = d ? dp_annotator_open(d, p, &err) : NULL;
 	dp_buf out = {0};
-	dp_record r;
 
-	assert_non_null(a);
-	while (dp_profile_next(p, &r) > 0) {
-		dp_decoded x;
-		dp_annotation an;
-
-		if (r.kind != DP_R_SAMPLE)
-			continue;
-		dp_decode_sample(d, r.sample, &x);
-		dp_annotate(a, r.sample, &x, &an);
-		dp_buf_printf(&out, "%s %s\n", dp_strtab_get(dp_annotator_strings(a), an.object),
-			      dp_strtab_get(dp_annotator_strings(a), an.member));
-	}
-	dp_annotator_free(a);
-	dp_decoder_free(d);
-	dp_profile_close(p);
+	rec_annotate_each(prof, object_line, &out);
 	return out.p;
 }
 

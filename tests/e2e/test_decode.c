@@ -13,6 +13,7 @@
 #include "decode/decode.h"
 #include "decode_util.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -122,29 +123,22 @@ static void chase_visit(void *ctx, const dp_sample *s, const dp_decoded *x, dp_d
 
 static void test_skid_pointer_chase(void **state)
 {
-	char *prof = tu_path("chase.dprof"), *fx = tu_fixture("chase_O2");
-	char *cmd = dp_asprintf("'%s' 600", fx);
-	tu_result res;
-	tu_truth *t;
+	rec_truth_run r;
 	chase_ctx c = {0};
 
 	(void)state;
-	assert_int_equal(rec_run(&res, prof, "-e cpu-clock -F 2000", cmd), 0);
-	assert_true(tu_truth_parse(res.out, &t) >= 1);
-	c.lo = tu_truth_u64(&t[0], "start");
-	c.hi = tu_truth_u64(&t[0], "end");
-	c.load = tu_truth_u64(&t[0], "load");
-	rec_decode_each_with(prof, chase_visit, &c, NULL, NULL);
+	rec_fixture_truth(&r, "chase_O2", "600", "-e cpu-clock -F 2000", "chase.dprof");
+	assert_true(r.n >= 1);
+	c.lo = tu_truth_u64(&r.t[0], "start");
+	c.hi = tu_truth_u64(&r.t[0], "end");
+	c.load = tu_truth_u64(&r.t[0], "load");
+	rec_decode_each_with(r.profile, chase_visit, &c, NULL, NULL);
 	tu_report_accuracy("cpu-clock in the chase loop resolved to the chasing load", c.to_load,
 			   c.in_loop, c.in_loop);
 	assert_true(c.in_loop > 300);
 	assert_true(c.to_load * 100 >= c.in_loop * 95);
 	assert_int_equal(c.verified_wrong, 0);
-	free(t);
-	free(cmd);
-	free(fx);
-	free(prof);
-	tu_result_free(&res);
+	rec_truth_run_free(&r);
 }
 
 /* ---- binaries that are gone, changed, or never were ---- */
@@ -256,37 +250,27 @@ static void jit_visit(void *ctx, const dp_sample *s, const dp_decoded *x, dp_dec
 
 static void test_jit_code(void **state)
 {
-	char *prof = tu_path("jit.dprof"), *fx = tu_fixture("jit_O2"),
-	     *cmd = dp_asprintf("'%s' 8", fx);
-	tu_result res;
-	tu_truth *t;
+	rec_truth_run r;
 	jit_ctx c = {0};
 
 	(void)state;
-	assert_int_equal(rec_run(&res, prof, "-e page-faults", cmd), 0);
-	assert_true(tu_truth_parse(res.out, &t) >= 1);
-	c.code = tu_truth_u64(&t[0], "code");
-	rec_decode_each_with(prof, jit_visit, &c, NULL, NULL);
+	rec_fixture_truth(&r, "jit_O2", "8", "-e page-faults", "jit.dprof");
+	assert_true(r.n >= 1);
+	c.code = tu_truth_u64(&r.t[0], "code");
+	rec_decode_each_with(r.profile, jit_visit, &c, NULL, NULL);
 	printf("JIT code: %zu page faults from it, %zu exact with 'no mapping' as the reason\n",
 	       c.in_jit, c.exact_no_mapping);
 	assert_int_equal(c.in_jit, 8); /* the code page itself is written first, by memcpy */
 	assert_int_equal(c.exact_no_mapping, c.in_jit);
-	free(t);
-	free(cmd);
-	free(fx);
-	free(prof);
-	tu_result_free(&res);
+	rec_truth_run_free(&r);
 }
 
 static void test_dump_decoded(void **state)
 {
-	char *prof = tu_path("dump.dprof"), *fx = tu_fixture("pagetouch_O2"),
-	     *cmd = dp_asprintf("'%s' 8", fx);
+	char *prof = rec_fixture("pagetouch_O2", "8", "-e page-faults", "dump.dprof");
 	tu_result res;
 
 	(void)state;
-	assert_int_equal(rec_run(&res, prof, "-e page-faults", cmd), 0);
-	tu_result_free(&res);
 	assert_int_equal(tu_sh(&res, "'%s' dump --decoded '%s'", DATAPROF_BIN, prof), 0);
 	assert_non_null(strstr(res.out, "main+0x"));
 	assert_non_null(strstr(res.out, "(agrees) exact"));
@@ -294,15 +278,6 @@ static void test_dump_decoded(void **state)
 	assert_null(strstr(res.out, "DIFFERS"));
 	tu_result_free(&res);
 	free(prof);
-	free(fx);
-	free(cmd);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
 }
 
 int main(void)
@@ -314,5 +289,5 @@ int main(void)
 	    cmocka_unit_test(test_dump_decoded),
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

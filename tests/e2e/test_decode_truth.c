@@ -15,6 +15,7 @@
 #include "decode/decode.h"
 #include "decode_util.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -48,8 +49,9 @@ static void am_visit(void *ctx, const dp_sample *s, const dp_decoded *x)
 	}
 }
 
-static void check_addrmodes(const char *fixture)
+static void test_addrmodes(void **state)
 {
+	const char *fixture = *state;
 	char *prof = tu_path("am.dprof"), *fx = tu_fixture(fixture), *cmd = dp_asprintf("'%s'", fx);
 	tu_result res;
 	am_ctx c = {0};
@@ -81,18 +83,6 @@ static void check_addrmodes(const char *fixture)
 	free(fx);
 	free(prof);
 	tu_result_free(&res);
-}
-
-static void test_addrmodes_O0(void **state)
-{
-	(void)state;
-	check_addrmodes("addrmodes_O0");
-}
-
-static void test_addrmodes_O2(void **state)
-{
-	(void)state;
-	check_addrmodes("addrmodes_O2");
 }
 
 /* ---- bpwatch ---- */
@@ -172,18 +162,15 @@ static void check_pattern(const char *fixture, const tu_truth *t, totals *tot)
 	free(prof);
 }
 
-static void check_bpwatch(const char *fixture)
+static void test_bpwatch(void **state)
 {
-	char *fx = tu_fixture(fixture);
-	char *argv[] = {fx, "--list", NULL};
-	tu_result res;
+	const char *fixture = *state;
 	tu_truth *t;
 	size_t n;
 	totals tot = {0};
-	char label[160];
 
-	assert_int_equal(tu_run(argv, &res), 0);
-	n = tu_truth_parse(res.out, &t);
+	tu_require(DP_PROBE_BREAKPOINT);
+	n = rec_fixture_list(fixture, &t);
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(t[i].kind, "pattern"))
 			check_pattern(fixture, &t[i], &tot);
@@ -195,43 +182,19 @@ static void check_bpwatch(const char *fixture)
 	       tot.right, tot.verified,
 	       100.0 * (double)tot.did_verify / (double)(tot.should_verify ? tot.should_verify : 1),
 	       tot.did_verify, tot.should_verify);
-	(void)label;
 	assert_int_equal(tot.right, tot.verified);              /* precision 100% */
 	assert_true(tot.did_verify * 100 >= tot.should_verify * 95); /* recall >= 95% */
 	free(t);
-	free(fx);
-	tu_result_free(&res);
-}
-
-static void test_bpwatch_O0(void **state)
-{
-	(void)state;
-	tu_require(DP_PROBE_BREAKPOINT);
-	check_bpwatch("bpwatch_O0");
-}
-
-static void test_bpwatch_O2(void **state)
-{
-	(void)state;
-	tu_require(DP_PROBE_BREAKPOINT);
-	check_bpwatch("bpwatch_O2");
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_addrmodes_O0),
-		cmocka_unit_test(test_addrmodes_O2),
-		cmocka_unit_test(test_bpwatch_O0),
-		cmocka_unit_test(test_bpwatch_O2),
+	    REC_FIXTURE_TEST(test_addrmodes, "addrmodes_O0"),
+	    REC_FIXTURE_TEST(test_addrmodes, "addrmodes_O2"),
+	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O0"),
+	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O2"),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

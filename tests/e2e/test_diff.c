@@ -30,15 +30,10 @@ static char *prof_a[NA], *prof_b[NB];
 
 static void record(char **out, const char *fixture, int i, const char *args)
 {
-	char name[64], *fx = tu_fixture(fixture), *cmd = dp_asprintf("'%s' %s", fx, args);
-	tu_result res;
+	char name[64];
 
 	snprintf(name, sizeof(name), "%s%d.dprof", strchr(fixture, '/') ? "b" : "a", i);
-	*out = tu_path(name);
-	assert_int_equal(rec_run(&res, *out, "--heap -e cpu-clock -F 4000", cmd), 0);
-	tu_result_free(&res);
-	free(cmd);
-	free(fx);
+	*out = rec_fixture(fixture, args, "--heap -e cpu-clock -F 4000", name);
 }
 
 static void record_all(void)
@@ -75,11 +70,8 @@ static void diff(diff_out *d, const char *fmt, ...)
 {
 	char *json = tu_path("diff.json"), *args;
 	tu_result res;
-	va_list ap;
 
-	va_start(ap, fmt);
-	assert_true(vasprintf(&args, fmt, ap) >= 0);
-	va_end(ap);
+	REC_VFORMAT(args, fmt);
 	memset(d, 0, sizeof(*d));
 	tu_sh(&res,
 	      "'%s' diff %s --json > '%s'; rc=$?; /usr/bin/python3 '%s/tests/schema/diff_rows.py' "
@@ -126,12 +118,9 @@ static void show(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void show(const char *fmt, ...)
 {
 	char *args;
-	va_list ap;
 	tu_result res;
 
-	va_start(ap, fmt);
-	assert_true(vasprintf(&args, fmt, ap) >= 0);
-	va_end(ap);
+	REC_VFORMAT(args, fmt);
 	tu_sh(&res, "'%s' diff %s", DATAPROF_BIN, args);
 	printf("$ dataprof diff %s\n%s%s", args, res.out, res.err);
 	tu_result_free(&res);
@@ -206,12 +195,9 @@ static void expect_status(int want, const char *fmt, ...) __attribute__((format(
 static void expect_status(int want, const char *fmt, ...)
 {
 	char *args, *s = sides(prof_a, NB, prof_b, NB);
-	va_list ap;
 	tu_result res;
 
-	va_start(ap, fmt);
-	assert_true(vasprintf(&args, fmt, ap) >= 0);
-	va_end(ap);
+	REC_VFORMAT(args, fmt);
 	tu_sh(&res, "'%s' diff --per run --by member %s %s > /dev/null", DATAPROF_BIN, s, args);
 	printf("exit %d (want %d): %s\n", res.status, want, args);
 	if (res.status != want)
@@ -219,6 +205,21 @@ static void expect_status(int want, const char *fmt, ...)
 	tu_result_free(&res);
 	free(args);
 	free(s);
+}
+
+/* diff SIDES's exit status with --fail-if 'member=struct item.b: samples >
+ * RATIO'. */
+static int fail_if_b_above(const char *sides, const char *ratio)
+{
+	tu_result res;
+
+	tu_sh(&res,
+	      "'%s' diff --per run --by member %s --fail-if 'member=struct item.b: "
+	      "samples > %s' >/dev/null",
+	      DATAPROF_BIN, sides, ratio);
+	int status = res.status;
+	tu_result_free(&res);
+	return status;
 }
 
 static void test_fail_if(void **state)
@@ -252,30 +253,15 @@ static void test_fail_if(void **state)
 	if (b->base <= 0) {
 		/* layout B's runs had no sample on .b at all (its load hits the
 		 * line .a's just missed): from nothing, any ratio is exceeded */
-		tu_result res;
-
-		tu_sh(&res,
-		      "'%s' diff --per run --by member %s --fail-if 'member=struct item.b: "
-		      "samples > 1000x' >/dev/null",
-		      DATAPROF_BIN, s);
-		assert_int_equal(res.status, 3);
-		tu_result_free(&res);
+		assert_int_equal(fail_if_b_above(s, "1000x"), 3);
 	} else {
-		tu_result res;
+		char ratio[32];
 
 		c = b->new_ / b->base;
-		tu_sh(&res,
-		      "'%s' diff --per run --by member %s --fail-if 'member=struct item.b: "
-		      "samples > %.2fx' >/dev/null",
-		      DATAPROF_BIN, s, c * 0.9);
-		assert_int_equal(res.status, 3);
-		tu_result_free(&res);
-		tu_sh(&res,
-		      "'%s' diff --per run --by member %s --fail-if 'member=struct item.b: "
-		      "samples > %.2fx' >/dev/null",
-		      DATAPROF_BIN, s, c * 1.1);
-		assert_int_equal(res.status, 0);
-		tu_result_free(&res);
+		snprintf(ratio, sizeof(ratio), "%.2fx", c * 0.9);
+		assert_int_equal(fail_if_b_above(s, ratio), 3);
+		snprintf(ratio, sizeof(ratio), "%.2fx", c * 1.1);
+		assert_int_equal(fail_if_b_above(s, ratio), 0);
 	}
 	free(s);
 	/* crossing without being beyond noise does not fail */
@@ -299,31 +285,45 @@ static int count_flags(const diff_out *d)
 	return n;
 }
 
+/* What the diffs of runs of one build flagged. */
+typedef struct tally {
+	int flagged, diffs, keys, flags; /* diffs flagging any key, diffs, keys, keys flagged */
+} tally;
+
+/* Diffs SIDES, runs of one build, by attribute `by`: none of it is an
+ * error; what it flags goes to t, and is printed (what: how many runs a
+ * side). */
+static void tally_same(tally *t, const char *what, const char *by, const char *sides)
+{
+	diff_out d;
+
+	diff(&d, "--per run --by %s %s", by, sides);
+	assert_int_equal(d.status, 0);
+	t->diffs++, t->keys += d.n;
+	t->flags += count_flags(&d);
+	t->flagged += count_flags(&d) > 0;
+	for (int k = 0; k < d.n; k++)
+		if (d.rows[k].sig)
+			printf("  %s a side, by %s: %s %+.1f%% flagged\n", what, by, d.rows[k].key,
+			       d.rows[k].change);
+	free(d.text);
+}
+
 /* Runs of one build: how often is anything flagged? Pairs of single runs
  * (Poisson alone) and pairs of two runs a side (the noise between runs
  * measured). */
 static void test_same_build(void **state)
 {
 	static const char *const bys[] = {"member", "function"};
-	int flagged[2][2] = {{0}}, diffs[2][2] = {{0}}, keys[2][2] = {{0}}, flags[2][2] = {{0}};
+	tally t[2][2] = {{{0}}}; /* [one run a side, two][by] */
 
 	(void)state;
 	record_all();
 	for (int by = 0; by < 2; by++) {
 		for (int i = 0; i + 1 < NA; i += 2) {
 			char *s = sides(&prof_a[i], 1, &prof_a[i + 1], 1);
-			diff_out d;
 
-			diff(&d, "--per run --by %s %s", bys[by], s);
-			assert_int_equal(d.status, 0);
-			diffs[0][by]++, keys[0][by] += d.n;
-			flags[0][by] += count_flags(&d);
-			flagged[0][by] += count_flags(&d) > 0;
-			for (int k = 0; k < d.n; k++)
-				if (d.rows[k].sig)
-					printf("  one run a side, by %s: %s %+.1f%% flagged\n",
-					       bys[by], d.rows[k].key, d.rows[k].change);
-			free(d.text);
+			tally_same(&t[0][by], "one run", bys[by], s);
 			free(s);
 		}
 		for (int i = 0; i + 3 < NA; i += 4) {
@@ -331,7 +331,6 @@ static void test_same_build(void **state)
 			char *b[2] = {prof_a[i], prof_a[i + 2]},
 			     *n[2] = {prof_a[i + 1], prof_a[i + 3]};
 			char *s = sides(b, 2, n, 2);
-			diff_out d;
 
 			for (int half = 0; half < 2; half++) {
 				/* and the other way of pairing them */
@@ -341,17 +340,7 @@ static void test_same_build(void **state)
 					char *n2[2] = {prof_a[i + 1], prof_a[i + 2]};
 					s = sides(b2, 2, n2, 2);
 				}
-				diff(&d, "--per run --by %s %s", bys[by], s);
-				assert_int_equal(d.status, 0);
-				diffs[1][by]++, keys[1][by] += d.n;
-				flags[1][by] += count_flags(&d);
-				flagged[1][by] += count_flags(&d) > 0;
-				for (int k = 0; k < d.n; k++)
-					if (d.rows[k].sig)
-						printf("  two runs a side, by %s: %s %+.1f%% "
-						       "flagged\n",
-						       bys[by], d.rows[k].key, d.rows[k].change);
-				free(d.text);
+				tally_same(&t[1][by], "two runs", bys[by], s);
 			}
 			free(s);
 		}
@@ -361,9 +350,9 @@ static void test_same_build(void **state)
 			printf(
 			    "ACCURACY same build, %s a side, by %s: %d of %d diffs flag something "
 			    "(%.0f%%, nominal at most 5%%), %d of %d keys (%.1f%%)\n",
-			    m ? "two runs" : "one run", bys[by], flagged[m][by], diffs[m][by],
-			    100.0 * flagged[m][by] / diffs[m][by], flags[m][by], keys[m][by],
-			    100.0 * flags[m][by] / keys[m][by]);
+			    m ? "two runs" : "one run", bys[by], t[m][by].flagged, t[m][by].diffs,
+			    100.0 * t[m][by].flagged / t[m][by].diffs, t[m][by].flags,
+			    t[m][by].keys, 100.0 * t[m][by].flags / t[m][by].keys);
 	/* With the noise measured, keys are seldom flagged: 1-2% of them in
 	 * this machine's runs (but a quarter of the diffs flag one: cpu-clock
 	 * runs on a loaded machine vary more than two runs a side can measure,
@@ -373,7 +362,7 @@ static void test_same_build(void **state)
 	 * of these; one that also dropped the correction for many keys, more
 	 * still. */
 	{
-		int f = flags[1][0] + flags[1][1], k = keys[1][0] + keys[1][1];
+		int f = t[1][0].flags + t[1][1].flags, k = t[1][0].keys + t[1][1].keys;
 
 		printf("two runs a side: %d of %d keys flagged (%.1f%%)\n", f, k,
 		       k ? 100.0 * f / k : 0.0);
@@ -452,24 +441,12 @@ static void test_formats(void **state)
 	free(s);
 }
 
-static void expect_error(const char *args, const char *want)
-{
-	tu_result res;
-
-	tu_sh(&res, "'%s' diff %s", DATAPROF_BIN, args);
-	if (res.status == 0 || res.status == 3 || !strstr(res.err, want) ||
-	    strchr(res.err, '\n') != strrchr(res.err, '\n'))
-		fail_msg("diff %s: exit %d, stderr '%s' (want one line with '%s')", args,
-			 res.status, res.err, want);
-	tu_result_free(&res);
-}
-
 /* --per interval --between A B: the unit of work is an interval of the
  * program's own code marks; with one busy phase a run, busy's period per
  * interval is what report gives for that phase. */
 static void test_per_interval(void **state)
 {
-	char *fx = tu_fixture("phases_O2"), *p[2], *cmd = dp_asprintf("'%s'", fx);
+	char *p[2];
 	tu_result res;
 	diff_out d;
 	double want;
@@ -479,9 +456,7 @@ static void test_per_interval(void **state)
 		char name[32];
 
 		snprintf(name, sizeof(name), "phases%d.dprof", i);
-		p[i] = tu_path(name);
-		assert_int_equal(rec_run(&res, p[i], "--markers -e cpu-clock", cmd), 0);
-		tu_result_free(&res);
+		p[i] = rec_fixture("phases_O2", "", "--markers -e cpu-clock", name);
 	}
 	assert_int_equal(tu_sh(&res,
 			       "'%s' report '%s' --between 'busy begin' 'busy end' --by function "
@@ -512,60 +487,41 @@ static void test_per_interval(void **state)
 	tu_result_free(&res);
 	for (int i = 0; i < 2; i++)
 		free(p[i]);
-	free(cmd);
-	free(fx);
 }
 
 static void test_bad_input(void **state)
 {
-	char *spin = tu_path("spin.dprof"), *faults = tu_path("faults.dprof"), *fx, *cmd;
-	char *a = prof_a[0], *b = prof_b[0], args[2048];
+	/* options diff refuses with A and B, and the one line each gets */
+	static const char *const bad[][2] = {
+	    {"--by objekt", "unknown attribute 'objekt'; the attributes are:"},
+	    {"--by function,addr", "--by addr: addresses move with every build and run"},
+	    {"--per ginsn", "counted no instructions"},
+	    {"--per interval", "carries no code markers"},
+	    {"--per week", "--per 'week': use second, run, ginsn or interval"},
+	    {"--confidence 2", "--confidence '2'"},
+	    {"--event page-faults", "has no event 'page-faults' (its events: cpu-clock)"},
+	};
+	char *a = prof_a[0], *b = prof_b[0], *spin, *faults;
 	tu_result res;
 
 	(void)state;
 	record_all();
-	fx = tu_fixture("spin_O2");
-	cmd = dp_asprintf("'%s' 100", fx);
-	assert_int_equal(rec_run(&res, spin, "-e cpu-clock", cmd), 0);
-	tu_result_free(&res);
-	free(cmd);
-	free(fx);
-	fx = tu_fixture("layout_O2");
-	cmd = dp_asprintf("'%s' 1000 1", fx);
-	assert_int_equal(rec_run(&res, faults, "-e page-faults", cmd), 0);
-	tu_result_free(&res);
-	free(cmd);
-	free(fx);
+	spin = rec_fixture("spin_O2", "100", "-e cpu-clock", "spin.dprof");
+	faults = rec_fixture("layout_O2", "1000 1", "-e page-faults", "faults.dprof");
 
-	snprintf(args, sizeof(args), "'%s' '%s'", a, spin);
-	expect_error(args, "is a profile of 'spin_O2' but");
-	snprintf(args, sizeof(args), "--force '%s' '%s'", a, spin);
-	assert_int_equal(tu_sh(&res, "'%s' diff %s", DATAPROF_BIN, args), 0);
+	rec_expect_error(REC_ERR_NOT3, "is a profile of 'spin_O2' but", "diff '%s' '%s'", a, spin);
+	assert_int_equal(tu_sh(&res, "'%s' diff --force '%s' '%s'", DATAPROF_BIN, a, spin), 0);
 	tu_result_free(&res);
-	snprintf(args, sizeof(args), "'%s' '%s'", a, faults);
-	expect_error(args, "samples page-faults but");
-	snprintf(args, sizeof(args), "--by objekt '%s' '%s'", a, b);
-	expect_error(args, "unknown attribute 'objekt'; the attributes are:");
-	snprintf(args, sizeof(args), "--by function,addr '%s' '%s'", a, b);
-	expect_error(args, "--by addr: addresses move with every build and run");
-	snprintf(args, sizeof(args), "--per ginsn '%s' '%s'", a, b);
-	expect_error(args, "counted no instructions");
-	snprintf(args, sizeof(args), "--per interval '%s' '%s'", a, b);
-	expect_error(args, "carries no code markers");
-	snprintf(args, sizeof(args), "--per week '%s' '%s'", a, b);
-	expect_error(args, "--per 'week': use second, run, ginsn or interval");
-	snprintf(args, sizeof(args), "--confidence 2 '%s' '%s'", a, b);
-	expect_error(args, "--confidence '2'");
-	snprintf(args, sizeof(args), "--event page-faults '%s' '%s'", a, b);
-	expect_error(args, "has no event 'page-faults' (its events: cpu-clock)");
-	snprintf(args, sizeof(args), "'%s'", a);
-	expect_error(args, "diff needs BASE and NEW profiles");
-	snprintf(args, sizeof(args), "'%s' '%s' '%s'", a, b, b);
-	expect_error(args, "3 profiles: write BASE... -- NEW...");
-	snprintf(args, sizeof(args), "'%s' /nonexistent.dprof", a);
-	expect_error(args, "/nonexistent.dprof");
-	snprintf(args, sizeof(args), "--fail-if 'struct item.b > 5' '%s' '%s'", a, b);
-	expect_error(args, "--fail-if 'struct item.b > 5': write [ATTR=VALUE:] METRIC OP CHANGE");
+	rec_expect_error(REC_ERR_NOT3, "samples page-faults but", "diff '%s' '%s'", a, faults);
+	for (size_t i = 0; i < DP_ARRAY_LEN(bad); i++)
+		rec_expect_error(REC_ERR_NOT3, bad[i][1], "diff %s '%s' '%s'", bad[i][0], a, b);
+	rec_expect_error(REC_ERR_NOT3, "diff needs BASE and NEW profiles", "diff '%s'", a);
+	rec_expect_error(REC_ERR_NOT3, "3 profiles: write BASE... -- NEW...", "diff '%s' '%s' '%s'",
+			 a, b, b);
+	rec_expect_error(REC_ERR_NOT3, "/nonexistent.dprof", "diff '%s' /nonexistent.dprof", a);
+	rec_expect_error(REC_ERR_NOT3,
+			 "--fail-if 'struct item.b > 5': write [ATTR=VALUE:] METRIC OP CHANGE",
+			 "diff --fail-if 'struct item.b > 5' '%s' '%s'", a, b);
 	free(spin);
 	free(faults);
 }

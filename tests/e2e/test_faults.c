@@ -17,6 +17,7 @@
 
 #include "fault_util.h"
 #include "tu_feature.h"
+#include "tu_group.h"
 #include "util.h"
 
 static char *misbehave(void)
@@ -211,7 +212,7 @@ static bool check_phases(const char *mode, const char *args)
 	tu_result res;
 	tu_truth *t;
 	size_t n;
-	bool reused = false;
+	bool reused = false, set_up = true;
 
 	cmd = dp_asprintf("'%s' %s '%s' '%s' %s", fx, mode, la, lb, args);
 	assert_int_equal(rec_run(&res, prof, "-e cpu-clock -F 2000", cmd), 0);
@@ -219,14 +220,8 @@ static bool check_phases(const char *mode, const char *args)
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(t[i].kind, "skip")) {
 			printf("%s: %s\n", mode, tu_truth_get(&t[i], "reason"));
-			free(t);
-			tu_result_free(&res);
-			free(cmd);
-			free(la);
-			free(lb);
-			free(fx);
-			free(prof);
-			return false;
+			set_up = false;
+			goto out;
 		}
 		if (strcmp(t[i].kind, "phase") || c.n == 16)
 			continue;
@@ -252,6 +247,7 @@ static bool check_phases(const char *mode, const char *args)
 	printf("%s: the second library %s the first one's address\n", mode,
 	       reused ? "reused" : "did not reuse");
 	fault_check_usable(prof, NULL);
+out:
 	free(t);
 	tu_result_free(&res);
 	free(cmd);
@@ -259,7 +255,7 @@ static bool check_phases(const char *mode, const char *args)
 	free(lb);
 	free(fx);
 	free(prof);
-	return true;
+	return set_up;
 }
 
 static void test_dlclose_with_samples(void **state)
@@ -275,13 +271,6 @@ static void test_munmap_code_with_samples(void **state)
 		skip();
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,5 +284,5 @@ int main(void)
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

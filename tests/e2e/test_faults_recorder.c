@@ -19,6 +19,7 @@
 
 #include "fault_util.h"
 #include "tu_feature.h"
+#include "tu_group.h"
 #include "util.h"
 
 /* Starts dataprof record (not through a shell: a background shell job
@@ -170,13 +171,6 @@ static void test_ring_overflow(void **state)
 	free(fx);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,5 +181,5 @@ int main(void)
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -143,35 +144,41 @@ static ea_status insn_ea(const char *insn, const dp_regs *r, uint64_t next_ip, u
 
 static void test_insn_ea(void **state)
 {
+	/* with rbx 0x1000, rcx 3, rsp 0x8000, r9 0x2000 */
+	static const struct {
+		const char *insn;
+		uint64_t next_ip;
+		ea_status status;
+		uint64_t ea; /* where the status is EA_OK */
+	} cases[] = {
+	    {"mov (%rbx),%rax", 0, EA_OK, 0x1000},
+	    {"mov -0x18(%rbx,%rcx,8),%rax", 0, EA_OK, 0x1000 - 0x18 + 24},
+	    {"mov 0x10000000(,%rcx,8),%rax", 0, EA_OK, 0x10000018},
+	    {"mov %rax,0x20(%rip)", 0x400000, EA_OK, 0x400020},
+	    {"movabs 0x10001088,%rax", 0, EA_OK, 0x10001088},
+	    {"rep movsq %ds:(%rsi),%es:(%r9)", 0, EA_OK, 0x2000},
+	    {"call *(%rbx)", 0, EA_OK, 0x1000},
+	    {"push %rax", 0, EA_OK, 0x7ff8},
+	    {"pop %rcx", 0, EA_OK, 0x8000},
+	    {"mov %fs:0xfffffffffffff088,%rax", 0, EA_SEGMENT, 0},
+	    {"lock cmpxchg %rcx,0x8(%r9)", 0, EA_OK, 0x2008},
+	};
 	dp_regs r = {.abi = 2, .mask = ~0ull};
-	uint64_t ea;
 
 	(void)state;
 	r.regs[1] = 0x1000;  /* rbx */
 	r.regs[2] = 3;	     /* rcx */
 	r.regs[7] = 0x8000;  /* rsp */
 	r.regs[17] = 0x2000; /* r9 */
-	assert_int_equal(insn_ea("mov (%rbx),%rax", &r, 0, &ea), EA_OK);
-	assert_int_equal(ea, 0x1000);
-	assert_int_equal(insn_ea("mov -0x18(%rbx,%rcx,8),%rax", &r, 0, &ea), EA_OK);
-	assert_int_equal(ea, 0x1000 - 0x18 + 24);
-	assert_int_equal(insn_ea("mov 0x10000000(,%rcx,8),%rax", &r, 0, &ea), EA_OK);
-	assert_int_equal(ea, 0x10000018);
-	assert_int_equal(insn_ea("mov %rax,0x20(%rip)", &r, 0x400000, &ea), EA_OK);
-	assert_int_equal(ea, 0x400020);
-	assert_int_equal(insn_ea("movabs 0x10001088,%rax", &r, 0, &ea), EA_OK);
-	assert_int_equal(ea, 0x10001088);
-	assert_int_equal(insn_ea("rep movsq %ds:(%rsi),%es:(%r9)", &r, 0, &ea), EA_OK);
-	assert_int_equal(ea, 0x2000);
-	assert_int_equal(insn_ea("call *(%rbx)", &r, 0, &ea), EA_OK);
-	assert_int_equal(ea, 0x1000);
-	assert_int_equal(insn_ea("push %rax", &r, 0, &ea), EA_OK);
-	assert_int_equal(ea, 0x7ff8);
-	assert_int_equal(insn_ea("pop %rcx", &r, 0, &ea), EA_OK);
-	assert_int_equal(ea, 0x8000);
-	assert_int_equal(insn_ea("mov %fs:0xfffffffffffff088,%rax", &r, 0, &ea), EA_SEGMENT);
-	assert_int_equal(insn_ea("lock cmpxchg %rcx,0x8(%r9)", &r, 0, &ea), EA_OK);
-	assert_int_equal(ea, 0x2008);
+	for (size_t i = 0; i < DP_ARRAY_LEN(cases); i++) {
+		uint64_t ea = 0;
+		ea_status st = insn_ea(cases[i].insn, &r, cases[i].next_ip, &ea);
+
+		if (st != cases[i].status || (st == EA_OK && ea != cases[i].ea))
+			fail_msg("\"%s\": status %d, address %#llx; want %d, %#llx", cases[i].insn,
+				 st, (unsigned long long)ea, cases[i].status,
+				 (unsigned long long)cases[i].ea);
+	}
 }
 
 /* ---- samples of a run ---- */
@@ -229,8 +236,9 @@ static size_t record(const char *fixture, const char *args, const char *opts, sa
 
 /* ---- addrmodes ---- */
 
-static void check_addrmodes(const char *fixture)
+static void test_addrmodes(void **state)
 {
+	const char *fixture = *state;
 	samples s;
 	tu_truth *t;
 	size_t n = record(fixture, "", "-e page-faults", &s, &t);
@@ -288,18 +296,6 @@ static void check_addrmodes(const char *fixture)
 	(void)skipped;
 	free(t);
 	free(s.v);
-}
-
-static void test_addrmodes_O0(void **state)
-{
-	(void)state;
-	check_addrmodes("addrmodes_O0");
-}
-
-static void test_addrmodes_O2(void **state)
-{
-	(void)state;
-	check_addrmodes("addrmodes_O2");
 }
 
 /* ---- bpwatch ---- */
@@ -382,16 +378,14 @@ static bool check_pattern(const char *fixture, const tu_truth *p)
 	return ok;
 }
 
-static void check_bpwatch(const char *fixture)
+static void test_bpwatch(void **state)
 {
-	char *fx = tu_fixture(fixture);
-	char *argv[] = {fx, "--list", NULL};
-	tu_result res;
+	const char *fixture = *state;
 	tu_truth *t;
 	size_t n, patterns = 0, good = 0, asm_patterns = 0;
 
-	assert_int_equal(tu_run(argv, &res), 0);
-	n = tu_truth_parse(res.out, &t);
+	tu_require(DP_PROBE_BREAKPOINT);
+	n = rec_fixture_list(fixture, &t);
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(t[i].kind, "skip"))
 			printf("%s: skipped %s (%s)\n", fixture, tu_truth_get(&t[i], "name"),
@@ -406,22 +400,6 @@ static void check_bpwatch(const char *fixture)
 	assert_true(asm_patterns >= 20 && patterns - asm_patterns >= 5);
 	assert_int_equal(good, patterns);
 	free(t);
-	tu_result_free(&res);
-	free(fx);
-}
-
-static void test_bpwatch_O0(void **state)
-{
-	(void)state;
-	tu_require(DP_PROBE_BREAKPOINT);
-	check_bpwatch("bpwatch_O0");
-}
-
-static void test_bpwatch_O2(void **state)
-{
-	(void)state;
-	tu_require(DP_PROBE_BREAKPOINT);
-	check_bpwatch("bpwatch_O2");
 }
 
 /* ---- objects ---- */
@@ -453,8 +431,9 @@ static bool on_stack(const tu_truth *obj)
 	return obj && !strcmp(tu_truth_get(obj, "kind"), "stack");
 }
 
-static void check_objects(const char *fixture)
+static void test_objects(void **state)
 {
+	const char *fixture = *state;
 	samples s;
 	tu_truth *t;
 	size_t n = record(fixture, "", "-e page-faults", &s, &t);
@@ -504,47 +483,20 @@ static void check_objects(const char *fixture)
 	free(s.v);
 }
 
-static void test_objects_O0(void **state)
-{
-	(void)state;
-	check_objects("objects_O0");
-}
-
-static void test_objects_O2(void **state)
-{
-	(void)state;
-	check_objects("objects_O2");
-}
-
-static void test_objects_cxx_O0(void **state)
-{
-	(void)state;
-	check_objects("objects_cxx_O0");
-}
-
-static void test_objects_cxx_O2(void **state)
-{
-	(void)state;
-	check_objects("objects_cxx_O2");
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_insn_ea),	   cmocka_unit_test(test_addrmodes_O0),
-	    cmocka_unit_test(test_addrmodes_O2),   cmocka_unit_test(test_bpwatch_O0),
-	    cmocka_unit_test(test_bpwatch_O2),	   cmocka_unit_test(test_objects_O0),
-	    cmocka_unit_test(test_objects_O2),	   cmocka_unit_test(test_objects_cxx_O0),
-	    cmocka_unit_test(test_objects_cxx_O2),
+	    cmocka_unit_test(test_insn_ea),
+	    REC_FIXTURE_TEST(test_addrmodes, "addrmodes_O0"),
+	    REC_FIXTURE_TEST(test_addrmodes, "addrmodes_O2"),
+	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O0"),
+	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O2"),
+	    REC_FIXTURE_TEST(test_objects, "objects_O0"),
+	    REC_FIXTURE_TEST(test_objects, "objects_O2"),
+	    REC_FIXTURE_TEST(test_objects, "objects_cxx_O0"),
+	    REC_FIXTURE_TEST(test_objects, "objects_cxx_O2"),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -179,44 +179,31 @@ static void test_show(void **state)
 	tu_result_free(&res);
 }
 
-static void expect_error(const char *args, const char *want)
-{
-	tu_result res;
-
-	tu_sh(&res, "'%s' history %s", DATAPROF_BIN, args);
-	if (res.status == 0 || !strstr(res.err, want) ||
-	    strchr(res.err, '\n') != strrchr(res.err, '\n'))
-		fail_msg("history %s: exit %d, stderr '%s' (want one line with '%s')", args,
-			 res.status, res.err, want);
-	tu_result_free(&res);
-}
+/* Bad input after --db DB, and the one line it gets. */
+static const char *const bad_after_db[][2] = {
+    {"add x.dprof", "history add needs --commit SHA"},
+    {"add --commit c4", "history add needs a PROFILE"},
+    {"frob", "'frob' is none of them"},
+    {"show --by caller", "holds no run stored by caller"},
+    {"show --by objekt", "unknown attribute 'objekt'"},
+    {"add --by addr --commit c4 x.dprof", "--by addr: addresses move"},
+    {"add --commit c4 /nonexistent.dprof", "/nonexistent.dprof"},
+};
 
 static void test_bad_input(void **state)
 {
-	char args[1024], *text = tu_path("not-a-db.txt");
+	char *text = tu_path("not-a-db.txt");
 	FILE *f = fopen(text, "w");
 
 	(void)state;
 	fill();
 	fputs("this is not a database, but it is long enough to be read as one\n", f);
 	fclose(f);
-	expect_error("show", "history needs --db FILE");
-	snprintf(args, sizeof(args), "--db '%s' add x.dprof", db);
-	expect_error(args, "history add needs --commit SHA");
-	snprintf(args, sizeof(args), "--db '%s' add --commit c4", db);
-	expect_error(args, "history add needs a PROFILE");
-	snprintf(args, sizeof(args), "--db '%s' frob", db);
-	expect_error(args, "'frob' is none of them");
-	snprintf(args, sizeof(args), "--db '%s' show --by caller", db);
-	expect_error(args, "holds no run stored by caller");
-	snprintf(args, sizeof(args), "--db '%s' show --by objekt", db);
-	expect_error(args, "unknown attribute 'objekt'");
-	snprintf(args, sizeof(args), "--db '%s' add --by addr --commit c4 x.dprof", db);
-	expect_error(args, "--by addr: addresses move");
-	snprintf(args, sizeof(args), "--db '%s' add --commit c4 /nonexistent.dprof", db);
-	expect_error(args, "/nonexistent.dprof");
-	snprintf(args, sizeof(args), "--db '%s' show", text);
-	expect_error(args, "not-a-db.txt");
+	rec_expect_error(0, "history needs --db FILE", "history show");
+	for (size_t i = 0; i < DP_ARRAY_LEN(bad_after_db); i++)
+		rec_expect_error(0, bad_after_db[i][1], "history --db '%s' %s", db,
+				 bad_after_db[i][0]);
+	rec_expect_error(0, "not-a-db.txt", "history --db '%s' show", text);
 	free(text);
 }
 

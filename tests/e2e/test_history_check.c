@@ -151,30 +151,38 @@ static void expect_gate(int store)
 			       "\"c04\",\"c05\",\"c06\"]}"));
 }
 
+/* tests/schema/check_history.py MODE (and its input) against docs/schema:
+ * fails the test, naming what it checked, unless it passes; its output in
+ * res. */
+static void history_schema(tu_result *res, const char *what, const char *mode)
+{
+	if (tu_sh(res, "/usr/bin/python3 '%s/tests/schema/check_history.py' '%s/docs/schema' %s",
+		  SOURCE_DIR, SOURCE_DIR, mode) != 0)
+		fail_msg("%s against its schema: %s", what, res->err);
+}
+
 /* The JSON as docs/schema/history-check.schema.json says (diff's inside). */
 static void expect_schema(const char *doc)
 {
-	char *path = tu_path("check.json");
+	char *path = tu_path("check.json"), *mode;
 	FILE *f = fopen(path, "w");
 	tu_result res;
 
 	assert_non_null(f);
 	fputs(doc, f);
 	fclose(f);
-	if (tu_sh(&res,
-		  "/usr/bin/python3 '%s/tests/schema/check_history.py' '%s/docs/schema' check "
-		  "< '%s'",
-		  SOURCE_DIR, SOURCE_DIR, path) != 0)
-		fail_msg("check --json against its schema: %s", res.err);
+	mode = dp_asprintf("check < '%s'", path);
+	history_schema(&res, "check --json", mode);
 	printf("%s", res.out);
 	tu_result_free(&res);
+	free(mode);
 	free(path);
 }
 
 static void test_gate_sqlite(void **state)
 {
 	tu_result res;
-	char *page, *title;
+	char *page, *title, *mode;
 
 	(void)state;
 	fill();
@@ -188,11 +196,9 @@ static void test_gate_sqlite(void **state)
 			       DATAPROF_BIN, sqlite_db, page),
 			 0);
 	tu_result_free(&res);
-	if (tu_sh(&res,
-		  "/usr/bin/python3 '%s/tests/schema/check_history.py' '%s/docs/schema' page "
-		  "'%s'",
-		  SOURCE_DIR, SOURCE_DIR, page) != 0)
-		fail_msg("the page's data against its schema: %s", res.err);
+	mode = dp_asprintf("page '%s'", page);
+	history_schema(&res, "the page's data", mode);
+	free(mode);
 	printf("page: %s", res.out);
 	assert_non_null(strstr(res.out, "commits=10 "));
 	assert_non_null(strstr(res.out, "6")); /* index 6: c07 */

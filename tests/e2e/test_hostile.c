@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 
 #include "profile/writer.h"
+#include "record_util.h"
+#include "tu_group.h"
 #include "tu.h"
 #include "tu_feature.h"
 #include "util.h"
@@ -30,21 +32,7 @@ static void write_profile_ids(const char *prof, const char *path, bool stray_id)
 	struct perf_event_attr a;
 	dp_writer w;
 	dp_error err;
-	dp_buf b = {0};
 	uint64_t id = ID;
-	struct {
-		uint32_t pid, tid;
-		uint64_t start, len, pgoff;
-		uint32_t maj, min;
-		uint64_t ino, ino_gen;
-		uint32_t prot, flags;
-	} m = {1, 1, 0x400000, 0x10000, 0, 0, 0, 0, 0, 5, 2};
-	struct {
-		uint32_t pid, tid;
-		uint64_t time;
-		uint32_t cpu, res;
-		uint64_t id;
-	} trailer = {1, 1, 100, 0, 0, ID};
 	struct {
 		struct perf_event_header h;
 		uint64_t id, ip;
@@ -62,8 +50,6 @@ static void write_profile_ids(const char *prof, const char *path, bool stray_id)
 	       0,
 	       0,
 	       1};
-	struct perf_event_header h = {PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 0};
-	static const char zeros[8];
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -75,13 +61,7 @@ static void write_profile_ids(const char *prof, const char *path, bool stray_id)
 	a.sample_id_all = 1;
 	assert_int_equal(dp_writer_open(&w, prof, 1, 1, &err), 0);
 	dp_writer_add_event(&w, 0, "page-faults", &a, DP_IP_EXACT, DP_EVC_MEMORY, &id, 1);
-	dp_buf_add(&b, &h, sizeof(h));
-	dp_buf_add(&b, &m, sizeof(m));
-	dp_buf_add(&b, path, strlen(path) + 1);
-	dp_buf_add(&b, zeros, DP_ALIGN(b.len, 8) - b.len);
-	dp_buf_add(&b, &trailer, sizeof(trailer));
-	((struct perf_event_header *)b.p)->size = (uint16_t)b.len;
-	dp_writer_add(&w, b.p, b.len);
+	rec_write_exec_mmap(&w, 1, 0x400000, 0x10000, path, ID);
 	dp_writer_add(&w, &s, sizeof(s));
 	if (stray_id) {
 		uint64_t id2 = ID + 1, stray = ID + 2;
@@ -101,7 +81,6 @@ static void write_profile_ids(const char *prof, const char *path, bool stray_id)
 		dp_writer_add(&w, &s, sizeof(s));
 	}
 	assert_int_equal(dp_writer_close(&w), 0);
-	dp_buf_free(&b);
 }
 
 static void write_profile(const char *prof, const char *path)
@@ -215,13 +194,6 @@ static void test_packed_damage(void **state)
 	}
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,5 +204,5 @@ int main(void)
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -42,11 +42,8 @@ static int layout(facts *f, const char *binary, const char *fmt, ...)
 {
 	char *json = tu_path("layout.json"), *args, *pa = NULL;
 	tu_result res;
-	va_list ap;
 
-	va_start(ap, fmt);
-	assert_true(vasprintf(&args, fmt, ap) >= 0);
-	va_end(ap);
+	REC_VFORMAT(args, fmt);
 	if (binary)
 		pa = dp_asprintf("--pahole '%s'", binary);
 	memset(f, 0, sizeof(*f));
@@ -126,24 +123,12 @@ static void test_pahole(void **state)
 
 static char *prof_a, *prof_b;
 
-static char *record(const char *fixture, const char *name, const char *opts)
-{
-	char *out = tu_path(name), *fx = tu_fixture(fixture), *cmd = dp_asprintf("'%s'", fx);
-	tu_result res;
-
-	assert_int_equal(rec_run(&res, out, opts, cmd), 0);
-	tu_result_free(&res);
-	free(cmd);
-	free(fx);
-	return out;
-}
-
 static void record_layouts(void)
 {
 	if (prof_a)
 		return;
-	prof_a = record("layout_O2", "a.dprof", "--heap -e cpu-clock -F 4000");
-	prof_b = record("b/layout_O2", "b.dprof", "--heap -e cpu-clock -F 4000");
+	prof_a = rec_fixture("layout_O2", "", "--heap -e cpu-clock -F 4000", "a.dprof");
+	prof_b = rec_fixture("b/layout_O2", "", "--heap -e cpu-clock -F 4000", "b.dprof");
 }
 
 static int find(const facts *f, const char *name)
@@ -272,23 +257,10 @@ static void test_padded(void **state)
 	check_false_sharing("padded/falseshare_O2", false);
 }
 
-static void expect_error(const char *args, const char *want)
-{
-	tu_result res;
-
-	tu_sh(&res, "'%s' layout %s", DATAPROF_BIN, args);
-	if (res.status == 0 || !strstr(res.err, want) ||
-	    strchr(res.err, '\n') != strrchr(res.err, '\n'))
-		fail_msg("layout %s: exit %d, stderr '%s' (want one line with '%s')", args,
-			 res.status, res.err, want);
-	tu_result_free(&res);
-}
-
 static void test_bad_input(void **state)
 {
 	char *bin = tu_fixture("layout_O2"), *stripped = tu_path("stripped"),
 	     *text = tu_path("x.txt");
-	char args[2048];
 	tu_result res;
 	FILE *f;
 
@@ -300,22 +272,20 @@ static void test_bad_input(void **state)
 	f = fopen(text, "w");
 	fputs("neither a profile nor a binary\n", f);
 	fclose(f);
-	snprintf(args, sizeof(args), "'struct itme' '%s'", prof_a);
-	expect_error(args, "no type 'struct itme' in layout_O2");
-	expect_error(args, "did you mean 'struct item'");
-	snprintf(args, sizeof(args), "itme '%s'", bin);
-	expect_error(args, "did you mean 'struct item'");
-	snprintf(args, sizeof(args), "'struct item' '%s'", stripped);
-	expect_error(args, "has no debug info (DWARF): rebuild it with -g");
-	snprintf(args, sizeof(args), "'struct item' '%s'", text);
-	expect_error(args, "x.txt");
-	snprintf(args, sizeof(args), "--cacheline 100 'struct item' '%s'", bin);
-	expect_error(args, "--cacheline '100': a power of two");
-	expect_error("", "layout needs a TYPE");
-	snprintf(args, sizeof(args), "--diff '%s' 'struct item'", prof_a);
-	expect_error(args, "layout --diff takes BASE NEW TYPE");
-	snprintf(args, sizeof(args), "--event page-faults 'struct item' '%s'", prof_a);
-	expect_error(args, "has no event 'page-faults'");
+	rec_expect_error(0, "no type 'struct itme' in layout_O2", "layout 'struct itme' '%s'",
+			 prof_a);
+	rec_expect_error(0, "did you mean 'struct item'", "layout 'struct itme' '%s'", prof_a);
+	rec_expect_error(0, "did you mean 'struct item'", "layout itme '%s'", bin);
+	rec_expect_error(0, "has no debug info (DWARF): rebuild it with -g",
+			 "layout 'struct item' '%s'", stripped);
+	rec_expect_error(0, "x.txt", "layout 'struct item' '%s'", text);
+	rec_expect_error(0, "--cacheline '100': a power of two",
+			 "layout --cacheline 100 'struct item' '%s'", bin);
+	rec_expect_error(0, "layout needs a TYPE", "layout ");
+	rec_expect_error(0, "layout --diff takes BASE NEW TYPE", "layout --diff '%s' 'struct item'",
+			 prof_a);
+	rec_expect_error(0, "has no event 'page-faults'",
+			 "layout --event page-faults 'struct item' '%s'", prof_a);
 	free(bin);
 	free(stripped);
 	free(text);

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annot_util.h"
 #include "annotate/annotate.h"
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -25,65 +27,63 @@ static int perf_rec(tu_result *res, const char *out, const char *opts, const cha
 	return tu_sh(res, "perf record -q -N %s " REGS " -o '%s' -- %s", opts, out, cmd);
 }
 
+/* The truth of objects_O2 and how many of its accesses perf's samples got right. */
+typedef struct attr_ctx {
+	tu_truth *t;
+	size_t n, seen, obj_ok, member_ok, nonheap;
+} attr_ctx;
+
+static void attr_visit(void *ctx, const rec_annotated *r)
+{
+	attr_ctx *c = ctx;
+	tu_truth *t = c->t;
+
+	if (!r->x->map || !strstr(r->x->map->name, "objects_O2"))
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		if (strcmp(t[i].kind, "access") || tu_truth_u64(&t[i], "addr") != r->s->addr)
+			continue;
+		const char *oname = tu_truth_get(&t[i], "object");
+		const tu_truth *obj = NULL;
+		for (size_t k = 0; k < c->n; k++)
+			if (!strcmp(t[k].kind, "object") &&
+			    !strcmp(tu_truth_get(&t[k], "name"), oname))
+				obj = &t[k];
+		c->seen++;
+		c->member_ok +=
+		    !strcmp(tu_truth_get(&t[i], "member"), dp_strtab_get(r->strs, r->a->member));
+		/* perf records no heap blocks: heap objects are [heap]/[anon] */
+		if (obj && strcmp(tu_truth_get(obj, "kind"), "heap") &&
+		    strcmp(tu_truth_get(obj, "kind"), "stack")) {
+			const char *got = dp_strtab_get(r->strs, r->a->object);
+			size_t gl = strlen(got), ol = strlen(oname);
+			c->nonheap++;
+			c->obj_ok +=
+			    !strcmp(got, oname) || (gl > ol + 2 && !strcmp(got + gl - ol, oname) &&
+						    got[gl - ol - 1] == ':');
+		}
+		break;
+	}
+}
+
 static void test_objects_page_faults(void **state)
 {
 	char *prof = tu_path("objects.perf"), *fx = tu_fixture("objects_O2"), *cmd = dp_asprintf("'%s'", fx);
 	tu_result res;
-	tu_truth *t;
-	size_t n, seen = 0, obj_ok = 0, member_ok = 0, nonheap = 0;
-	dp_error err;
-	dp_record r;
+	attr_ctx c = {0};
 
 	(void)state;
 	assert_int_equal(perf_rec(&res, prof, "-e page-faults -c 1 -d", cmd), 0);
-	n = tu_truth_parse(res.out, &t);
-	dp_profile *p = dp_profile_open(prof, &err);
-	assert_non_null(p);
-	dp_decoder *d = dp_decoder_open(p, NULL, &err);
-	dp_annotator *a = dp_annotator_open(d, p, &err);
-	const dp_strtab *st = dp_annotator_strings(a);
-	while (dp_profile_next(p, &r) > 0) {
-		dp_decoded x;
-		dp_annotation an;
-
-		if (r.kind != DP_R_SAMPLE)
-			continue;
-		dp_decode_sample(d, r.sample, &x);
-		if (!x.map || !strstr(x.map->name, "objects_O2"))
-			continue;
-		dp_annotate(a, r.sample, &x, &an);
-		for (size_t i = 0; i < n; i++) {
-			if (strcmp(t[i].kind, "access") || tu_truth_u64(&t[i], "addr") != r.sample->addr)
-				continue;
-			const char *oname = tu_truth_get(&t[i], "object");
-			const tu_truth *obj = NULL;
-			for (size_t k = 0; k < n; k++)
-				if (!strcmp(t[k].kind, "object") && !strcmp(tu_truth_get(&t[k], "name"), oname))
-					obj = &t[k];
-			seen++;
-			member_ok += !strcmp(tu_truth_get(&t[i], "member"), dp_strtab_get(st, an.member));
-			/* perf records no heap blocks: heap objects are [heap]/[anon] */
-			if (obj && strcmp(tu_truth_get(obj, "kind"), "heap") &&
-			    strcmp(tu_truth_get(obj, "kind"), "stack")) {
-				const char *got = dp_strtab_get(st, an.object);
-				size_t gl = strlen(got), ol = strlen(oname);
-				nonheap++;
-				obj_ok += !strcmp(got, oname) ||
-					  (gl > ol + 2 && !strcmp(got + gl - ol, oname) && got[gl - ol - 1] == ':');
-			}
-			break;
-		}
-	}
-	tu_report_accuracy("perf.data page faults: member path", member_ok, seen, seen);
-	tu_report_accuracy("perf.data page faults: global/static/TLS object", obj_ok, nonheap, nonheap);
-	assert_true(seen >= 150);
-	assert_true(member_ok * 100 >= seen * 95);
+	c.n = tu_truth_parse(res.out, &c.t);
+	rec_annotate_each(prof, attr_visit, &c);
+	tu_report_accuracy("perf.data page faults: member path", c.member_ok, c.seen, c.seen);
+	tu_report_accuracy("perf.data page faults: global/static/TLS object", c.obj_ok, c.nonheap,
+			   c.nonheap);
+	assert_true(c.seen >= 150);
+	assert_true(c.member_ok * 100 >= c.seen * 95);
 	/* TLS needs the thread pointer, which only dataprof's heap tracker records */
-	assert_true(obj_ok + 2 >= nonheap);
-	dp_annotator_free(a);
-	dp_decoder_free(d);
-	dp_profile_close(p);
-	free(t);
+	assert_true(c.obj_ok + 2 >= c.nonheap);
+	free(c.t);
 	free(cmd);
 	free(fx);
 	free(prof);
@@ -163,13 +163,6 @@ static void test_cpu_clock_split(void **state)
 	free(prof);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	tu_result res;
@@ -185,5 +178,5 @@ int main(void)
 		return 77;
 	}
 	tu_result_free(&res);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

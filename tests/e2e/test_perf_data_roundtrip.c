@@ -13,6 +13,7 @@
 #include <asm/perf_regs.h>
 
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -210,13 +211,6 @@ static void test_dump(void **state)
 	tu_result_free(&res);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,5 +227,5 @@ int main(void)
 		tu_cleanup();
 		return 77;
 	}
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

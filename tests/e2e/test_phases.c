@@ -436,10 +436,16 @@ static void test_list_counters(void **state)
 
 /* ---- bad input and missing pieces: one line, and what to do ---- */
 
-static void expect_error(const char *args, int status, const char *want)
+/* Runs the shell command from fmt in tu_tmpdir(): it exits with status,
+ * with one line on stderr that holds want. */
+static void expect_error(int status, const char *want, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void expect_error(int status, const char *want, const char *fmt, ...)
 {
 	tu_result res;
+	char *args;
 
+	REC_VFORMAT(args, fmt);
 	tu_sh(&res, "cd '%s' && %s", tu_tmpdir(), args);
 	if (res.status != status || !strstr(res.err, want))
 		fail_msg("%s: exit %d (want %d), stderr '%s' (want '%s')", args, res.status, status,
@@ -447,51 +453,41 @@ static void expect_error(const char *args, int status, const char *want)
 	assert_non_null(strchr(res.err, '\n'));
 	assert_null(strchr(strchr(res.err, '\n') + 1, '\n'));
 	tu_result_free(&res);
+	free(args);
 }
 
 static void test_errors(void **state)
 {
-	char *cmd;
-
 	(void)state;
-	cmd = dp_asprintf("'%s' record -q --counters proc/meminfo/MemFre -- true", DATAPROF_BIN);
-	expect_error(cmd, 125, "unknown counter 'proc/meminfo/MemFre' (did you mean "
-			       "proc/meminfo/MemFree");
-	free(cmd);
-	cmd = dp_asprintf("'%s' stat -q --counters 'proc/memnifo/*' -- true", DATAPROF_BIN);
-	expect_error(cmd, 125, "did you mean proc/meminfo/*");
-	free(cmd);
-	cmd = dp_asprintf("'%s' record -q --interval 0 -- true", DATAPROF_BIN);
-	expect_error(cmd, 125, "--interval '0' has no unit");
-	free(cmd);
-	cmd = dp_asprintf("'%s' record -q --markers -p 1 -- true", DATAPROF_BIN);
-	expect_error(cmd, 125, "--markers needs a command");
-	free(cmd);
-	cmd = dp_asprintf("'%s' markers /nonexistent.dprof", DATAPROF_BIN);
-	expect_error(cmd, 1, "cannot open profile");
-	free(cmd);
+	expect_error(125,
+		     "unknown counter 'proc/meminfo/MemFre' (did you mean "
+		     "proc/meminfo/MemFree",
+		     "'%s' record -q --counters proc/meminfo/MemFre -- true", DATAPROF_BIN);
+	expect_error(125, "did you mean proc/meminfo/*",
+		     "'%s' stat -q --counters 'proc/memnifo/*' -- true", DATAPROF_BIN);
+	expect_error(125, "--interval '0' has no unit", "'%s' record -q --interval 0 -- true",
+		     DATAPROF_BIN);
+	expect_error(125, "--markers needs a command", "'%s' record -q --markers -p 1 -- true",
+		     DATAPROF_BIN);
+	expect_error(1, "cannot open profile", "'%s' markers /nonexistent.dprof", DATAPROF_BIN);
 	/* no marker collector to be found: markers off, one warning, the run goes on */
-	cmd = dp_asprintf("DATAPROF_COLLECTOR=/nonexistent.so '%s' record -q -o m.dprof "
-			  "--markers -- '%s/phases_O2' 1 1 1 >/dev/null",
-			  DATAPROF_BIN, FIXTURE_DIR);
-	expect_error(cmd, 0, "no marker collector");
-	free(cmd);
+	expect_error(0, "no marker collector",
+		     "DATAPROF_COLLECTOR=/nonexistent.so '%s' record -q -o m.dprof "
+		     "--markers -- '%s/phases_O2' 1 1 1 >/dev/null",
+		     DATAPROF_BIN, FIXTURE_DIR);
 	/* a collector that does not load: the program says so, once, and runs on */
-	cmd = dp_asprintf("DATAPROF_COLLECTOR=/etc/hostname '%s' record -q -o m.dprof --markers "
-			  "-- '%s/phases_O2' 1 1 1 >/dev/null",
-			  DATAPROF_BIN, FIXTURE_DIR);
-	expect_error(cmd, 0, "dataprof markers: cannot load the collector /etc/hostname");
-	free(cmd);
-	cmd = dp_asprintf("'%s' markers m.dprof", DATAPROF_BIN);
-	expect_error(cmd, 1, "has no code marks");
-	free(cmd);
+	expect_error(0, "dataprof markers: cannot load the collector /etc/hostname",
+		     "DATAPROF_COLLECTOR=/etc/hostname '%s' record -q -o m.dprof --markers "
+		     "-- '%s/phases_O2' 1 1 1 >/dev/null",
+		     DATAPROF_BIN, FIXTURE_DIR);
+	expect_error(1, "has no code marks", "'%s' markers m.dprof", DATAPROF_BIN);
 	/* PMU counters on a machine without one: a warning, not an error */
 	if (!dp_have_hw_pmu()) {
-		cmd = dp_asprintf("'%s' stat -q --counters 'perf/hw/*,proc/stat/ctxt' -- true",
-				  DATAPROF_BIN);
-		expect_error(cmd, 0, "warning: perf/hw/cycles, perf/hw/instructions, "
-				     "perf/hw/cache-misses skipped: no hardware PMU");
-		free(cmd);
+		expect_error(0,
+			     "warning: perf/hw/cycles, perf/hw/instructions, "
+			     "perf/hw/cache-misses skipped: no hardware PMU",
+			     "'%s' stat -q --counters 'perf/hw/*,proc/stat/ctxt' -- true",
+			     DATAPROF_BIN);
 	}
 }
 

@@ -14,21 +14,21 @@
 #include <unistd.h>
 
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "sampler/event_spec.h"
 #include "util.h"
 
 /* ---- page faults: every touched address, exactly ---- */
 
-static void check_page_faults(const char *fixture)
+static void test_page_faults(void **state)
 {
-	char *prof = tu_path("pf.dprof"), *fx = tu_fixture(fixture), *cmd;
-	tu_result res;
+	const char *fixture = *state;
+	rec_truth_run r;
 	rec_pf_result c;
 
-	cmd = dp_asprintf("'%s' 64", fx);
-	assert_int_equal(rec_run(&res, prof, "-e page-faults", cmd), 0);
-	rec_pf_check(prof, res.out, &c);
+	rec_fixture_truth(&r, fixture, "64", "-e page-faults", "pf.dprof");
+	rec_pf_check(r.profile, r.res.out, &c);
 	assert_int_equal(c.accesses, 64);
 	tu_report_accuracy(fixture, c.matched, c.in_region, c.accesses);
 	/* one fault per page, each at the address the program touched */
@@ -36,22 +36,7 @@ static void check_page_faults(const char *fixture)
 	assert_int_equal(c.matched, c.accesses);
 	/* page faults have exact IPs: in the program's own code */
 	assert_int_equal(c.exact_ip, c.accesses);
-	free(cmd);
-	free(fx);
-	free(prof);
-	tu_result_free(&res);
-}
-
-static void test_page_faults_O0(void **state)
-{
-	(void)state;
-	check_page_faults("pagetouch_O0");
-}
-
-static void test_page_faults_O2(void **state)
-{
-	(void)state;
-	check_page_faults("pagetouch_O2");
+	rec_truth_run_free(&r);
 }
 
 /* ---- cpu-clock: samples land in the functions that burn time ---- */
@@ -78,28 +63,24 @@ static void cc_visit(void *ctx, const dp_profile *p, const dp_record *r)
 
 static void test_cpu_clock_functions(void **state)
 {
-	char *prof = tu_path("cc.dprof"), *fx = tu_fixture("spin_O2"), *cmd;
-	tu_result res;
-	tu_truth *t;
-	size_t n;
+	char *fx = tu_fixture("spin_O2");
+	rec_truth_run run;
 	uint64_t sa = 0, sb = 0;
 	cc_ctx c = {0};
 
 	(void)state;
-	cmd = dp_asprintf("'%s' 800", fx);
-	assert_int_equal(rec_run(&res, prof, "-e cpu-clock -F 2000", cmd), 0);
-	n = tu_truth_parse(res.out, &t);
-	assert_true(n >= 2);
+	rec_fixture_truth(&run, "spin_O2", "800", "-e cpu-clock -F 2000", "cc.dprof");
+	assert_true(run.n >= 2);
 	tu_elf_symbol(fx, "hot_a", &sa);
 	tu_elf_symbol(fx, "hot_b", &sb);
 	assert_true(sa > 0 && sb > 0);
-	c.a_lo = tu_truth_u64(&t[0], "addr");
+	c.a_lo = tu_truth_u64(&run.t[0], "addr");
 	c.a_hi = c.a_lo + sa;
-	c.b_lo = tu_truth_u64(&t[1], "addr");
+	c.b_lo = tu_truth_u64(&run.t[1], "addr");
 	c.b_hi = c.b_lo + sb;
 	/* the target is the only process that ran hot_a: take the pid from any sample in it */
 	dp_error err;
-	dp_profile *p = dp_profile_open(prof, &err);
+	dp_profile *p = dp_profile_open(run.profile, &err);
 	dp_record r;
 	while (dp_profile_next(p, &r) > 0)
 		if (r.kind == DP_R_SAMPLE && r.sample->ip >= c.a_lo && r.sample->ip < c.a_hi) {
@@ -108,7 +89,7 @@ static void test_cpu_clock_functions(void **state)
 		}
 	dp_profile_close(p);
 	assert_true(c.pid != 0);
-	rec_each(prof, cc_visit, &c);
+	rec_each(run.profile, cc_visit, &c);
 	double in = (double)(c.in_a + c.in_b) / (double)c.total;
 	double share_a = (double)c.in_a / (double)(c.in_a + c.in_b);
 	printf(
@@ -117,11 +98,8 @@ static void test_cpu_clock_functions(void **state)
 	assert_true(c.total > 400);
 	assert_true(in > 0.85);
 	assert_true(share_a > 0.60 && share_a < 0.80);
-	free(t);
-	free(cmd);
+	rec_truth_run_free(&run);
 	free(fx);
-	free(prof);
-	tu_result_free(&res);
 }
 
 /* ---- data breakpoints: one sample per access, at the watched address ---- */
@@ -214,17 +192,16 @@ static void pair_visit(void *ctx, const dp_profile *p, const dp_record *r)
 
 static size_t check_pairs(const char *fixture, const char *args, const char *idkey, size_t *forks)
 {
-	char *prof = tu_path("pairs.dprof"), *fx = tu_fixture(fixture), *cmd;
-	tu_result res;
+	rec_truth_run r;
 	pair_ctx c = {0};
 	size_t found = 0, want = 0;
 
-	cmd = dp_asprintf("'%s' %s", fx, args);
-	assert_int_equal(rec_run(&res, prof, "-e page-faults", cmd), 0);
-	c.ntruth = tu_truth_parse(res.out, &c.truth);
+	rec_fixture_truth(&r, fixture, args, "-e page-faults", "pairs.dprof");
+	c.truth = r.t;
+	c.ntruth = r.n;
 	c.seen = calloc(c.ntruth, 1);
 	c.idkey = idkey;
-	rec_each(prof, pair_visit, &c);
+	rec_each(r.profile, pair_visit, &c);
 	for (size_t i = 0; i < c.ntruth; i++) {
 		if (strcmp(c.truth[i].kind, "access"))
 			continue;
@@ -236,11 +213,7 @@ static size_t check_pairs(const char *fixture, const char *args, const char *idk
 	if (forks)
 		*forks = c.forks;
 	free(c.seen);
-	free(c.truth);
-	free(cmd);
-	free(fx);
-	free(prof);
-	tu_result_free(&res);
+	rec_truth_run_free(&r);
 	return want;
 }
 
@@ -398,26 +371,21 @@ static void test_heap_ticks(void **state)
 
 static void test_heap_ids_after_fork(void **state)
 {
-	char *prof = tu_path("forkheap.dprof"), *fx = tu_fixture("forker_O2"), *cmd;
-	tu_result res;
+	rec_truth_run r;
 	fork_heap_ctx c = {0};
 
 	(void)state;
-	cmd = dp_asprintf("'%s' 3", fx);
-	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
-	c.ntruth = tu_truth_parse(res.out, &c.truth);
-	rec_each(prof, fork_heap_visit, &c);
+	rec_fixture_truth(&r, "forker_O2", "3", "--heap -e page-faults", "forkheap.dprof");
+	c.truth = r.t;
+	c.ntruth = r.n;
+	rec_each(r.profile, fork_heap_visit, &c);
 	/* each child's mapping, recorded once, with the child's pid and tid */
 	tu_report_accuracy("forked children's heap records: own pid", c.right, c.right + c.wrong,
 			   3);
 	assert_int_equal(c.right, 3);
 	assert_int_equal(c.wrong, 0);
 	assert_true(c.threads >= 4); /* the parent and each child report their thread */
-	free(c.truth);
-	free(cmd);
-	free(fx);
-	free(prof);
-	tu_result_free(&res);
+	rec_truth_run_free(&r);
 }
 
 /* Forks and vforks while the parent allocates (chanfork): every block of the
@@ -449,22 +417,17 @@ static void chanfork_visit(void *ctx, const dp_profile *p, const dp_record *r)
 
 static void test_heap_fork_and_vfork(void **state)
 {
-	char *prof = tu_path("chanfork.dprof"), *fx = tu_fixture("chanfork_O2"), *cmd;
-	tu_result res;
-	tu_truth *truth = NULL;
+	rec_truth_run r;
 	chanfork_ctx c = {0};
-	size_t n;
 
 	(void)state;
-	cmd = dp_asprintf("'%s' 20", fx);
-	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
-	n = tu_truth_parse(res.out, &truth);
-	assert_int_equal(n, 2);
+	rec_fixture_truth(&r, "chanfork_O2", "20", "--heap -e page-faults", "chanfork.dprof");
+	assert_int_equal(r.n, 2);
 	for (size_t i = 0; i < 2; i++) {
-		c.sizes[i] = tu_truth_u64(&truth[i], "size");
-		c.want[i] = tu_truth_u64(&truth[i], "count");
+		c.sizes[i] = tu_truth_u64(&r.t[i], "size");
+		c.want[i] = tu_truth_u64(&r.t[i], "count");
 	}
-	rec_each(prof, chanfork_visit, &c);
+	rec_each(r.profile, chanfork_visit, &c);
 	tu_report_accuracy("parent's blocks recorded", (size_t)c.got[0], (size_t)c.want[0],
 			   (size_t)c.want[0]);
 	tu_report_accuracy("forked children's blocks recorded", (size_t)c.got[1], (size_t)c.want[1],
@@ -472,11 +435,7 @@ static void test_heap_fork_and_vfork(void **state)
 	assert_int_equal(c.warnings, 0);
 	assert_int_equal(c.got[0], c.want[0]);
 	assert_int_equal(c.got[1], c.want[1]);
-	free(truth);
-	free(cmd);
-	free(fx);
-	free(prof);
-	tu_result_free(&res);
+	rec_truth_run_free(&r);
 }
 
 /* bash running 200 command substitutions, each a forked subshell that
@@ -771,18 +730,11 @@ static void test_list(void **state)
 	tu_result_free(&res);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_page_faults_O0),
-	    cmocka_unit_test(test_page_faults_O2),
+	    REC_CASE("test_page_faults_O0", test_page_faults, "pagetouch_O0"),
+	    REC_CASE("test_page_faults_O2", test_page_faults, "pagetouch_O2"),
 	    cmocka_unit_test(test_cpu_clock_functions),
 	    cmocka_unit_test(test_breakpoint_rw),
 	    cmocka_unit_test(test_breakpoint_w),
@@ -803,5 +755,5 @@ int main(void)
 	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -22,17 +22,9 @@ static char *split_profile;
 /* Records the split fixture once for every test here. */
 static const char *profile(void)
 {
-	if (!split_profile) {
-		char *fx = tu_fixture("split_O2"), *cmd = dp_asprintf("'%s' 1000", fx);
-		tu_result res;
-
-		split_profile = tu_path("split.dprof");
-		assert_int_equal(rec_run(&res, split_profile, "--heap -e cpu-clock -F 4000", cmd),
-				 0);
-		tu_result_free(&res);
-		free(fx);
-		free(cmd);
-	}
+	if (!split_profile)
+		split_profile =
+		    rec_fixture("split_O2", "1000", "--heap -e cpu-clock -F 4000", "split.dprof");
 	return split_profile;
 }
 
@@ -294,15 +286,7 @@ static void test_sqlite_export(void **state)
 
 static void expect_error(const char *args, const char *want)
 {
-	tu_result res;
-
-	tu_sh(&res, "'%s' report '%s' %s", DATAPROF_BIN, profile(), args);
-	/* a usage error (2), or what the profile cannot give (1) */
-	if ((res.status != 2 && res.status != 1) || !strstr(res.err, want) ||
-	    strchr(res.err, '\n') != strrchr(res.err, '\n'))
-		fail_msg("report %s: exit %d, stderr '%s' (want one line with '%s')", args,
-			 res.status, res.err, want);
-	tu_result_free(&res);
+	rec_expect_error(REC_ERR_USAGE, want, "report '%s' %s", profile(), args);
 }
 
 static void test_bad_input(void **state)
@@ -370,20 +354,11 @@ static char *phases_profile;
 
 static const char *phases(void)
 {
-	if (!phases_profile) {
-		char *fx = tu_fixture("phases_O2"), *cmd = dp_asprintf("'%s'", fx);
-		tu_result res;
-
-		phases_profile = tu_path("phases.dprof");
-		assert_int_equal(
-		    rec_run(&res, phases_profile,
-			    "-e cpu-clock -F 2000 --markers --counters default --interval 20ms",
-			    cmd),
-		    0);
-		tu_result_free(&res);
-		free(fx);
-		free(cmd);
-	}
+	if (!phases_profile)
+		phases_profile =
+		    rec_fixture("phases_O2", "",
+				"-e cpu-clock -F 2000 --markers --counters default --interval 20ms",
+				"phases.dprof");
 	return phases_profile;
 }
 

@@ -98,24 +98,14 @@ static void against(const char *prog, const char *args, double tol)
 	tu_result_free(&c);
 }
 
-static void against_cachegrind(const char *args)
+/* simwork_O2 with the arguments *state against cachegrind. */
+static void test_vs_cachegrind(void **state)
 {
+	const char *args = *state;
 	char *fx = tu_fixture("simwork_O2");
 
 	against(fx, args, 0.02);
 	free(fx);
-}
-
-static void test_chase_vs_cachegrind(void **state)
-{
-	(void)state;
-	against_cachegrind("chase 65536 262144");
-}
-
-static void test_stream_vs_cachegrind(void **state)
-{
-	(void)state;
-	against_cachegrind("stream 8388608 2");
 }
 
 /* A real program: lua5.4 on table-heavy work (skipped without lua5.4).
@@ -275,8 +265,9 @@ static char *record_sim(const char *fixture, const char *args, const char *opts,
 	return out;
 }
 
-static void chase_attribution(const char *fixture)
+static void test_chase_attribution(void **state)
 {
+	const char *fixture = *state;
 	tu_result res, rep;
 	tu_truth *t = NULL;
 	char *prof = record_sim(fixture, "chase 65536 262144", "--heap -e sim:l1d-miss -c 50",
@@ -311,18 +302,6 @@ static void chase_attribution(const char *fixture)
 	tu_result_free(&res);
 	free(t);
 	free(prof);
-}
-
-static void test_chase_attribution_O2(void **state)
-{
-	(void)state;
-	chase_attribution("simwork_O2");
-}
-
-static void test_chase_attribution_O0(void **state)
-{
-	(void)state;
-	chase_attribution("simwork_O0");
 }
 
 /* On lua, misses land on heap blocks named by their allocation site, with
@@ -396,6 +375,36 @@ static void test_lua_heap_objects(void **state)
 	free(out);
 }
 
+enum { SIM_OBJECT = 1, SIM_MEMBER = 2 };
+
+/* The simulator's truth against decode and annotate in prof (in the
+ * mapping only_map alone, unless NULL): a. Prints the accuracy of the
+ * verified addresses, and of the data objects and member paths show asks
+ * for, each line named what first. */
+static void sim_accuracy(const char *prof, const char *only_map, const char *what, unsigned show,
+			 dp_sim_accuracy *a)
+{
+	dp_error err = {{0}};
+	char label[160];
+
+	memset(a, 0, sizeof(*a));
+	a->only_map = only_map;
+	assert_int_equal(dp_sim_accuracy_run(prof, a, &err), 0);
+	snprintf(label, sizeof(label), "%s verified address", what);
+	tu_report_accuracy(label, (size_t)a->verified_right, (size_t)a->verified,
+			   (size_t)a->samples);
+	if (show & SIM_OBJECT) {
+		snprintf(label, sizeof(label), "%s data object", what);
+		tu_report_accuracy(label, (size_t)a->object_right, (size_t)a->object,
+				   (size_t)a->samples);
+	}
+	if (show & SIM_MEMBER) {
+		snprintf(label, sizeof(label), "%s member path", what);
+		tu_report_accuracy(label, (size_t)a->member_right, (size_t)a->member,
+				   (size_t)a->samples);
+	}
+}
+
 /* lua with k instructions of skid (a sample after the access, as a trap or
  * a skidding PMU): every address decode calls verified is the true one. With
  * one this caught the tool handing out registers VEX had not written back
@@ -404,9 +413,8 @@ static void test_lua_heap_objects(void **state)
 static void lua_skid(unsigned k, unsigned min_recall)
 {
 	tu_result res;
-	char *out = tu_path("lua_skid.dprof"), label[64];
+	char *out = tu_path("lua_skid.dprof"), what[32];
 	dp_sim_accuracy a;
-	dp_error err = {{0}};
 
 	if (system("lua5.4 -v >/dev/null 2>&1") != 0) {
 		printf("lua5.4 is not installed: skipped\n");
@@ -418,12 +426,8 @@ static void lua_skid(unsigned k, unsigned min_recall)
 		  "lua5.4 '%s/tests/fixtures/tables.lua' 20000",
 		  DATAPROF_BIN, k, out, SOURCE_DIR),
 	    0);
-	memset(&a, 0, sizeof(a));
-	assert_int_equal(dp_sim_accuracy_run(out, &a, &err), 0);
-	snprintf(label, sizeof(label), "lua5.4 skid %u verified address", k);
-	tu_report_accuracy(label, (size_t)a.verified_right, (size_t)a.verified, (size_t)a.samples);
-	snprintf(label, sizeof(label), "lua5.4 skid %u member path", k);
-	tu_report_accuracy(label, (size_t)a.member_right, (size_t)a.member, (size_t)a.samples);
+	snprintf(what, sizeof(what), "lua5.4 skid %u", k);
+	sim_accuracy(out, NULL, what, SIM_MEMBER, &a);
 	assert_true(a.samples > 1000);
 	/* 100%: at skid 1 it had been 2 wrong of 6,137 in one run of 3 (lua's
 	 * run differs each time) before push mem and xsave became unverifiable
@@ -558,16 +562,14 @@ static void test_layout_diff(void **state)
  * data breakpoint's trap gives them (test_decode_truth.c, which needs
  * breakpoints that fire). Here the simulator's truth says which
  * instruction and address each sample really had. */
-static void twin_bpwatch(const char *fixture)
+static void test_bpwatch_twin(void **state)
 {
+	const char *fixture = *state;
 	char *fx = tu_fixture(fixture), *prof = tu_path("twin.dprof");
-	char *argv[] = {fx, "--list", NULL};
 	size_t n, verified = 0, right = 0, should = 0, did = 0, patterns = 0;
-	tu_result res;
 	tu_truth *t;
 
-	assert_int_equal(tu_run(argv, &res), 0);
-	n = tu_truth_parse(res.out, &t);
+	n = rec_fixture_list(fixture, &t);
 	for (size_t i = 0; i < n; i++) {
 		const char *name = tu_truth_get(&t[i], "name"), *expect;
 		dp_sim_accuracy c;
@@ -618,19 +620,6 @@ static void twin_bpwatch(const char *fixture)
 	free(t);
 	free(fx);
 	free(prof);
-	tu_result_free(&res);
-}
-
-static void test_bpwatch_twin_O0(void **state)
-{
-	(void)state;
-	twin_bpwatch("bpwatch_O0");
-}
-
-static void test_bpwatch_twin_O2(void **state)
-{
-	(void)state;
-	twin_bpwatch("bpwatch_O2");
 }
 
 /* objects (C and C++, -O0 and -O2): every access sampled one instruction
@@ -643,18 +632,10 @@ static void twin_objects(const char *fixture)
 	char *prof =
 	    record_sim(fixture, "", "--heap -e sim:mem -c 97 --sim-skid 1", "obj.dprof", &res);
 	dp_sim_accuracy a;
-	dp_error err = {{0}};
-	char label[128];
+	char what[128];
 
-	memset(&a, 0, sizeof(a));
-	a.only_map = fixture;
-	assert_int_equal(dp_sim_accuracy_run(prof, &a, &err), 0);
-	snprintf(label, sizeof(label), "%s (sim twin) verified address", fixture);
-	tu_report_accuracy(label, (size_t)a.verified_right, (size_t)a.verified, (size_t)a.samples);
-	snprintf(label, sizeof(label), "%s (sim twin) data object", fixture);
-	tu_report_accuracy(label, (size_t)a.object_right, (size_t)a.object, (size_t)a.samples);
-	snprintf(label, sizeof(label), "%s (sim twin) member path", fixture);
-	tu_report_accuracy(label, (size_t)a.member_right, (size_t)a.member, (size_t)a.samples);
+	snprintf(what, sizeof(what), "%s (sim twin)", fixture);
+	sim_accuracy(prof, fixture, what, SIM_OBJECT | SIM_MEMBER, &a);
 	assert_true(a.samples > 100);
 	assert_int_equal(a.verified_right, a.verified);
 	assert_int_equal(a.object_right, a.object);
@@ -664,10 +645,8 @@ static void twin_objects(const char *fixture)
 	 * (decode verified one access of two, an area's start) and
 	 * Valgrind's scratch accesses of bt %reg,%reg in __strnlen_avx2 (the
 	 * tool reported them) made it 99.83% for objects_cxx_O2 */
-	memset(&a, 0, sizeof(a));
-	assert_int_equal(dp_sim_accuracy_run(prof, &a, &err), 0);
-	snprintf(label, sizeof(label), "%s (sim twin, whole run) verified address", fixture);
-	tu_report_accuracy(label, (size_t)a.verified_right, (size_t)a.verified, (size_t)a.samples);
+	snprintf(what, sizeof(what), "%s (sim twin, whole run)", fixture);
+	sim_accuracy(prof, NULL, what, 0, &a);
 	assert_int_equal(a.verified_right, a.verified);
 	assert_int_equal(a.object_right, a.object);
 	tu_result_free(&res);
@@ -780,19 +759,19 @@ int main(void)
 	    cmocka_unit_test(test_stride_analytic),
 	    cmocka_unit_test(test_totals_before_exec),
 	    cmocka_unit_test(test_dtlb_huge_pages),
-	    cmocka_unit_test(test_chase_vs_cachegrind),
-	    cmocka_unit_test(test_stream_vs_cachegrind),
+	    REC_CASE("test_chase_vs_cachegrind", test_vs_cachegrind, "chase 65536 262144"),
+	    REC_CASE("test_stream_vs_cachegrind", test_vs_cachegrind, "stream 8388608 2"),
 	    cmocka_unit_test(test_lua_vs_cachegrind),
 	    cmocka_unit_test(test_lua_heap_objects),
 	    cmocka_unit_test(test_lua_skid1_precision),
 	    cmocka_unit_test(test_lua_skid5_precision),
-	    cmocka_unit_test(test_chase_attribution_O2),
-	    cmocka_unit_test(test_chase_attribution_O0),
+	    REC_CASE("test_chase_attribution_O2", test_chase_attribution, "simwork_O2"),
+	    REC_CASE("test_chase_attribution_O0", test_chase_attribution, "simwork_O0"),
 	    cmocka_unit_test(test_deterministic),
 	    cmocka_unit_test(test_real_clock),
 	    cmocka_unit_test(test_layout_diff),
-	    cmocka_unit_test(test_bpwatch_twin_O0),
-	    cmocka_unit_test(test_bpwatch_twin_O2),
+	    REC_CASE("test_bpwatch_twin_O0", test_bpwatch_twin, "bpwatch_O0"),
+	    REC_CASE("test_bpwatch_twin_O2", test_bpwatch_twin, "bpwatch_O2"),
 	    cmocka_unit_test(test_objects_twin),
 	};
 	int rc;

@@ -121,14 +121,7 @@ static void test_one_cpu(void **state)
 
 static void expect_error(const char *args, const char *want)
 {
-	tu_result res;
-
-	tu_sh(&res, "'%s' record %s", DATAPROF_BIN, args);
-	if (res.status == 0 || !strstr(res.err, want) ||
-	    strchr(res.err, '\n') != res.err + strlen(res.err) - 1)
-		fail_msg("record %s: exit %d, stderr '%s' (want one line with '%s')", args,
-			 res.status, res.err, want);
-	tu_result_free(&res);
+	rec_expect_error(REC_ERR_EOL, want, "record %s", args);
 }
 
 static void test_bad_input(void **state)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "record_util.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -47,12 +48,9 @@ static int as_user(tu_result *res, const char *fmt, ...) __attribute__((format(p
 static int as_user(tu_result *res, const char *fmt, ...)
 {
 	char *script = dp_asprintf("%s/cmd.sh", dir), *body;
-	va_list ap;
 	FILE *f;
 
-	va_start(ap, fmt);
-	assert_true(vasprintf(&body, fmt, ap) >= 0);
-	va_end(ap);
+	REC_VFORMAT(body, fmt);
 	f = fopen(script, "w");
 	assert_non_null(f);
 	fprintf(f, "cd '%s' || exit 99\nexport ASAN_OPTIONS=detect_leaks=0\n%s\n", dir, body);
@@ -348,13 +346,6 @@ static void test_umask(void **state)
 	}
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 /* 0 when the test can run here; else why not. */
 static const char *setup_user(void)
 {
@@ -433,5 +424,5 @@ int main(void)
 		tu_cleanup();
 		return 77;
 	}
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

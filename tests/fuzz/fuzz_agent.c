@@ -18,6 +18,7 @@
 
 #include "agent/chan_ring.h"
 #include "dataprof/profile.h"
+#include "fuzz_file.h"
 #include "sampler/agent_sink.h"
 
 static volatile uint64_t sink;
@@ -52,8 +53,7 @@ static void ring_write(dp_agent_sink *s, dp_writer *w, uint32_t k, const uint8_t
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int fd = -1;
-	static char path[64];
+	const char *path;
 	dp_agent_sink s;
 	dp_writer w;
 	dp_error err;
@@ -64,12 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 4)
 		return 0;
-	if (fd < 0) {
-		fd = memfd_create("fuzz_agent", MFD_CLOEXEC);
-		if (fd < 0)
-			return 0;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	}
+	if (fuzz_memfd("fuzz_agent", &path) < 0)
+		return 0;
 	memcpy(&seed, data, 4);
 	data += 4;
 	size -= 4;

@@ -20,6 +20,7 @@
 #include "decode/arch.h"
 #include "decode/image.h"
 #include "decode/insn_table.h"
+#include "fuzz_file.h"
 
 #define MAX_FUNCS  48  /* functions decoded per input */
 #define MAX_INSNS  256 /* instructions looked at per function */
@@ -137,8 +138,7 @@ static void free_tables(dp_image *im)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int fd = -1;
-	static char path[64];
+	const char *path = fuzz_file("fuzz_elf", data, size);
 	dp_reason why;
 	dp_error err;
 	dp_image *im;
@@ -147,15 +147,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dp_image_opts o = {"/nonexistent-symfs", "fuzz", true};
 	uint64_t h = 1469598103934665603ull;
 
-	if (fd < 0) {
-		fd = memfd_create("fuzz_elf", MFD_CLOEXEC);
-		if (fd < 0)
-			return 0;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		arch = dp_arch_x86_64();
-	}
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+	if (!path)
 		return 0;
+	if (!arch)
+		arch = dp_arch_x86_64();
 	im = dp_image_open(path, NULL, 0, &o, &why, &err);
 	if (!im)
 		return 0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dataprof/profile.h"
+#include "fuzz_file.h"
 #include "util.h"
 
 static volatile uint64_t sink;
@@ -67,20 +68,13 @@ static void touch_record(const dp_record *r)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int fd = -1;
-	static char path[64];
+	/* the reader opens a path: give it one in memory */
+	const char *path = fuzz_file("fuzz_profile", data, size);
 	dp_error err;
 	dp_profile *p;
 	dp_record r;
 
-	/* the reader opens a path: give it one in memory */
-	if (fd < 0) {
-		fd = memfd_create("fuzz_profile", MFD_CLOEXEC);
-		if (fd < 0)
-			return 0;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	}
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+	if (!path)
 		return 0;
 	p = dp_profile_open(path, &err);
 	if (!p)

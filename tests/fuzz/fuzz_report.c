@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "export/export.h"
+#include "fuzz_file.h"
 #include "srcview/srcview.h"
 
 /* allocation hooks: the sanitizers' (clang's libFuzzer build, gcc's replay) */
@@ -138,26 +139,24 @@ static void one_view(const char *path, int view, FILE *out)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int fd = -1;
-	static char path[64];
 	static FILE *out;
+	const char *path;
 #ifdef HAVE_HOOKS
 	static int verbose = -1;
 #endif
 
-	if (fd < 0) {
-		fd = memfd_create("fuzz_report", MFD_CLOEXEC);
+	if (!out) {
 		out = fopen("/dev/null", "w");
-		if (fd < 0 || !out)
+		if (!out)
 			return 0;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		unsetenv("HOME"); /* no build-id cache */
 #ifdef HAVE_HOOKS
 		verbose = getenv("FUZZ_REPORT_VERBOSE") != NULL;
 		__sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
 #endif
 	}
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+	path = fuzz_file("fuzz_report", data, size);
+	if (!path)
 		return 0;
 	for (int view = 0; view < 4; view++) {
 #ifdef HAVE_HOOKS

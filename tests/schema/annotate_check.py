@@ -7,26 +7,19 @@ truth, each instruction's accessed members:
     -> "access BINARY 0xADDR MEMBER" lines (MEMBER "-" for the whole object),
        "hottest LINE SAMPLES", "valid" last; exit 1 on a failed check."""
 import json
-import subprocess
 import sys
 
 import jsonschema
 
+import checks
+from checks import check
+
 dataprof, schema_path, profile = sys.argv[1:4]
 schema = json.load(open(schema_path))
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(*args):
-    return subprocess.run([dataprof, *args], check=True, capture_output=True,
-                          text=True).stdout
+    return checks.run(dataprof, *args)
 
 
 for syntax in ("att", "intel"):
@@ -61,6 +54,6 @@ if want:
 text = run("annotate", "-i", profile)
 check(text.startswith("# "), "text output")
 print("lines compared with report:", len(want))
-if failures:
+if checks.failures:
     sys.exit(1)
 print("valid")

@@ -7,25 +7,18 @@ documented schemas (docs/schema/report.schema.json, docs/report.md):
 import csv
 import io
 import json
-import subprocess
 import sys
 
 import jsonschema
 
+import checks
+from checks import check
+
 dataprof, schema_path, profile = sys.argv[1:4]
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(*args):
-    return subprocess.run([dataprof, "report", profile, *args], check=True,
-                          capture_output=True, text=True).stdout
+    return checks.run(dataprof, "report", profile, *args)
 
 
 schema = json.load(open(schema_path))
@@ -69,5 +62,5 @@ for args in cases:
               f"{args}: CSV and JSON rows differ")
     print(f"ok: {' '.join(args) or '(default view)'}: {len(flat)} rows")
 
-print(f"{failures} failed")
-sys.exit(1 if failures else 0)
+print(f"{checks.failures} failed")
+sys.exit(1 if checks.failures else 0)

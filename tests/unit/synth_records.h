@@ -10,6 +10,25 @@
 #include "dataprof/format.h"
 #include "util.h"
 
+/* An event's attr as record opens it: of type and config, sampling
+ * sample_type (the user registers 0xff0fff where it has them), each record
+ * with its sample_id trailer. */
+static inline struct perf_event_attr synth_attr(uint32_t type, uint64_t config,
+						uint64_t sample_type)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = type;
+	a.config = config;
+	a.sample_type = sample_type;
+	if (sample_type & PERF_SAMPLE_REGS_USER)
+		a.sample_regs_user = 0xff0fff;
+	a.sample_id_all = 1;
+	return a;
+}
+
 /* A heap tracker's ALLOC record (a malloc of pid and tid 42) with its n
  * frames, at out; returns its size. */
 static inline size_t synth_alloc(uint8_t *out, uint64_t time, uint64_t addr, uint64_t size,

@@ -96,6 +96,18 @@ static const char *child_text(const dp_agg *g, rfx *f, uint32_t i, uint32_t c, i
 			      sizeof(buf));
 }
 
+/* A NULL-ended list of names, in place. */
+#define NAMES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* The first children of node i, in order, read the names at attribute 0. */
+#define ASSERT_CHILDREN(g, f, i, ...) assert_children(g, f, i, NAMES(__VA_ARGS__))
+
+static void assert_children(const dp_agg *g, rfx *f, uint32_t i, const char *const *want)
+{
+	for (uint32_t c = 0; want[c]; c++)
+		assert_string_equal(child_text(g, f, i, c, 0), want[c]);
+}
+
 typedef struct gfx {
 	rfx f[3];
 } gfx;
@@ -129,6 +141,42 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* A sample of a function alone: on cpu 0, at time 0. */
+typedef struct fsample {
+	const char *function;
+	uint32_t event;
+	uint64_t period, weight;
+} fsample;
+
+static void add_samples(dp_agg *g, rfx *f, const fsample *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		add(g, f, s[i].function, NULL, 0, s[i].event, s[i].period, s[i].weight, 0);
+}
+
+/* The samples grouped by function, ordered by metric m: the functions in
+ * the order of want. */
+static void assert_order(rfx *f, size_t nev, dp_metric m, const fsample *s, size_t n,
+			 const char *const *want)
+{
+	dp_agg_level lv[1] = {level("function", NULL)};
+	dp_agg g;
+
+	dp_agg_init(&g, lv, 1, nev, m);
+	add_samples(&g, f, s, n);
+	dp_agg_finish(&g, f->attrs);
+	assert_children(&g, f, 0, want);
+	dp_agg_free(&g);
+}
+
+/* Over two events: walk 3 (period 60, weight 19), main 2 (1050, 17),
+ * hash 1 (40, 9). */
+static const fsample walk_main_hash[] = {
+    {"walk", 0, 10, 5}, {"walk", 1, 20, 6}, {"main", 0, 1000, 7},
+    {"walk", 0, 30, 8}, {"hash", 1, 40, 9}, {"main", 1, 50, 10},
+};
+#define NWMH (sizeof(walk_main_hash) / sizeof(walk_main_hash[0]))
+
 static void test_one_level(void **state)
 {
 	gfx *x = *state;
@@ -137,12 +185,7 @@ static void test_one_level(void **state)
 	dp_agg g;
 
 	dp_agg_init(&g, lv, 1, 2, DP_M_SAMPLES);
-	add(&g, f, "walk", NULL, 0, 0, 10, 5, 0);
-	add(&g, f, "walk", NULL, 0, 1, 20, 6, 0);
-	add(&g, f, "main", NULL, 0, 0, 1000, 7, 0);
-	add(&g, f, "walk", NULL, 0, 0, 30, 8, 0);
-	add(&g, f, "hash", NULL, 0, 1, 40, 9, 0);
-	add(&g, f, "main", NULL, 0, 1, 50, 10, 0);
+	add_samples(&g, f, walk_main_hash, NWMH);
 	dp_agg_finish(&g, f->attrs);
 	const dp_agg_node *root = &g.nodes.v[0];
 	assert_int_equal(root->m[0], 6);
@@ -150,9 +193,7 @@ static void test_one_level(void **state)
 	assert_int_equal(root->m[2], 45);
 	assert_int_equal(root->nchildren, 3);
 	/* by samples: walk 3, main 2, hash 1 */
-	assert_string_equal(child_text(&g, f, 0, 0, 0), "walk");
-	assert_string_equal(child_text(&g, f, 0, 1, 0), "main");
-	assert_string_equal(child_text(&g, f, 0, 2, 0), "hash");
+	ASSERT_CHILDREN(&g, f, 0, "walk", "main", "hash");
 	uint32_t walk = root->children[0];
 	assert_int_equal(g.nodes.v[walk].m[0], 3);
 	assert_int_equal(g.nodes.v[walk].m[1], 60);
@@ -168,30 +209,12 @@ static void test_one_level(void **state)
 	dp_agg_free(&g);
 
 	/* the same samples by period: main 1050 first, hash 40 above... walk 60 */
-	dp_agg_init(&g, lv, 1, 2, DP_M_PERIOD);
-	add(&g, f, "walk", NULL, 0, 0, 10, 5, 0);
-	add(&g, f, "walk", NULL, 0, 1, 20, 6, 0);
-	add(&g, f, "main", NULL, 0, 0, 1000, 7, 0);
-	add(&g, f, "walk", NULL, 0, 0, 30, 8, 0);
-	add(&g, f, "hash", NULL, 0, 1, 40, 9, 0);
-	add(&g, f, "main", NULL, 0, 1, 50, 10, 0);
-	dp_agg_finish(&g, f->attrs);
-	assert_string_equal(child_text(&g, f, 0, 0, 0), "main");
-	assert_string_equal(child_text(&g, f, 0, 1, 0), "walk");
-	assert_string_equal(child_text(&g, f, 0, 2, 0), "hash");
-	dp_agg_free(&g);
+	assert_order(f, 2, DP_M_PERIOD, walk_main_hash, NWMH, NAMES("main", "walk", "hash"));
 
 	/* and by weight: walk 19, main 17, hash 9 */
-	dp_agg_init(&g, lv, 1, 2, DP_M_WEIGHT);
-	add(&g, f, "main", NULL, 0, 0, 1000, 7, 0);
-	add(&g, f, "hash", NULL, 0, 1, 40, 9, 0);
-	add(&g, f, "walk", NULL, 0, 0, 10, 19, 0);
-	add(&g, f, "main", NULL, 0, 1, 50, 10, 0);
-	dp_agg_finish(&g, f->attrs);
-	assert_string_equal(child_text(&g, f, 0, 0, 0), "walk");
-	assert_string_equal(child_text(&g, f, 0, 1, 0), "main");
-	assert_string_equal(child_text(&g, f, 0, 2, 0), "hash");
-	dp_agg_free(&g);
+	static const fsample by_weight[] = {
+	    {"main", 0, 1000, 7}, {"hash", 1, 40, 9}, {"walk", 0, 10, 19}, {"main", 1, 50, 10}};
+	assert_order(f, 2, DP_M_WEIGHT, by_weight, 4, NAMES("walk", "main", "hash"));
 }
 
 /* --by function --then member: each function's samples regrouped, the
@@ -276,19 +299,9 @@ static void test_ties(void **state)
 	free(want);
 
 	/* by period, a tie goes to more samples, then to the text */
-	rfx *f = &x->f[0];
-	dp_agg_level lv1[1] = {level("function", NULL)};
-	dp_agg g;
-	dp_agg_init(&g, lv1, 1, 1, DP_M_PERIOD);
-	add(&g, f, "zeta", NULL, 0, 0, 100, 0, 0);
-	add(&g, f, "alpha", NULL, 0, 0, 100, 0, 0);
-	add(&g, f, "mid", NULL, 0, 0, 50, 0, 0);
-	add(&g, f, "mid", NULL, 0, 0, 50, 0, 0);
-	dp_agg_finish(&g, f->attrs);
-	assert_string_equal(child_text(&g, f, 0, 0, 0), "mid");
-	assert_string_equal(child_text(&g, f, 0, 1, 0), "alpha");
-	assert_string_equal(child_text(&g, f, 0, 2, 0), "zeta");
-	dp_agg_free(&g);
+	static const fsample tied[] = {
+	    {"zeta", 0, 100, 0}, {"alpha", 0, 100, 0}, {"mid", 0, 50, 0}, {"mid", 0, 50, 0}};
+	assert_order(&x->f[0], 1, DP_M_PERIOD, tied, 4, NAMES("mid", "alpha", "zeta"));
 }
 
 /* report prints the first N children of each node (--top): the same N
@@ -314,9 +327,7 @@ static void test_top(void **state)
 		}
 		dp_agg_finish(&g, f->attrs);
 		/* top 5: f4 (5), f3 (4), then the 3s by text: f2 f5 f6 */
-		static const char *want[] = {"f4", "f3", "f2", "f5", "f6"};
-		for (uint32_t c = 0; c < 5; c++)
-			assert_string_equal(child_text(&g, f, 0, c, 0), want[c]);
+		ASSERT_CHILDREN(&g, f, 0, "f4", "f3", "f2", "f5", "f6");
 		for (uint32_t c = 1; c < g.nodes.v[0].nchildren; c++)
 			assert_true(g.nodes.v[g.nodes.v[0].children[c - 1]].m[0] >=
 				    g.nodes.v[g.nodes.v[0].children[c]].m[0]);
@@ -351,8 +362,7 @@ static void test_time_buckets(void **state)
 	assert_int_equal(g.nodes.v[root->children[2]].nchildren, 0);
 	uint32_t b1 = root->children[1];
 	assert_int_equal(g.nodes.v[b1].m[0], 6);
-	assert_string_equal(child_text(&g, f, b1, 0, 0), "busy");
-	assert_string_equal(child_text(&g, f, b1, 1, 0), "idle");
+	ASSERT_CHILDREN(&g, f, b1, "busy", "idle");
 	dp_agg_free(&g);
 }
 

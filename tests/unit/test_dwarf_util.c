@@ -143,6 +143,19 @@ static int teardown(void **state)
 
 static void test_names_sizes(void **state)
 {
+	/* variables' types: their names and sizes */
+	static const struct {
+		const char *var, *type;
+		int size;
+	} vars[] = {
+	    {"nodes", "struct node[8]", 256},
+	    {"samples", "double[16]", 128},
+	    {"matrix", "int[3][5]", 60},
+	    {"name_ptr", "char *", 8},
+	    {"counter", "long", 8}, /* qualifiers peeled */
+	    /* a typedef of an anonymous struct keeps its name */
+	    {"pts", "point[5]", 40},
+	};
 	bin *bins = *state;
 
 	for (int k = 0; k < 2; k++) {
@@ -157,28 +170,16 @@ static void test_names_sizes(void **state)
 		t = named(b, DW_TAG_union_type, "value");
 		assert_string_equal(type_name(&t), "union value");
 		assert_int_equal(dp_type_size(&t), 8);
-		t = var_type(b, "nodes");
-		assert_string_equal(type_name(&t), "struct node[8]");
-		assert_int_equal(dp_type_size(&t), 256);
-		t = var_type(b, "samples");
-		assert_string_equal(type_name(&t), "double[16]");
-		assert_int_equal(dp_type_size(&t), 128);
-		t = var_type(b, "matrix");
-		assert_string_equal(type_name(&t), "int[3][5]");
-		assert_int_equal(dp_type_size(&t), 60);
+		for (size_t i = 0; i < DP_ARRAY_LEN(vars); i++) {
+			t = var_type(b, vars[i].var);
+			assert_string_equal(type_name(&t), vars[i].type);
+			assert_int_equal(dp_type_size(&t), vars[i].size);
+		}
 		t = var_type(b, "name_ptr");
-		assert_string_equal(type_name(&t), "char *");
-		assert_int_equal(dp_type_size(&t), 8);
 		assert_true(dp_type_pointee(&t, &p));
 		assert_string_equal(type_name(&p), "char");
 		t = var_type(b, "counter");
-		assert_string_equal(type_name(&t), "long"); /* qualifiers peeled */
-		assert_int_equal(dp_type_size(&t), 8);
 		assert_false(dp_type_pointee(&t, &p));
-		/* a typedef of an anonymous struct keeps its name */
-		t = var_type(b, "pts");
-		assert_string_equal(type_name(&t), "point[5]");
-		assert_int_equal(dp_type_size(&t), 40);
 		t = named(b, DW_TAG_typedef, "point");
 		dp_type_peel(&t, &u);
 		assert_int_equal(dwarf_tag(&u), DW_TAG_typedef);
@@ -384,6 +385,16 @@ static void param_at(bin *b, const char *fn, const char *param, uint64_t pc_off,
 	fail_msg("%s has no parameter %s", fn, param);
 }
 
+/* At function fn's entry (-O2), its parameter param is in register reg. */
+static void param_in_reg(bin *b, const char *fn, const char *param, int reg)
+{
+	dp_loc loc;
+
+	param_at(b, fn, param, 0, &loc);
+	assert_int_equal(loc.kind, DP_LOC_REG);
+	assert_int_equal(loc.reg, reg);
+}
+
 static void test_var_location(void **state)
 {
 	bin *b = *state;
@@ -396,20 +407,12 @@ static void test_var_location(void **state)
 	param_at(&b[0], "grid_cell", "c", 8, &loc);
 	assert_int_equal(loc.kind, DP_LOC_FBREG);
 	/* -O2: the arguments' registers at entry (rdi, rsi, edx) */
-	param_at(&b[1], "get_next_v", "n", 0, &loc);
-	assert_int_equal(loc.kind, DP_LOC_REG);
-	assert_int_equal(loc.reg, PERF_REG_X86_DI);
-	param_at(&b[1], "grid_cell", "r", 0, &loc);
-	assert_int_equal(loc.kind, DP_LOC_REG);
-	assert_int_equal(loc.reg, PERF_REG_X86_SI);
-	param_at(&b[1], "grid_cell", "c", 0, &loc);
-	assert_int_equal(loc.kind, DP_LOC_REG);
-	assert_int_equal(loc.reg, PERF_REG_X86_DX);
+	param_in_reg(&b[1], "get_next_v", "n", PERF_REG_X86_DI);
+	param_in_reg(&b[1], "grid_cell", "r", PERF_REG_X86_SI);
+	param_in_reg(&b[1], "grid_cell", "c", PERF_REG_X86_DX);
 	/* a location list: head is rdi until the loop moves rdi along the
 	 * list, then only an entry value (not a simple location) */
-	param_at(&b[1], "sum_keys", "head", 0, &loc);
-	assert_int_equal(loc.kind, DP_LOC_REG);
-	assert_int_equal(loc.reg, PERF_REG_X86_DI);
+	param_in_reg(&b[1], "sum_keys", "head", PERF_REG_X86_DI);
 	Dwarf_Die sk = named(&b[1], DW_TAG_subprogram, "sum_keys");
 	Dwarf_Addr sk_lo, sk_hi;
 	assert_int_equal(dwarf_lowpc(&sk, &sk_lo), 0);
@@ -477,40 +480,58 @@ static void has_line(const char *all, const char *line, const char *what)
 		fail_msg("%s lacks '%s':\n%s", what, line, all);
 }
 
+/* The accesses of fn in b, exactly. */
+static void constructs_are(bin *b, const char *fn, const char *want)
+{
+	char *got = constructs(b, fn);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* The accesses of fn in b (what names it in messages) include each of the
+ * NULL-ended lines: the whole text, for more checks. */
+static char *constructs_with(bin *b, const char *fn, const char *what, const char *const *lines)
+{
+	char *got = constructs(b, fn);
+
+	for (; *lines; lines++)
+		has_line(got, *lines, what);
+	return got;
+}
+
 static void test_constructs(void **state)
 {
 	bin *b = *state;
 	char *got;
 
 	/* n->next->v: n's slot, then the two loads through what it held */
-	got = constructs(&b[0], "get_next_v");
-	assert_string_equal(got, "struct node *||get_next_v::n|stack\n"
-				 "struct node *||get_next_v::n|stack\n"
-				 "struct node|struct node.next||tracked\n"
-				 "struct node|struct node.v||tracked\n");
-	free(got);
+	constructs_are(&b[0], "get_next_v",
+		       "struct node *||get_next_v::n|stack\n"
+		       "struct node *||get_next_v::n|stack\n"
+		       "struct node|struct node.next||tracked\n"
+		       "struct node|struct node.v||tracked\n");
 	/* -O2: n in rdi, then the loaded n->next */
-	got = constructs(&b[1], "get_next_v");
-	assert_string_equal(got, "struct node|struct node.next|n|pointer\n"
-				 "struct node|struct node.v||tracked\n");
-	free(got);
+	constructs_are(&b[1], "get_next_v",
+		       "struct node|struct node.next|n|pointer\n"
+		       "struct node|struct node.v||tracked\n");
 	/* a loop's pointer: p = p->next, at -O0 through its slot */
-	got = constructs(&b[0], "sum_keys");
-	has_line(got, "struct node|struct node.key||tracked", "-O0 sum_keys");
-	has_line(got, "struct node|struct node.next||tracked", "-O0 sum_keys");
-	has_line(got, "struct node *||sum_keys::p|stack", "-O0 sum_keys");
-	has_line(got, "long||sum_keys::s|stack", "-O0 sum_keys");
+	got = constructs_with(&b[0], "sum_keys", "-O0 sum_keys",
+			      (const char *const[]){"struct node|struct node.key||tracked",
+						    "struct node|struct node.next||tracked",
+						    "struct node *||sum_keys::p|stack",
+						    "long||sum_keys::s|stack", NULL});
 	assert_true(got[0] != '-' && !strstr(got, "\n-")); /* every access typed */
 	free(got);
 	/* at -O2 p lives in rdi around the loop (location list) */
-	got = constructs(&b[1], "sum_keys");
-	assert_string_equal(got, "struct node|struct node.key|p|pointer\n"
-				 "struct node|struct node.next|p|pointer\n");
-	free(got);
+	constructs_are(&b[1], "sum_keys",
+		       "struct node|struct node.key|p|pointer\n"
+		       "struct node|struct node.next|p|pointer\n");
 	/* g->rows[r].cells[c].v through arithmetic on the indices */
-	got = constructs(&b[0], "grid_cell");
-	has_line(got, "struct grid|struct grid.rows[].cells[].v||tracked", "-O0 grid_cell");
-	has_line(got, "struct grid *||grid_cell::g|stack", "-O0 grid_cell");
+	got = constructs_with(
+	    &b[0], "grid_cell", "-O0 grid_cell",
+	    (const char *const[]){"struct grid|struct grid.rows[].cells[].v||tracked",
+				  "struct grid *||grid_cell::g|stack", NULL});
 	free(got);
 	/* -O2 puts g in the index slot of the operand (0x8(%rax,%rdi,1)): not
 	 * followed yet; whatever it says, never another type */

@@ -16,6 +16,7 @@
 #include "dataprof/profile.h"
 #include "synth_records.h"
 #include "tu.h"
+#include "tu_group.h"
 
 #define PERF_DATA_DIR DATA_DIR "/perf-data"
 
@@ -414,16 +415,9 @@ static void test_weight_struct_samples(void **state)
 
 static struct perf_event_attr sample_attr(void)
 {
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-			PERF_SAMPLE_PERIOD;
-	a.sample_id_all = 1;
-	return a;
+	return synth_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			  PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			      PERF_SAMPLE_PERIOD);
 }
 
 static void add_record(dp_buf *b, uint32_t type, const void *payload, size_t len)
@@ -775,13 +769,6 @@ static void test_byte_flips(void **state)
 	}
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -795,5 +782,5 @@ int main(void)
 	    cmocka_unit_test(test_every_prefix),
 	    cmocka_unit_test(test_byte_flips),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

@@ -20,17 +20,11 @@ static void set_header(uint64_t *rec, uint32_t type, size_t size)
 
 static struct perf_event_attr full_attr(void)
 {
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
-			PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
-			PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC;
-	a.sample_regs_user = 0xff0fff;
-	a.sample_id_all = 1;
-	return a;
+	return synth_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+			  PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
+			      PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			      PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC);
 }
 
 static void test_every_field(void **state)

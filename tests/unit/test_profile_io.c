@@ -15,21 +15,14 @@
 #include "profile/writer.h"
 #include "synth_records.h"
 #include "tu.h"
+#include "tu_group.h"
 
 static struct perf_event_attr attr(void)
 {
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
-			PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER;
-	a.sample_regs_user = 0xff0fff;
-	a.sample_id_all = 1;
-	return a;
+	return synth_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			  PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
+			      PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER);
 }
 
 /* Writes a profile of nsamples samples; returns its path. */
@@ -256,13 +249,6 @@ static void test_not_a_profile(void **state)
 	free(path);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,5 +256,5 @@ int main(void)
 		cmocka_unit_test(test_corrupt_size), cmocka_unit_test(test_disk_full),
 		cmocka_unit_test(test_not_a_profile),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

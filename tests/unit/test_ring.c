@@ -16,6 +16,7 @@
 #include "sampler/ring.h"
 #include "synth_records.h"
 #include "tu.h"
+#include "tu_group.h"
 
 #define DATA_SIZE 4096
 
@@ -57,83 +58,123 @@ static void collect(void *ctx, const void *rec, size_t size)
 	dp_writer_add(w, rec, size);
 }
 
-static struct perf_event_attr pebs_attr(void)
+/* Reads the profile at path back: its samples, in order, to check with
+ * their number; how many there were. */
+static uint64_t read_back(const char *path, void (*check)(const dp_sample *s, uint64_t n))
 {
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_RAW;
-	a.config = 0x20d1; /* MEM_LOAD_RETIRED.L3_MISS */
-	a.precise_ip = 2;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
-			PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_WEIGHT_STRUCT |
-			PERF_SAMPLE_DATA_SRC;
-	a.sample_regs_user = 0xff0fff;
-	a.sample_id_all = 1;
-	return a;
-}
-
-static void test_wrapping_hardware_samples(void **state)
-{
-	struct perf_event_attr a = pebs_attr();
-	char *path = tu_path("ring.dprof");
-	uint64_t id = 1234, regs[20];
-	fake_ring f;
-	dp_writer w;
 	dp_error err;
-	dp_buf b = {0};
-	size_t put = 0, drained = 0;
-
-	(void)state;
-	fake_init(&f);
-	assert_int_equal(dp_writer_open(&w, path, 0, 0, &err), 0);
-	dp_writer_add_event(&w, 0, "MEM_LOAD_RETIRED.L3_MISS:pp", &a, DP_IP_EXACT_AFTER,
-			    DP_EVC_LOAD, &id, 1);
-	/* 500 samples through a 4 KiB ring: it wraps many times, records split anywhere */
-	for (int round = 0; round < 50; round++) {
-		for (int k = 0; k < 10; k++) {
-			uint64_t n = put++;
-			for (int i = 0; i < 20; i++)
-				regs[i] = n * 100 + (uint64_t)i;
-			b.len = 0;
-			/* L3 miss served from local RAM: op load, lvl miss L3 + loc ram */
-			uint64_t data_src = PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, MISS) |
-					    PERF_MEM_S(LVL, L3) | PERF_MEM_S(LVLNUM, RAM) |
-					    PERF_MEM_S(TLB, HIT) | PERF_MEM_S(TLB, L1);
-			synth_sample(&b, &a, id, 0x401000 + n, 7, 8, 1000 + n, 0x7f0000 + n * 64,
-				     1, 10009, (200 + n) | (9ull << 32), data_src, regs, NULL, 0);
-			fake_put(&f, b.p, b.len);
-		}
-		drained += dp_ring_drain(&f.ring, collect, &w);
-		assert_int_equal(f.pc->data_tail, f.head);
-	}
-	assert_int_equal(drained, put);
-	assert_int_equal(dp_writer_close(&w), 0);
-
 	dp_profile *p = dp_profile_open(path, &err);
 	dp_record r;
 	uint64_t n = 0;
 
 	assert_non_null(p);
-	while (dp_profile_next(p, &r) > 0) {
-		if (r.kind != DP_R_SAMPLE)
-			continue;
-		const dp_sample *s = r.sample;
-		assert_int_equal(s->ip, 0x401000 + n);
-		assert_int_equal(s->addr, 0x7f0000 + n * 64);
-		assert_int_equal(s->weight, 200 + n);
-		assert_int_equal(s->weight2, 9);
-		assert_int_equal(s->regs_user.regs[PERF_REG_X86_R15], n * 100 + 19);
-		assert_true(s->data_src & PERF_MEM_S(LVLNUM, RAM));
-		n++;
-	}
-	assert_int_equal(n, put);
+	while (dp_profile_next(p, &r) > 0)
+		if (r.kind == DP_R_SAMPLE)
+			check(r.sample, n++);
 	dp_profile_close(p);
-	dp_buf_free(&b);
-	fake_free(&f);
-	free(path);
+	return n;
+}
+
+static struct perf_event_attr pebs_attr(void)
+{
+	/* MEM_LOAD_RETIRED.L3_MISS */
+	struct perf_event_attr a = synth_attr(
+	    PERF_TYPE_RAW, 0x20d1,
+	    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+		PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER |
+		PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC);
+
+	a.precise_ip = 2;
+	return a;
+}
+
+/* Samples put in a ring and drained from it into a writer, as record
+ * does. */
+typedef struct ring_run {
+	fake_ring f;
+	dp_writer w;
+	dp_buf b; /* the record to put next */
+	char *path;
+	size_t put, drained;
+} ring_run;
+
+static void run_open(ring_run *r, const char *name, const char *event,
+		     const struct perf_event_attr *a, enum dp_ip_semantics ip_sem,
+		     enum dp_event_class evclass, const uint64_t *id)
+{
+	dp_error err;
+
+	memset(r, 0, sizeof(*r));
+	r->path = tu_path(name);
+	fake_init(&r->f);
+	assert_int_equal(dp_writer_open(&r->w, r->path, 0, 0, &err), 0);
+	dp_writer_add_event(&r->w, 0, event, a, ip_sem, evclass, id, 1);
+}
+
+/* Every sample put was drained and reads back as check says. */
+static void run_close(ring_run *r, void (*check)(const dp_sample *s, uint64_t n))
+{
+	assert_int_equal(r->drained, r->put);
+	assert_int_equal(dp_writer_close(&r->w), 0);
+	assert_int_equal(read_back(r->path, check), r->put);
+	dp_buf_free(&r->b);
+	fake_free(&r->f);
+	free(r->path);
+}
+
+/* Sample n of test_wrapping_hardware_samples, as it put it in the ring. */
+static void check_hardware_sample(const dp_sample *s, uint64_t n)
+{
+	assert_int_equal(s->ip, 0x401000 + n);
+	assert_int_equal(s->addr, 0x7f0000 + n * 64);
+	assert_int_equal(s->weight, 200 + n);
+	assert_int_equal(s->weight2, 9);
+	assert_int_equal(s->regs_user.regs[PERF_REG_X86_R15], n * 100 + 19);
+	assert_true(s->data_src & PERF_MEM_S(LVLNUM, RAM));
+}
+
+static void test_wrapping_hardware_samples(void **state)
+{
+	struct perf_event_attr a = pebs_attr();
+	uint64_t id = 1234, regs[20];
+	ring_run r;
+
+	(void)state;
+	run_open(&r, "ring.dprof", "MEM_LOAD_RETIRED.L3_MISS:pp", &a, DP_IP_EXACT_AFTER,
+		 DP_EVC_LOAD, &id);
+	/* 500 samples through a 4 KiB ring: it wraps many times, records split anywhere */
+	for (int round = 0; round < 50; round++) {
+		for (int k = 0; k < 10; k++) {
+			uint64_t n = r.put++;
+			for (int i = 0; i < 20; i++)
+				regs[i] = n * 100 + (uint64_t)i;
+			r.b.len = 0;
+			/* L3 miss served from local RAM: op load, lvl miss L3 + loc ram */
+			uint64_t data_src = PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, MISS) |
+					    PERF_MEM_S(LVL, L3) | PERF_MEM_S(LVLNUM, RAM) |
+					    PERF_MEM_S(TLB, HIT) | PERF_MEM_S(TLB, L1);
+			synth_sample(&r.b, &a, id, 0x401000 + n, 7, 8, 1000 + n, 0x7f0000 + n * 64,
+				     1, 10009, (200 + n) | (9ull << 32), data_src, regs, NULL, 0);
+			fake_put(&r.f, r.b.p, r.b.len);
+		}
+		r.drained += dp_ring_drain(&r.f.ring, collect, &r.w);
+		assert_int_equal(r.f.pc->data_tail, r.f.head);
+	}
+	run_close(&r, check_hardware_sample);
+}
+
+/* Sample n of test_wrapping_branch_stacks, as it put it in the ring. */
+static void check_branch_sample(const dp_sample *s, uint64_t n)
+{
+	assert_true(s->sample_type & PERF_SAMPLE_BRANCH_STACK);
+	assert_int_equal(s->branch_nr, 32 - n % 5);
+	for (uint64_t i = 0; i < s->branch_nr; i++) {
+		assert_int_equal(s->branches[i].from, 0x401000 + n * 64 + i);
+		assert_int_equal(s->branches[i].to, 0x402000 + n * 64 + i);
+		assert_int_equal(s->branches[i].mispred, i & 1);
+		assert_int_equal(s->branches[i].cycles, n + i);
+	}
+	assert_int_equal(s->regs_user.abi, PERF_SAMPLE_REGS_ABI_64);
 }
 
 /* record -b: cycles samples with 32-entry branch stacks (LBR depth) go
@@ -141,33 +182,21 @@ static void test_wrapping_hardware_samples(void **state)
  * entry in place, as report and annotate read them. */
 static void test_wrapping_branch_stacks(void **state)
 {
-	struct perf_event_attr a;
-	char *path = tu_path("ring_lbr.dprof");
+	struct perf_event_attr a =
+	    synth_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+		       PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			   PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER);
 	struct perf_branch_entry br[32];
 	uint64_t id = 99, regs[20] = {0};
-	fake_ring f;
-	dp_writer w;
-	dp_error err;
-	dp_buf b = {0};
-	size_t put = 0, drained = 0;
+	ring_run r;
 
 	(void)state;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_CPU_CYCLES;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER;
 	a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
-	a.sample_regs_user = 0xff0fff;
-	a.sample_id_all = 1;
-	fake_init(&f);
-	assert_int_equal(dp_writer_open(&w, path, 0, 0, &err), 0);
-	dp_writer_add_event(&w, 0, "cycles", &a, DP_IP_AFTER, DP_EVC_TIME, &id, 1);
+	run_open(&r, "ring_lbr.dprof", "cycles", &a, DP_IP_AFTER, DP_EVC_TIME, &id);
 	for (int round = 0; round < 40; round++) {
 		for (int k = 0; k < 3; k++) { /* about 1 KiB each: 3 fit the 4 KiB ring */
-			uint64_t n = put++;
+			uint64_t n = r.put++;
 
 			memset(br, 0, sizeof(br));
 			for (int i = 0; i < 32; i++) {
@@ -176,41 +205,14 @@ static void test_wrapping_branch_stacks(void **state)
 				br[i].mispred = i & 1;
 				br[i].cycles = (uint16_t)(n + (uint64_t)i);
 			}
-			b.len = 0;
-			synth_sample_br(&b, &a, id, 0x401000 + n, 7, 8, 1000 + n, 0, 1, 100000, 0,
+			r.b.len = 0;
+			synth_sample_br(&r.b, &a, id, 0x401000 + n, 7, 8, 1000 + n, 0, 1, 100000, 0,
 					0, regs, NULL, 0, br, 32 - n % 5);
-			fake_put(&f, b.p, b.len);
+			fake_put(&r.f, r.b.p, r.b.len);
 		}
-		drained += dp_ring_drain(&f.ring, collect, &w);
+		r.drained += dp_ring_drain(&r.f.ring, collect, &r.w);
 	}
-	assert_int_equal(drained, put);
-	assert_int_equal(dp_writer_close(&w), 0);
-
-	dp_profile *p = dp_profile_open(path, &err);
-	dp_record r;
-	uint64_t n = 0;
-
-	assert_non_null(p);
-	while (dp_profile_next(p, &r) > 0) {
-		if (r.kind != DP_R_SAMPLE)
-			continue;
-		const dp_sample *s = r.sample;
-		assert_true(s->sample_type & PERF_SAMPLE_BRANCH_STACK);
-		assert_int_equal(s->branch_nr, 32 - n % 5);
-		for (uint64_t i = 0; i < s->branch_nr; i++) {
-			assert_int_equal(s->branches[i].from, 0x401000 + n * 64 + i);
-			assert_int_equal(s->branches[i].to, 0x402000 + n * 64 + i);
-			assert_int_equal(s->branches[i].mispred, i & 1);
-			assert_int_equal(s->branches[i].cycles, n + i);
-		}
-		assert_int_equal(s->regs_user.abi, PERF_SAMPLE_REGS_ABI_64);
-		n++;
-	}
-	assert_int_equal(n, put);
-	dp_profile_close(p);
-	dp_buf_free(&b);
-	fake_free(&f);
-	free(path);
+	run_close(&r, check_branch_sample);
 }
 
 /* A record whose header is split by the end of the ring. */
@@ -242,13 +244,6 @@ static void test_split_header(void **state)
 	free(path);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,5 +251,5 @@ int main(void)
 	    cmocka_unit_test(test_wrapping_branch_stacks),
 	    cmocka_unit_test(test_split_header),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }

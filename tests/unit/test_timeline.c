@@ -34,6 +34,21 @@ static dp_timeline *small(void)
 
 static void test_known(void **state)
 {
+	/* the reading found for a time */
+	static const struct {
+		uint64_t time;
+		dp_tl_dir dir;
+		uint64_t want;
+	} readings[] = {
+	    /* nearest; a tie goes to the earlier */
+	    {300, DP_TL_NEAREST, 250},
+	    {350, DP_TL_NEAREST, 250},
+	    {351, DP_TL_NEAREST, 450},
+	    /* before and after include the time itself */
+	    {450, DP_TL_BEFORE, 450},
+	    {450, DP_TL_AFTER, 450},
+	    {451, DP_TL_AFTER, 650},
+	};
 	dp_timeline *t = small();
 	uint64_t lo, hi;
 	uint32_t tid1 = 1, tid9 = 9;
@@ -48,20 +63,11 @@ static void test_known(void **state)
 	assert_true(dp_timeline_overlap(t, &lo, &hi));
 	assert_int_equal(lo, 150);
 	assert_int_equal(hi, 900);
-	/* nearest reading; a tie goes to the earlier */
-	assert_int_equal(dp_timeline_find(t, DP_TL_READING, 300, DP_TL_NEAREST, NULL, NULL)->time,
-			 250);
-	assert_int_equal(dp_timeline_find(t, DP_TL_READING, 350, DP_TL_NEAREST, NULL, NULL)->time,
-			 250);
-	assert_int_equal(dp_timeline_find(t, DP_TL_READING, 351, DP_TL_NEAREST, NULL, NULL)->time,
-			 450);
-	/* before and after include the time itself */
-	assert_int_equal(dp_timeline_find(t, DP_TL_READING, 450, DP_TL_BEFORE, NULL, NULL)->time,
-			 450);
-	assert_int_equal(dp_timeline_find(t, DP_TL_READING, 450, DP_TL_AFTER, NULL, NULL)->time,
-			 450);
-	assert_int_equal(dp_timeline_find(t, DP_TL_READING, 451, DP_TL_AFTER, NULL, NULL)->time,
-			 650);
+	for (size_t i = 0; i < DP_ARRAY_LEN(readings); i++) {
+		e = dp_timeline_find(t, DP_TL_READING, readings[i].time, readings[i].dir, NULL,
+				     NULL);
+		assert_int_equal(e->time, readings[i].want);
+	}
 	/* the marker region of a sample: the last mark of its own thread */
 	e = dp_timeline_find(t, DP_TL_MARK, 600, DP_TL_BEFORE, dp_tl_same_tid, &tid1);
 	assert_int_equal(e->time, 150);

@@ -12,6 +12,7 @@
 #include "dataprof/profile.h"
 #include "profile/writer_timeline.h"
 #include "tu.h"
+#include "tu_group.h"
 
 #define BIG 10000 /* more values than one READING holds */
 
@@ -121,17 +122,10 @@ static void test_round_trip(void **state)
 	free(path);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	tu_cleanup();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }
