@@ -2,13 +2,14 @@
 # How `dataprof report` scales with --jobs: the same profile attributed with
 # 1, 2, 4, ... up to every CPU, best wall time of RUNS each, the speedup over
 # --jobs 1 and the efficiency (speedup / jobs), and each run's peak RSS.
-#   bench/report_scaling.sh [-c report|diff|history] PROFILE [RUNS] [JOBS...]
+#   bench/report_scaling.sh [-c report|diff|history|view|annotate] PROFILE [RUNS] [JOBS...]
 # PROFILE: any profile report reads (dataprof's own or perf.data; inflate it
 # first: bench/inflate). JOBS default: 1 2 4 8 ... and $(nproc). The output
 # of every --jobs is compared with --jobs 1's: a difference fails the run.
 # -c diff: `diff PROFILE PROFILE` (the profile read twice, one side each);
 # -c history: `history add` of PROFILE into a new database, then what
-# `history show` prints of it (the output compared).
+# `history show` prints of it (the output compared); -c view: the page
+# (written to stdout); -c annotate: the 5 hottest functions' listing.
 # Needs no perf: it is what runs on a larger machine lent for an hour.
 set -euo pipefail
 cmd=report
@@ -16,8 +17,8 @@ if [ "${1:-}" = -c ]; then
 	cmd=$2
 	shift 2
 fi
-case $cmd in report | diff | history) ;; *)
-	echo "report_scaling.sh: -c report, diff or history" >&2
+case $cmd in report | diff | history | view | annotate) ;; *)
+	echo "report_scaling.sh: -c report, diff, history, view or annotate" >&2
 	exit 2
 	;;
 esac
@@ -66,6 +67,8 @@ measure() {
 run_at() {
 	case $cmd in
 	report) "$dataprof" report -i "$profile" --jobs "$1" ;;
+	view) "$dataprof" view -i "$profile" --jobs "$1" -o - ;;
+	annotate) "$dataprof" annotate -i "$profile" --jobs "$1" ;;
 	diff) "$dataprof" diff --jobs "$1" -n 100 "$profile" "$profile" ;;
 	history)
 		rm -f "$tmp/h.db"
