@@ -31,7 +31,7 @@ static uint32_t combo_by_strs(const dp_view_model *m, const dp_hashmap *index, c
 static void index_by_strs(const dp_view_model *m, dp_hashmap *index)
 {
 	size_t n = m->combo_strs.n / NATTRS;
-	uint64_t h;
+	uint64_t h = 0;
 
 	dp_hashmap_init(index, n + 16);
 	for (size_t c = 0; c < n; c++)
@@ -58,7 +58,7 @@ void dp_view_model_merge(dp_view_model *dst, dp_view_model *src)
 	index_by_strs(dst, &index);
 	for (size_t c = 0; c < nc; c++) {
 		uint32_t ids[NATTRS], v;
-		uint64_t h;
+		uint64_t h = 0;
 
 		for (size_t i = 0; i < NATTRS; i++)
 			ids[i] = dp_strtab_intern(
@@ -136,7 +136,7 @@ static void fold_combos(dp_view_model *m, uint32_t *cmap, use_vec *uses)
 {
 	size_t nc = m->combo_strs.n / NATTRS;
 	dp_hashmap index;
-	uint64_t h;
+	uint64_t h = 0;
 
 	dp_hashmap_init(&index, nc + 16);
 	for (size_t c = 0; c < nc; c++) {
