@@ -138,6 +138,10 @@ void cli_common_to_run(const cli_common *co, struct dp_run_opts *o);
  * shared help line of --NAME, its text from column col. */
 void cli_usage(FILE *f, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* --prefix-strip N (annotate, view): 0-64 path components into *out;
+ * CLI_OPT_TAKEN, or 2 after saying what is wrong. */
+int cli_prefix_strip(const char *arg, unsigned *out);
+
 /* "0.05" or "5%" into a fraction in [0, 1); false otherwise. */
 bool cli_parse_fraction(const char *s, double *out);
 

@@ -38,7 +38,6 @@ static void usage(FILE *f)
 static int annotate_opt(void *ctx, int c, const char *arg)
 {
 	dp_srcview_opts *o = ctx;
-	uint64_t n;
 
 	switch (c) {
 	case 'O':
@@ -48,12 +47,7 @@ static int annotate_opt(void *ctx, int c, const char *arg)
 		o->source_dir = arg;
 		break;
 	case 'P':
-		if (!dp_parse_u64(arg, &n) || n > 64) {
-			cli_error("--prefix-strip '%s': a number of path components (0-64)", arg);
-			return 2;
-		}
-		o->prefix_strip = (unsigned)n;
-		break;
+		return cli_prefix_strip(arg, &o->prefix_strip);
 	case 'M':
 		if (!strcmp(arg, "intel"))
 			o->intel = true;

@@ -119,7 +119,8 @@ static void view_part_free(void *ctx, void *state)
 typedef struct view_args {
 	dp_view_opts vo;
 	const char *output, *source_dir;
-	uint64_t annotate_top, prefix_strip;
+	uint64_t annotate_top;
+	unsigned prefix_strip;
 } view_args;
 
 static int view_opt(void *ctx, int c, const char *arg)
@@ -154,11 +155,7 @@ static int view_opt(void *ctx, int c, const char *arg)
 		a->source_dir = arg;
 		break;
 	case 'P':
-		if (!dp_parse_u64(arg, &a->prefix_strip) || a->prefix_strip > 64) {
-			cli_error("--prefix-strip '%s': a number of path components (0-64)", arg);
-			return 2;
-		}
-		break;
+		return cli_prefix_strip(arg, &a->prefix_strip);
 	default:
 		return CLI_OPT_SHARED;
 	}
@@ -253,7 +250,7 @@ int cmd_view(int argc, char **argv)
 	vc.vo = &a.vo;
 	vc.annotate_top = (size_t)a.annotate_top;
 	vc.source_dir = a.source_dir;
-	vc.prefix_strip = (unsigned)a.prefix_strip;
+	vc.prefix_strip = a.prefix_strip;
 	if (a.annotate_top)
 		vc.annot = dp_view_annot_new(vc.annotate_top, a.source_dir, vc.prefix_strip);
 	o.part_new = view_part_new;

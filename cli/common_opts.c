@@ -305,3 +305,15 @@ void cli_usage(FILE *f, int col, const char *fmt, ...)
 	}
 	dp_buf_free(&b);
 }
+
+int cli_prefix_strip(const char *arg, unsigned *out)
+{
+	uint64_t n;
+
+	if (!dp_parse_u64(arg, &n) || n > 64) {
+		cli_error("--prefix-strip '%s': a number of path components (0-64)", arg);
+		return 2;
+	}
+	*out = (unsigned)n;
+	return CLI_OPT_TAKEN;
+}

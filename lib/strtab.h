@@ -23,6 +23,12 @@ static inline const char *dp_strtab_get(const dp_strtab *t, uint32_t id)
 {
 	return id < t->strs.n ? t->strs.v[id] : "";
 }
+/* The id in dst of src's string id (0, the empty string, stays 0): a
+ * string moved between two tables, as parts' results merge. */
+static inline uint32_t dp_strtab_from(dp_strtab *dst, const dp_strtab *src, uint32_t id)
+{
+	return id ? dp_strtab_intern(dst, dp_strtab_get(src, id)) : 0;
+}
 static inline size_t dp_strtab_count(const dp_strtab *t)
 {
 	return t->strs.n;

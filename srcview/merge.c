@@ -35,12 +35,6 @@ void dp_sv_pair_add(dp_srcview *v, uint32_t insn, uint32_t kind, uint32_t a, uin
 	dp_hashmap_put(&v->pair_of, h, v->pairs.n - 1);
 }
 
-/* dst's id of src's string id */
-static uint32_t same_string(dp_strtab *dst, const dp_strtab *src, uint32_t id)
-{
-	return id ? dp_strtab_intern(dst, dp_strtab_get(src, id)) : 0;
-}
-
 static uint32_t merge_func(dp_srcview *dst, dp_decoder *dec, dp_strtab *dst_strs,
 			   const dp_sv_func *f, const dp_strtab *src_strs)
 {
@@ -68,7 +62,7 @@ static uint32_t merge_func(dp_srcview *dst, dp_decoder *dec, dp_strtab *dst_strs
 	if (f->first < g->first)
 		g->first = f->first;
 	if (f->name && (!g->name || f->name_first < g->name_first)) {
-		g->name = same_string(dst_strs, src_strs, f->name);
+		g->name = dp_strtab_from(dst_strs, src_strs, f->name);
 		g->name_first = f->name_first;
 	}
 	return (uint32_t)i;
@@ -150,9 +144,9 @@ void dp_srcview_merge(dp_srcview *dst, dp_decoder *dst_dec, dp_strtab *dst_strs,
 		const dp_sv_pair *p = &src->pairs.v[i];
 
 		if (imap[p->insn] != UINT32_MAX)
-			dp_sv_pair_add(dst, imap[p->insn], p->kind,
-				       same_string(dst_strs, src_strs, p->a),
-				       same_string(dst_strs, src_strs, p->b), p->first, p->samples);
+			dp_sv_pair_add(
+			    dst, imap[p->insn], p->kind, dp_strtab_from(dst_strs, src_strs, p->a),
+			    dp_strtab_from(dst_strs, src_strs, p->b), p->first, p->samples);
 	}
 	merge_ranges(dst, dst_dec, src);
 	free(fmap);

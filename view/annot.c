@@ -131,12 +131,6 @@ void dp_view_annot_start(dp_view_annot *a, const dp_report_result *res)
 	a->v.nev = res->nev;
 }
 
-/* dst's id of src's string id */
-static uint32_t same_string(dp_strtab *dst, const dp_strtab *src, uint32_t id)
-{
-	return id ? dp_strtab_intern(dst, dp_strtab_get(src, id)) : 0;
-}
-
 void dp_view_annot_merge(dp_view_annot *dst, const dp_report_result *dst_part, dp_view_annot *src,
 			 const dp_report_result *src_part)
 {
@@ -156,9 +150,9 @@ void dp_view_annot_merge(dp_view_annot *dst, const dp_report_result *dst_part, d
 		if (imap[c.insn] == UINT32_MAX)
 			continue; /* its binary: counted outside */
 		c.insn = imap[c.insn];
-		c.object = same_string(ds, ss, c.object);
-		c.member = same_string(ds, ss, c.member);
-		c.level = same_string(ds, ss, c.level);
+		c.object = dp_strtab_from(ds, ss, c.object);
+		c.member = dp_strtab_from(ds, ss, c.member);
+		c.level = dp_strtab_from(ds, ss, c.level);
 		cmap[i] = combo_of(dst, &c, src->combo_seq.v[i]);
 	}
 	for (size_t i = 0; i < src->cells.n; i++) {

@@ -22,7 +22,7 @@ typedef struct wctx {
 /* an annotator string as a page string id */
 static uint32_t sid(wctx *w, uint32_t id)
 {
-	return id ? dp_strtab_intern(w->strs, dp_strtab_get(w->a->v.strs, id)) : 0;
+	return dp_strtab_from(w->strs, w->a->v.strs, id);
 }
 
 static int cmp_cell(const void *pa, const void *pb)

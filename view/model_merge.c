@@ -61,9 +61,8 @@ void dp_view_model_merge(dp_view_model *dst, dp_view_model *src)
 		uint64_t h = 0;
 
 		for (size_t i = 0; i < NATTRS; i++)
-			ids[i] = dp_strtab_intern(
-			    &dst->strs,
-			    dp_strtab_get(&src->strs, src->combo_strs.v[c * NATTRS + i]));
+			ids[i] = dp_strtab_from(&dst->strs, &src->strs,
+						src->combo_strs.v[c * NATTRS + i]);
 		v = combo_by_strs(dst, &index, ids, &h);
 		if (v == UINT32_MAX) {
 			/* its keys are the other part's: no row looks it up by them */
@@ -194,7 +193,7 @@ void dp_view_model_order(dp_view_model *m)
 		}
 		lane l = m->lanes.v[x->index];
 
-		l.name = dp_strtab_intern(&m->strs, dp_strtab_get(&old, l.name));
+		l.name = dp_strtab_from(&m->strs, &old, l.name);
 		lnew[x->index] = (uint32_t)lanes.n;
 		dp_vec_push(&lanes, l);
 		dp_hashmap_put(&m->lane_index, lane_key(&l), lanes.n - 1);
