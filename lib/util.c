@@ -271,3 +271,12 @@ void dp_unlink_file(const char *path)
 	if (path && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
 		unlink(path);
 }
+
+uint64_t dp_fnv1a(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}

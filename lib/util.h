@@ -114,4 +114,9 @@ unsigned dp_edit_distance(const char *a, const char *b, unsigned limit);
 /* stderr progress is only shown when stderr is a terminal. */
 bool dp_stderr_is_tty(void);
 
+/* FNV-1a, 64 bits, of n bytes, continuing from h (DP_FNV_INIT to start):
+ * a check of bytes written and read back, not a hash table's. */
+#define DP_FNV_INIT 0xcbf29ce484222325ull
+uint64_t dp_fnv1a(const void *p, size_t n, uint64_t h);
+
 #endif

@@ -490,6 +490,12 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 			continue;
 		}
 		dp_profile_release_consumed(p, p->pos);
+		if (h->type == DP_REC_INDEX || h->type == DP_REC_INDEX_END) {
+			/* the file's map, read at open (profile/index.c): not a
+			 * record of the run */
+			p->pos += h->size;
+			continue;
+		}
 		if (h->type == DP_REC_PACKED) {
 			p->pos += h->size;
 			if (unpack(p, (const uint8_t *)h, h->size, p->base + p->pos - h->size) != 0)
@@ -629,6 +635,7 @@ dp_profile *dp_profile_open_file(const char *path, dp_error *err)
 			break;
 		}
 	}
+	dp_profile_read_index(p);
 	dp_profile_rewind(p);
 	return p;
 }
@@ -663,6 +670,9 @@ bool dp_profile_index_get(const dp_profile *p, dp_profile_map *m)
 	m->nside = p->side_offs.n;
 	m->chunks = p->chunk_offs.v;
 	m->nchunks = p->chunk_offs.n;
+	m->seq = NULL;
+	m->samples = p->index_seen;
+	m->stored = false;
 	return true;
 }
 
@@ -777,6 +787,9 @@ void dp_profile_close(dp_profile *p)
 	dp_vec_free(&p->side_offs);
 	dp_vec_free(&p->lost_by);
 	dp_vec_free(&p->chunk_offs);
+	dp_vec_free(&p->stored_side);
+	dp_vec_free(&p->stored_chunks);
+	dp_vec_free(&p->stored_seq);
 	for (size_t i = 0; i < p->events.n; i++)
 		free((char *)p->events.v[i].name);
 	dp_vec_free(&p->events);

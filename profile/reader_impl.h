@@ -69,6 +69,11 @@ struct dp_profile {
 	uint64_t index_chunk, index_seen;
 	DP_VEC(uint64_t) side_offs, chunk_offs;
 	bool unseekable; /* a record came from a compressed perf.data stream */
+	/* the index the file ends with (profile/index.c), when it agrees */
+	bool stored;
+	uint64_t stored_samples;
+	DP_VEC(uint64_t) stored_side, stored_chunks;
+	DP_VEC(uint64_t) stored_seq; /* a series': each chunk's first sample */
 	size_t dropped;	 /* pages of the mapping before this were given back */
 	/* the records of the PACKED record being read (decompressed) */
 	uint8_t *inner;
@@ -98,6 +103,12 @@ static inline bool dp_profile_skips_sample(dp_profile *p, uint64_t off, bool inn
 	}
 	return (p->sample_seq++ / p->share_chunk) % p->share_parts != p->share_part;
 }
+
+/* Reads a raw profile's own index, if it has a good one (profile/index.c). */
+void dp_profile_read_index(dp_profile *p);
+/* A series' index, from its files' (q, n; p is q[0], its positions the
+ * series'), when every file has one. */
+void dp_profile_join_index(dp_profile *p, dp_profile *const *q, size_t n);
 
 /* One file, as dp_profile_open opens it when given one path. */
 dp_profile *dp_profile_open_file(const char *path, struct dp_error *err);

@@ -122,7 +122,12 @@ static dp_profile *join(part *v, size_t n)
 {
 	dp_profile *p = v[0].p;
 	uint64_t base = 0;
+	DP_VEC(dp_profile *) files = {0};
 
+	for (size_t i = 0; i < n; i++)
+		dp_vec_push(&files, v[i].p);
+	dp_profile_join_index(p, files.v, n);
+	dp_vec_free(&files);
 	for (size_t i = 0; i < n; i++) {
 		dp_profile *q = v[i].p;
 		dp_profile_seg s = {q->map, q->owned, q->data, q->size, q->first, base};

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,10 +45,25 @@ int dp_writer_open(dp_writer *w, const char *path, uint64_t start_ns, uint64_t s
 	return 0;
 }
 
+/* Notes where a record of this type starts, for the index. */
+static void note(dp_writer *w, uint32_t type)
+{
+	uint64_t at = w->written + w->buf.len;
+
+	if (type != PERF_RECORD_SAMPLE)
+		dp_vec_push(&w->side, at);
+	else if (w->samples++ % DP_INDEX_CHUNK == 0)
+		dp_vec_push(&w->chunks, at);
+}
+
 void dp_writer_add(dp_writer *w, const void *rec, size_t size)
 {
+	uint32_t type;
+
 	if (w->failed)
 		return;
+	memcpy(&type, rec, sizeof(type));
+	note(w, type);
 	dp_buf_add(&w->buf, rec, size);
 	w->records++;
 }
@@ -67,6 +83,7 @@ void dp_writer_add_dp(dp_writer *w, uint32_t type, const void *payload, size_t l
 	h.type = type;
 	h.misc = 0;
 	h.size = (uint16_t)total;
+	note(w, type);
 	dp_buf_add(&w->buf, &h, sizeof(h));
 	dp_buf_add(&w->buf, payload, len);
 	dp_buf_add(&w->buf, zeros, total - sizeof(h) - len);
@@ -199,8 +216,53 @@ int dp_writer_last(dp_writer *w, const void *rec, size_t size)
 	return -1;
 }
 
+/* One kind of offsets, in as many INDEX records as they need. */
+static void add_offsets(dp_writer *w, uint32_t what, const uint64_t *v, size_t n)
+{
+	const size_t most = (MAX_REC - sizeof(struct dp_rec_index)) / 8;
+
+	for (size_t done = 0; done < n;) {
+		struct dp_rec_index x;
+		size_t k = DP_MIN(n - done, most);
+
+		memset(&x, 0, sizeof(x));
+		x.h.type = DP_REC_INDEX;
+		x.h.size = (uint16_t)(sizeof(x) + k * 8);
+		x.what = what;
+		x.count = (uint32_t)k;
+		dp_buf_add(&w->buf, &x, sizeof(x));
+		dp_buf_add(&w->buf, v + done, k * 8);
+		done += k;
+	}
+}
+
+/* The index, after the last record: not noted in itself. */
+static void add_index(dp_writer *w)
+{
+	struct dp_rec_index_end e;
+
+	size_t from = w->buf.len;
+
+	memset(&e, 0, sizeof(e));
+	e.index_at = w->written + w->buf.len;
+	add_offsets(w, DP_INDEX_SIDE, w->side.v, w->side.n);
+	add_offsets(w, DP_INDEX_CHUNKS, w->chunks.v, w->chunks.n);
+	e.h.type = DP_REC_INDEX_END;
+	e.h.size = sizeof(e);
+	e.chunk = DP_INDEX_CHUNK;
+	e.nside = w->side.n;
+	e.nchunks = w->chunks.n;
+	e.samples = w->samples;
+	e.magic = DP_INDEX_MAGIC;
+	e.check = dp_fnv1a(w->buf.p + from, w->buf.len - from, DP_FNV_INIT);
+	e.check = dp_fnv1a(&e, offsetof(struct dp_rec_index_end, check), e.check);
+	dp_buf_add(&w->buf, &e, sizeof(e));
+}
+
 int dp_writer_close(dp_writer *w)
 {
+	if (!w->failed && w->fd >= 0)
+		add_index(w);
 	int rc = dp_writer_flush(w);
 
 	if (w->fd >= 0 && close(w->fd) < 0 && rc == 0) {
@@ -210,6 +272,8 @@ int dp_writer_close(dp_writer *w)
 	}
 	w->fd = -1;
 	dp_buf_free(&w->buf);
+	dp_vec_free(&w->side);
+	dp_vec_free(&w->chunks);
 	free(w->path);
 	w->path = NULL;
 	return rc;

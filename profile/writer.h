@@ -21,6 +21,11 @@ typedef struct dp_writer {
 	uint64_t records;
 	bool failed;      /* a write failed: nothing more is written */
 	int failed_errno;
+	/* the index written at close (DP_REC_INDEX): side-band records' and
+	 * every DP_INDEX_CHUNK-th sample's offsets */
+	DP_VEC(uint64_t) side;
+	DP_VEC(uint64_t) chunks;
+	uint64_t samples;
 } dp_writer;
 
 /* Creates (truncates) path, or stdout when path is "-". */
@@ -41,6 +46,7 @@ int dp_writer_flush(dp_writer *w);
  * record (the FINISH) in whatever room is left; if it does not fit whole,
  * the file is cut back and still ends on a record boundary. 0 if written. */
 int dp_writer_last(dp_writer *w, const void *rec, size_t size);
+/* Ends the file with its index (unless writing failed), then closes it. */
 int dp_writer_close(dp_writer *w);
 
 #endif

@@ -1,5 +1,6 @@
 #include "part.h"
 #include "context.h"
+#include "dataprof/format.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 /* Samples are dealt to the parts in chunks of this many, in turn: small
  * enough that a short profile still spreads, large enough that each part
  * reads long runs of the file. */
-#define CHUNK 1024
+#define CHUNK DP_INDEX_CHUNK /* a stored index's chunks are the same */
 
 /* The side-band records, read where the first part's map says they are. */
 static void replay_side_band(dp_report_part *w)
@@ -30,11 +31,10 @@ static void replay_side_band(dp_report_part *w)
 	}
 }
 
-int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned index, unsigned nparts,
-			uint64_t tlo, uint64_t thi, const dp_profile_map *map, dp_error *err)
+int dp_report_part_begin(dp_report_part *w, const dp_report_opts *o, unsigned index,
+			 unsigned nparts, uint64_t tlo, uint64_t thi, dp_error *err)
 {
 	dp_decode_opts dopts = {o->symfs, false};
-	dp_record rec;
 
 	memset(w, 0, sizeof(*w));
 	w->o = o;
@@ -52,10 +52,34 @@ int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned ind
 	if (!w->ann)
 		goto fail;
 	w->rows = dp_row_ctx_new(w->p, w->dec, w->ann);
+	return 0;
+fail:
+	dp_report_part_free(w);
+	return -1;
+}
+
+bool dp_report_part_indexed(const dp_report_part *w, uint64_t *samples)
+{
+	dp_profile_map m;
+
+	if (!dp_profile_stored_index(w->p, &m))
+		return false;
+	*samples = m.samples;
+	return true;
+}
+
+int dp_report_part_ready(dp_report_part *w, const dp_profile_map *map, dp_error *err)
+{
+	const dp_report_opts *o = w->o;
+	unsigned index = w->index, nparts = w->nparts;
+	dp_record rec;
+
 	/* one pass over the side-band records for every stage, then the samples */
 	dp_profile_rewind(w->p);
 	w->start = dp_profile_tell(w->p);
 	dp_profile_skip_samples(w->p, true);
+	if (!map && dp_profile_stored_index(w->p, &w->own_map))
+		map = &w->own_map; /* a finished file's own: no walk (any nparts) */
 	if (map) {
 		w->map = map;
 		replay_side_band(w);
@@ -97,6 +121,14 @@ fail:
 	return -1;
 }
 
+int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned index, unsigned nparts,
+			uint64_t tlo, uint64_t thi, const dp_profile_map *map, dp_error *err)
+{
+	if (dp_report_part_begin(w, o, index, nparts, tlo, thi, err) < 0)
+		return -1;
+	return dp_report_part_ready(w, map, err);
+}
+
 void dp_report_part_view(const dp_report_part *w, dp_report_result *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -113,7 +145,7 @@ void dp_report_part_view(const dp_report_part *w, dp_report_result *out)
 
 uint64_t dp_report_part_samples(const dp_report_part *w)
 {
-	return w->map ? (uint64_t)w->map->nchunks * CHUNK : 0;
+	return w->map ? w->map->samples : 0;
 }
 
 const dp_profile_map *dp_report_part_map(const dp_report_part *w)
@@ -131,7 +163,7 @@ static void progress(const dp_report_part *w, const dp_record *r, size_t size)
 
 /* The records from the current position to end (exclusive): 0 at the end
  * of the file, < 0 on corrupt data, 1 at end. */
-static int stream(dp_report_part *w, uint64_t end, size_t size, uint64_t seq)
+static int stream(dp_report_part *w, uint64_t sample_at, uint64_t end, size_t size, uint64_t seq)
 {
 	const dp_report_opts *o = w->o;
 	dp_report_ctx *marks = dp_row_ctx_marks(w->rows);
@@ -147,6 +179,16 @@ static int stream(dp_report_part *w, uint64_t end, size_t size, uint64_t seq)
 		dp_row row;
 		uint64_t keys[DP_AGG_MAX_LEVELS][DP_AGG_MAX_ATTRS];
 
+		if (sample_at != UINT64_MAX) {
+			/* a chunk a stored index names starts with a sample */
+			bool ok = rec.kind == DP_R_SAMPLE && rec.offset == sample_at;
+
+			if (!ok) {
+				dp_profile_seek(w->p, sample_at);
+				return -1;
+			}
+			sample_at = UINT64_MAX;
+		}
 		if (rec.kind != DP_R_SAMPLE)
 			continue;
 		/* with a map, chunk c holds samples c * CHUNK on; without, the
@@ -179,6 +221,34 @@ static int stream(dp_report_part *w, uint64_t end, size_t size, uint64_t seq)
 	return end != UINT64_MAX && dp_profile_tell(w->p) >= end ? 1 : n;
 }
 
+/* Damage in a chunk of a stored index's, read on from end: the first
+ * place (the lowest offset of all parts' after the merge) and the bytes
+ * lost in all. */
+static void note_damage(dp_report_part *w, uint64_t end)
+{
+	uint64_t at = dp_profile_tell(w->p);
+
+	if (!w->damaged || at < w->damage_at)
+		w->damage_at = at;
+	w->damaged++;
+	w->damage_bytes += end > at ? end - at : 0;
+	w->rc = 0;
+}
+
+/* The chunks a part reads: dealt as the parts ask for them (the parts of
+ * one report share w->deal), so that one slower part does not keep the
+ * others waiting; or, without, every nparts-th from its index. What a
+ * part reads does not change the output (report.h). */
+static size_t first_chunk(dp_report_part *w)
+{
+	return w->deal ? atomic_fetch_add(w->deal, 1) : w->index;
+}
+
+static size_t next_chunk(dp_report_part *w, size_t c)
+{
+	return w->deal ? atomic_fetch_add(w->deal, 1) : c + w->nparts;
+}
+
 void dp_report_part_stream(dp_report_part *w)
 {
 	uint64_t bytes;
@@ -187,16 +257,28 @@ void dp_report_part_stream(dp_report_part *w)
 	if (w->o->progress && w->index == 0 && dp_profile_spec_bytes(w->o->input, &bytes))
 		size = (size_t)bytes; /* a series': positions run through its files */
 	if (!w->map) {
-		w->rc = stream(w, UINT64_MAX, size, 0);
+		w->rc = stream(w, UINT64_MAX, UINT64_MAX, size, 0);
 	} else {
 		/* chunk c from the c-th mark (the first from the file's first
 		 * record) to the next; chunk c is part c % nparts' */
 		size_t n = w->map->nchunks ? w->map->nchunks : 1;
 
-		for (size_t c = w->index; c < n; c += w->nparts) {
+		for (size_t c = first_chunk(w); c < n; c = next_chunk(w, c)) {
+			uint64_t end = c + 1 < n ? w->map->chunks[c + 1] : UINT64_MAX;
+
 			dp_profile_seek(w->p, c ? w->map->chunks[c] : w->start);
-			w->rc = stream(w, c + 1 < n ? w->map->chunks[c + 1] : UINT64_MAX, size,
-				       (uint64_t)c * CHUNK);
+			w->rc = stream(w, c && w->map->stored ? w->map->chunks[c] : UINT64_MAX, end,
+				       size, w->map->seq ? w->map->seq[c] : (uint64_t)c * CHUNK);
+			if (w->map->stored && (w->rc < 0 || dp_profile_tell(w->p) > end)) {
+				/* the file's own index says where the next chunk
+				 * starts: only this one's rest is lost */
+				uint64_t all = 0;
+
+				if (end == UINT64_MAX)
+					dp_profile_spec_bytes(w->o->input, &all);
+				note_damage(w, end == UINT64_MAX ? all : end);
+				continue;
+			}
 			if (w->rc < 0)
 				break;
 		}
@@ -212,6 +294,10 @@ void dp_report_part_merge(dp_report_part *dst, dp_report_part *src)
 	dp_profile_add_counts(dst->p, src->p, dst->map != NULL);
 	if (src->rc < 0 && dst->rc >= 0)
 		dst->rc = src->rc;
+	if (src->damaged && (!dst->damaged || src->damage_at < dst->damage_at))
+		dst->damage_at = src->damage_at;
+	dst->damaged += src->damaged;
+	dst->damage_bytes += src->damage_bytes;
 	dp_decoder_add_stats(dst->dec, src->dec);
 	dp_annotator_add_stats(dst->ann, src->ann);
 	dp_agg_merge(&dst->agg, dst->attrs, &src->agg, src->attrs);

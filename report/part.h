@@ -9,6 +9,8 @@
 #include "report.h"
 #include "expr.h"
 
+#include <stdatomic.h>
+
 typedef struct dp_report_part {
 	const dp_report_opts *o;
 	unsigned index, nparts;
@@ -28,6 +30,13 @@ typedef struct dp_report_part {
 	const dp_profile_map *map;
 	dp_profile_map own_map;
 	uint64_t start; /* the first record's position */
+	/* chunks cut short by damage, read on from the next chunk's start
+	 * (a stored index's map only): how many, the first damage's position,
+	 * the bytes skipped */
+	uint64_t damaged, damage_at, damage_bytes;
+	/* with a map: the next chunk to read, shared by the parts (NULL: the
+	 * part reads every nparts-th chunk from its index) */
+	atomic_size_t *deal;
 } dp_report_part;
 
 /* Opens the profile and reads its side-band records for every stage; ready
@@ -37,6 +46,13 @@ typedef struct dp_report_part {
  * err set. */
 int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned index, unsigned nparts,
 			uint64_t tlo, uint64_t thi, const dp_profile_map *map, dp_error *err);
+/* dp_report_part_open in two steps: the profile and the stages, opened;
+ * then their side-band pass. Between them, whether the file carries its
+ * own index (and its samples): then every part finds its share alone. */
+int dp_report_part_begin(dp_report_part *w, const dp_report_opts *o, unsigned index,
+			 unsigned nparts, uint64_t tlo, uint64_t thi, dp_error *err);
+bool dp_report_part_indexed(const dp_report_part *w, uint64_t *samples);
+int dp_report_part_ready(dp_report_part *w, const dp_profile_map *map, dp_error *err);
 /* About how many samples the file holds, from the first part's map (its
  * chunks of samples); 0 when there is no map. */
 uint64_t dp_report_part_samples(const dp_report_part *w);

@@ -49,16 +49,44 @@ static unsigned parts_for(const dp_report_opts *o)
 	return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : n;
 }
 
+/* Workers started before the first part is ready wait here before their
+ * outputs begin: the outputs' parts are made in order, the first's first. */
+typedef struct gate {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int state; /* 0: wait; 1: go; -1: the first part failed, stop */
+} gate;
+
 typedef struct worker {
 	dp_report_part part;
 	const dp_report_opts *o;
 	unsigned index, nparts;
 	uint64_t tlo, thi;
-	const dp_profile_map *map; /* the first part's */
+	const dp_profile_map *map; /* the first part's; NULL: the file's own index */
+	gate *g;		   /* set when started before the first part was ready */
+	atomic_size_t *deal;	   /* the parts' next chunk */
 	int rc;			   /* of the open */
 	pthread_t th;
 	bool started;
 } worker;
+
+static int gate_wait(gate *g)
+{
+	pthread_mutex_lock(&g->mu);
+	while (!g->state)
+		pthread_cond_wait(&g->cv, &g->mu);
+	int st = g->state;
+	pthread_mutex_unlock(&g->mu);
+	return st;
+}
+
+static void gate_open(gate *g, int state)
+{
+	pthread_mutex_lock(&g->mu);
+	g->state = state;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
 
 static void *work(void *arg)
 {
@@ -66,6 +94,9 @@ static void *work(void *arg)
 
 	k->rc = dp_report_part_open(&k->part, k->o, k->index, k->nparts, k->tlo, k->thi, k->map,
 				    &k->part.err);
+	k->part.deal = k->deal;
+	if (k->g && gate_wait(k->g) < 0)
+		return NULL; /* k->rc stands: the part is freed, its sums unused */
 	if (k->rc == 0 && k->o->part_new) {
 		dp_report_result view;
 
@@ -77,11 +108,63 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* Starts parts 1 to nparts - 1 (map NULL: each by the file's own index). */
+static worker *start_workers(const dp_report_opts *o, unsigned nparts, uint64_t tlo, uint64_t thi,
+			     const dp_profile_map *map, gate *g, atomic_size_t *deal)
+{
+	worker *ws = nparts > 1 ? dp_calloc(nparts - 1, sizeof(*ws)) : NULL;
+
+	for (unsigned i = 1; i < nparts; i++) {
+		worker *k = &ws[i - 1];
+
+		k->o = o;
+		k->index = i;
+		k->nparts = nparts;
+		k->tlo = tlo;
+		k->thi = thi;
+		k->map = map;
+		k->g = g;
+		k->deal = deal;
+		k->started = pthread_create(&k->th, NULL, work, k) == 0;
+		if (!k->started && !g)
+			work(k); /* no thread to be had: the part is read here, in turn */
+		else if (!k->started)
+			k->rc = -1; /* it would wait for the first part forever */
+	}
+	return ws;
+}
+
+/* Stops workers started early when the first part cannot be read. */
+static void stop_workers(worker *ws, unsigned nparts, gate *g)
+{
+	if (!ws)
+		return;
+	if (g)
+		gate_open(g, -1);
+	for (unsigned i = 1; i < nparts; i++) {
+		if (ws[i - 1].started)
+			pthread_join(ws[i - 1].th, NULL);
+		if (ws[i - 1].rc == 0)
+			dp_report_part_free(&ws[i - 1].part);
+	}
+	free(ws);
+}
+
+/* The number of parts by default, once the samples are counted. */
+static unsigned parts_by_samples(const dp_report_opts *o, unsigned nparts, uint64_t samples)
+{
+	uint64_t n = samples / MIN_SAMPLES_PER_JOB + 1;
+
+	return !o->jobs && n < nparts ? (unsigned)n : nparts;
+}
+
 int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *err)
 {
-	uint64_t tlo = 0, thi = UINT64_MAX;
+	uint64_t tlo = 0, thi = UINT64_MAX, samples;
 	dp_report_part first;
 	worker *ws = NULL;
+	gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0}, *early = NULL;
+	atomic_size_t deal = 0;
 	unsigned nparts = parts_for(o);
 	int rc = 0;
 
@@ -96,9 +179,20 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 		}
 	}
 	/* the first part here: its errors (the file, --where, --between) are
-	 * the command's, before any thread starts */
-	if (dp_report_part_open(&first, o, 0, nparts, tlo, thi, NULL, err) < 0)
+	 * the command's */
+	if (dp_report_part_begin(&first, o, 0, nparts, tlo, thi, err) < 0)
 		return -1;
+	if (nparts > 1 && dp_report_part_indexed(&first, &samples)) {
+		/* the file's own index: the others need nothing of the first
+		 * part, and open beside it */
+		nparts = first.nparts = parts_by_samples(o, nparts, samples);
+		early = nparts > 1 ? &g : NULL;
+		ws = start_workers(o, nparts, tlo, thi, NULL, early, &deal);
+	}
+	if (dp_report_part_ready(&first, NULL, err) < 0) {
+		stop_workers(ws, nparts, early);
+		return -1;
+	}
 	res->p = first.p;
 	res->ev = dp_profile_events(first.p, &res->nev);
 	res->dec = first.dec;
@@ -106,34 +200,22 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 	res->rows = first.rows;
 	res->attrs = first.attrs;
 	if (o->on_start && o->on_start(o->on_row_ctx, res, err) < 0) {
+		stop_workers(ws, nparts, early);
 		dp_report_part_free(&first);
 		memset(res, 0, sizeof(*res));
 		return -1;
 	}
-	if (!o->jobs && nparts > 1) {
+	if (!ws && nparts > 1)
 		/* the default, once the first part has counted the samples */
-		uint64_t n = dp_report_part_samples(&first) / MIN_SAMPLES_PER_JOB + 1;
-
-		if (n < nparts)
-			nparts = first.nparts = (unsigned)n;
-	}
+		nparts = first.nparts = parts_by_samples(o, nparts, dp_report_part_samples(&first));
 	if (o->part_new)
 		first.sink = o->part_new(o->on_row_ctx, 0, res);
-	if (nparts > 1)
-		ws = dp_calloc(nparts - 1, sizeof(*ws));
-	for (unsigned i = 1; i < nparts; i++) {
-		worker *k = &ws[i - 1];
-
-		k->o = o;
-		k->index = i;
-		k->nparts = nparts;
-		k->tlo = tlo;
-		k->thi = thi;
-		k->map = dp_report_part_map(&first);
-		k->started = pthread_create(&k->th, NULL, work, k) == 0;
-		if (!k->started)
-			work(k); /* no thread to be had: the part is read here, in turn */
-	}
+	if (dp_report_part_map(&first))
+		first.deal = &deal;
+	if (early)
+		gate_open(early, 1);
+	else
+		ws = start_workers(o, nparts, tlo, thi, dp_report_part_map(&first), NULL, &deal);
 	dp_report_part_stream(&first);
 	for (unsigned i = 1; i < nparts; i++) {
 		worker *k = &ws[i - 1];
@@ -186,6 +268,14 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 				dp_agg_ensure(&res->agg, key);
 			}
 	}
+	if (first.damaged)
+		fprintf(
+		    stderr,
+		    "dataprof: warning: %s: corrupt record at offset %" PRIu64 ": %" PRIu64
+		    " bytes in %" PRIu64
+		    " places skipped, each to the next sample the file's index names; the report "
+		    "covers the rest\n",
+		    o->input, first.damage_at, first.damage_bytes, first.damaged);
 	if (first.rc < 0) {
 		/* corrupt data: report what was read before it, and say so */
 		fprintf(stderr,

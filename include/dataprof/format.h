@@ -40,20 +40,22 @@ struct dp_file_header {
 /* dataprof's own record types. The kernel's are small integers (< 0x100). */
 #define DP_REC_BASE 0x44500000u /* "DP" */
 enum dp_rec_type {
-	DP_REC_META = DP_REC_BASE + 1,      /* key\0value\0 */
-	DP_REC_EVENT = DP_REC_BASE + 2,     /* struct dp_rec_event + attr + name */
-	DP_REC_EVENT_IDS = DP_REC_BASE + 3, /* struct dp_rec_event_ids */
-	DP_REC_FINISH = DP_REC_BASE + 4,    /* struct dp_rec_finish */
-	DP_REC_THREAD = DP_REC_BASE + 5,    /* struct dp_rec_thread */
-	DP_REC_ALLOC = DP_REC_BASE + 6,     /* struct dp_rec_alloc (+ call sites) */
-	DP_REC_FREE = DP_REC_BASE + 7,      /* struct dp_rec_free */
-	DP_REC_SENSOR = DP_REC_BASE + 8,    /* struct dp_rec_sensor + name */
-	DP_REC_READING = DP_REC_BASE + 9,   /* struct dp_rec_reading + values */
-	DP_REC_MARKER = DP_REC_BASE + 10,   /* struct dp_rec_marker + marks */
+	DP_REC_META = DP_REC_BASE + 1,	       /* key\0value\0 */
+	DP_REC_EVENT = DP_REC_BASE + 2,	       /* struct dp_rec_event + attr + name */
+	DP_REC_EVENT_IDS = DP_REC_BASE + 3,    /* struct dp_rec_event_ids */
+	DP_REC_FINISH = DP_REC_BASE + 4,       /* struct dp_rec_finish */
+	DP_REC_THREAD = DP_REC_BASE + 5,       /* struct dp_rec_thread */
+	DP_REC_ALLOC = DP_REC_BASE + 6,	       /* struct dp_rec_alloc (+ call sites) */
+	DP_REC_FREE = DP_REC_BASE + 7,	       /* struct dp_rec_free */
+	DP_REC_SENSOR = DP_REC_BASE + 8,       /* struct dp_rec_sensor + name */
+	DP_REC_READING = DP_REC_BASE + 9,      /* struct dp_rec_reading + values */
+	DP_REC_MARKER = DP_REC_BASE + 10,      /* struct dp_rec_marker + marks */
 	DP_REC_MARKER_NAME = DP_REC_BASE + 11, /* struct dp_rec_marker_name + name */
-	DP_REC_WARNING = DP_REC_BASE + 12,  /* u64 time, then text\0 */
-	DP_REC_SIM_TRUTH = DP_REC_BASE + 13, /* struct dp_rec_sim_truth */
-	DP_REC_PACKED = DP_REC_BASE + 14,   /* struct dp_rec_packed + a zstd frame of records */
+	DP_REC_WARNING = DP_REC_BASE + 12,     /* u64 time, then text\0 */
+	DP_REC_SIM_TRUTH = DP_REC_BASE + 13,   /* struct dp_rec_sim_truth */
+	DP_REC_PACKED = DP_REC_BASE + 14,      /* struct dp_rec_packed + a zstd frame of records */
+	DP_REC_INDEX = DP_REC_BASE + 15,       /* struct dp_rec_index + u64 offsets */
+	DP_REC_INDEX_END = DP_REC_BASE + 16,   /* struct dp_rec_index_end: the file's last */
 };
 
 /* Where the sampled IP and registers stand relative to the instruction that
@@ -170,6 +172,34 @@ struct dp_rec_packed {
 	struct dp_rec_header h;
 	uint32_t raw_size;
 	uint32_t packed_size; /* of the frame; zero bytes pad the record to 8 */
+};
+
+/* The index a finished file ends with, so that readers in parallel seek
+ * to their share instead of walking the whole file first: where every
+ * record but the samples starts (the side-band: mappings, threads, heap,
+ * marks...) and where every DP_INDEX_CHUNK-th sample starts, in INDEX
+ * records of ascending offsets (side-band ones first), then one INDEX_END.
+ * The writer adds it at close; a file cut short has none and is walked. A
+ * reader trusts it only where it agrees with the file (docs/format.md). */
+#define DP_INDEX_CHUNK 1024u
+#define DP_INDEX_MAGIC 0x58444e4946505244ull /* "DRPFINDX" */
+enum dp_index_what {
+	DP_INDEX_SIDE = 1,   /* offsets of side-band records */
+	DP_INDEX_CHUNKS = 2, /* offsets of samples 0, DP_INDEX_CHUNK, 2 * DP_INDEX_CHUNK... */
+};
+struct dp_rec_index {
+	struct dp_rec_header h;
+	uint32_t what;	/* enum dp_index_what */
+	uint32_t count; /* the u64 offsets that follow */
+};
+struct dp_rec_index_end {
+	struct dp_rec_header h;
+	uint64_t index_at; /* offset of the first INDEX record */
+	uint64_t chunk;	   /* DP_INDEX_CHUNK */
+	uint64_t nside, nchunks;
+	uint64_t samples; /* sample records in the file */
+	uint64_t check;	  /* FNV-1a of the bytes from index_at to here */
+	uint64_t magic;	  /* DP_INDEX_MAGIC: the file's last 8 bytes */
 };
 
 struct dp_rec_free {

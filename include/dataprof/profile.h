@@ -264,12 +264,24 @@ void dp_profile_add_counts(dp_profile *p, const dp_profile *other, bool records)
 typedef struct dp_profile_map {
 	const uint64_t *side, *chunks;
 	size_t nside, nchunks;
+	/* a stored index's (dp_profile_stored_index): the samples in all, and
+	 * where a series' files restart the count, each chunk's first
+	 * sample (NULL: chunk c starts at sample c * chunk) */
+	const uint64_t *seq;
+	uint64_t samples;
+	bool stored; /* the file's own index: it says where records start */
 } dp_profile_map;
 void dp_profile_index(dp_profile *p, uint64_t chunk);
 /* false when there is none, or the file cannot be read from an offset (a
  * perf.data compressed with -z decompresses as one stream). Valid until
  * p is closed or indexed again. */
 bool dp_profile_index_get(const dp_profile *p, dp_profile_map *m);
+/* The map a finished raw profile carries in its index (format.h,
+ * DP_REC_INDEX), chunks of DP_INDEX_CHUNK samples: as a side-band pass with
+ * dp_profile_index(p, DP_INDEX_CHUNK) would make it, without the pass.
+ * false when the file has none, or one that disagrees with it, a series
+ * one of whose files has none, or perf.data. Valid until p is closed. */
+bool dp_profile_stored_index(const dp_profile *p, dp_profile_map *m);
 /* The position of the next record (of the PACKED record being read, while
  * inside one), and reading from such a position. */
 uint64_t dp_profile_tell(const dp_profile *p);

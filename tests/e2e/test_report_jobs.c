@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dataprof/format.h"
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
@@ -93,6 +94,21 @@ static size_t csv_rows(const char *csv)
 	return n ? n - 1 : 0;
 }
 
+/* The samples a text report's header counts ("# 12,345 samples: ..."). */
+static unsigned long header_samples(const char *out)
+{
+	const char *s = strstr(out, "\n# ");
+	unsigned long n = 0;
+
+	assert_non_null(s);
+	for (s += 3; *s; s++)
+		if (*s >= '0' && *s <= '9')
+			n = n * 10 + (unsigned long)(*s - '0');
+		else if (*s != ',')
+			break;
+	return n;
+}
+
 static void test_profile_is_mixed(void **state)
 {
 	(void)state;
@@ -100,15 +116,8 @@ static void test_profile_is_mixed(void **state)
 	char *tids = report(profile(), 1, "--by tid --csv");
 	char *kinds = report(profile(), 1, "--by kind --csv");
 	char *head = report(profile(), 1, "--by event -n 1");
-	unsigned long n = 0;
+	unsigned long n = header_samples(head);
 
-	const char *s = strstr(head, "\n# ");
-	assert_non_null(s);
-	for (s += 3; *s; s++)
-		if (*s >= '0' && *s <= '9')
-			n = n * 10 + (unsigned long)(*s - '0');
-		else if (*s != ',')
-			break;
 	printf("profile: %lu samples, %zu processes, %zu threads\n", n, csv_rows(pids),
 	       csv_rows(tids));
 	/* threads, forker and its 3 children, objects (and the shell, unless
@@ -177,6 +186,191 @@ static void test_truncated(void **state)
 	tu_result_free(&r1);
 	tu_result_free(&r4);
 	free(cut);
+}
+
+/* The profile's index (format.h, DP_REC_INDEX): where it starts, and
+ * where the chunk-th 1024 samples start, from the file's INDEX records. */
+static uint64_t index_of(const char *path, size_t chunk, uint64_t *chunk_at)
+{
+	FILE *f = fopen(path, "rb");
+	struct dp_rec_index_end e;
+	struct dp_rec_index x;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, -(long)sizeof(e), SEEK_END), 0);
+	assert_int_equal(fread(&e, sizeof(e), 1, f), 1);
+	assert_int_equal(e.magic, DP_INDEX_MAGIC);
+	assert_true(chunk < e.nchunks);
+	*chunk_at = 0;
+	for (long at = (long)e.index_at; !*chunk_at; at += x.h.size) {
+		assert_int_equal(fseek(f, at, SEEK_SET), 0);
+		assert_int_equal(fread(&x, sizeof(x), 1, f), 1);
+		assert_int_equal(x.h.type, DP_REC_INDEX);
+		if (x.what != DP_INDEX_CHUNKS)
+			continue;
+		if (chunk < x.count) {
+			assert_int_equal(fseek(f, at + (long)(sizeof(x) + 8 * chunk), SEEK_SET), 0);
+			assert_int_equal(fread(chunk_at, 8, 1, f), 1);
+		}
+		chunk -= chunk < x.count ? 0 : x.count;
+	}
+	fclose(f);
+	return e.index_at;
+}
+
+/* A copy of the first len bytes of path (0: all of it). */
+static char *copy_head(const char *path, uint64_t len, const char *name)
+{
+	char *out = tu_path(name);
+	tu_result r;
+
+	if (len)
+		assert_int_equal(
+		    tu_sh(&r, "head -c %llu '%s' > '%s'", (unsigned long long)len, path, out), 0);
+	else
+		assert_int_equal(tu_sh(&r, "cp '%s' '%s'", path, out), 0);
+	tu_result_free(&r);
+	return out;
+}
+
+/* A finished profile is read by its index; cut where the index starts (a
+ * profile as earlier versions wrote it), by a first walk through it: the
+ * same report (but for the path in its first line). */
+static void test_index_or_walk_same(void **state)
+{
+	uint64_t at;
+	char *bare = copy_head(profile(), index_of(profile(), 0, &at), "mixed_unindexed.dprof");
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		char *a = run_jobs(views[i], 4, profile()), *b = run_jobs(views[i], 4, bare);
+		const char *la = strchr(a, '\n'), *lb = strchr(b, '\n');
+
+		if (!strstr(views[i], "--json") && la && lb)
+			assert_same(la, lb, views[i]);
+		else
+			assert_int_equal(strlen(a) - strlen(profile()), strlen(b) - strlen(bare));
+		free(a);
+		free(b);
+	}
+	free(bare);
+}
+
+/* A sample of the third chunk after its first (the second sample record
+ * from the chunk's start, at *before samples of the chunk): its offset. */
+static uint64_t second_sample(const char *path, uint64_t chunk_at, unsigned *before)
+{
+	FILE *f = fopen(path, "rb");
+	struct dp_rec_header h;
+	uint64_t at = chunk_at;
+
+	assert_non_null(f);
+	for (*before = 0;; at += h.size) {
+		assert_int_equal(fseek(f, (long)at, SEEK_SET), 0);
+		assert_int_equal(fread(&h, sizeof(h), 1, f), 1);
+		assert_true(h.size >= 8);
+		if (h.type == 9 /* PERF_RECORD_SAMPLE */ && (*before)++)
+			break;
+	}
+	fclose(f);
+	(*before)--;
+	return at;
+}
+
+/* A sample's size zeroed inside the third chunk: with the index, the
+ * report loses the rest of that chunk and no other sample, says so, and is
+ * the same for any --jobs; walked (without the index) it ends there. */
+static void test_damaged_chunk(void **state)
+{
+	uint64_t chunk2, all, at = index_of(profile(), 2, &chunk2), bad_at;
+	char *bad = copy_head(profile(), 0, "mixed_damaged.dprof"), *bare;
+	char *head = report(profile(), 1, "--by event -n 1");
+	unsigned before;
+	tu_result r1, r4;
+
+	(void)state;
+	all = header_samples(head);
+	bad_at = second_sample(profile(), chunk2, &before);
+	assert_int_equal(tu_sh(&r1, "printf '\\0\\0' | dd of='%s' bs=1 seek=%llu conv=notrunc 2>&1",
+			       bad, (unsigned long long)bad_at + 6),
+			 0);
+	tu_result_free(&r1);
+	assert_int_equal(tu_sh(&r1, "'%s' report --jobs 1 --by event -n 1 '%s'", DATAPROF_BIN, bad),
+			 0);
+	assert_int_equal(tu_sh(&r4, "'%s' report --jobs 4 --by event -n 1 '%s'", DATAPROF_BIN, bad),
+			 0);
+	assert_same(r1.out, r4.out, "a damaged chunk");
+	assert_same(r1.err, r4.err, "a damaged chunk's warning");
+	char want[96];
+	snprintf(want, sizeof(want), "corrupt record at offset %llu", (unsigned long long)bad_at);
+	if (!strstr(r4.err, want) || !strstr(r4.err, "skipped"))
+		fail_msg("no warning naming the damage at %s: %s", want, r4.err);
+	assert_int_equal(header_samples(r4.out), all - (1024 - before));
+	tu_result_free(&r1);
+	tu_result_free(&r4);
+	bare = copy_head(bad, at, "mixed_damaged_unindexed.dprof");
+	assert_int_equal(
+	    tu_sh(&r4, "'%s' report --jobs 4 --by event -n 1 '%s'", DATAPROF_BIN, bare), 0);
+	assert_int_equal(header_samples(r4.out), 2 * 1024 + before);
+	assert_non_null(strstr(r4.err, "covers the records before it"));
+	tu_result_free(&r4);
+	free(head);
+	free(bad);
+	free(bare);
+}
+
+/* A hostile index (its check made anew) whose third chunk starts 8 bytes
+ * into a sample: the chunk before reads that sample whole, the third is
+ * found not to start with one and is skipped; the same for any --jobs. */
+static void test_hostile_chunk_offset(void **state)
+{
+	char *bad = copy_head(profile(), 0, "mixed_hostile.dprof"), *head;
+	FILE *f = fopen(bad, "r+b");
+	struct dp_rec_index_end e;
+	struct dp_rec_index x;
+	uint64_t all, chunk2 = 0;
+	tu_result r1, r4;
+	char *idx;
+
+	(void)state;
+	assert_non_null(f);
+	fseek(f, -(long)sizeof(e), SEEK_END);
+	assert_int_equal(fread(&e, sizeof(e), 1, f), 1);
+	long len = ftell(f) - (long)e.index_at;
+	idx = malloc((size_t)len);
+	fseek(f, (long)e.index_at, SEEK_SET);
+	assert_int_equal(fread(idx, 1, (size_t)len, f), (size_t)len);
+	for (long at = 0; at < len - (long)sizeof(e); at += x.h.size) {
+		memcpy(&x, idx + at, sizeof(x));
+		if (x.what == DP_INDEX_CHUNKS && !chunk2) {
+			memcpy(&chunk2, idx + at + sizeof(x) + 16, 8);
+			chunk2 += 8;
+			memcpy(idx + at + sizeof(x) + 16, &chunk2, 8);
+		}
+	}
+	memcpy(&e, idx + len - sizeof(e), sizeof(e));
+	e.check = dp_fnv1a(idx, (size_t)len - sizeof(e), DP_FNV_INIT);
+	e.check = dp_fnv1a(&e, offsetof(struct dp_rec_index_end, check), e.check);
+	memcpy(idx + len - sizeof(e), &e, sizeof(e));
+	fseek(f, (long)e.index_at, SEEK_SET);
+	assert_int_equal(fwrite(idx, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	head = report(profile(), 1, "--by event -n 1");
+	all = header_samples(head);
+	assert_int_equal(tu_sh(&r1, "'%s' report --jobs 1 --by event -n 1 '%s'", DATAPROF_BIN, bad),
+			 0);
+	assert_int_equal(tu_sh(&r4, "'%s' report --jobs 4 --by event -n 1 '%s'", DATAPROF_BIN, bad),
+			 0);
+	assert_same(r1.out, r4.out, "a hostile index");
+	assert_same(r1.err, r4.err, "a hostile index's warning");
+	if (!strstr(r4.err, "skipped"))
+		fail_msg("no warning: %s", r4.err);
+	assert_int_equal(header_samples(r4.out), all - 1023);
+	tu_result_free(&r1);
+	tu_result_free(&r4);
+	free(head);
+	free(idx);
+	free(bad);
 }
 
 /* perf.data files of other machines (tests/data/perf-data): file mode,
@@ -498,6 +692,9 @@ int main(void)
 	    cmocka_unit_test(test_profile_is_mixed),
 	    cmocka_unit_test(test_same_for_any_jobs),
 	    cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_index_or_walk_same),
+	    cmocka_unit_test(test_damaged_chunk),
+	    cmocka_unit_test(test_hostile_chunk_offset),
 	    cmocka_unit_test(test_perf_data),
 	    cmocka_unit_test(test_diff_same_for_any_jobs),
 	    cmocka_unit_test(test_history_same_for_any_jobs),
