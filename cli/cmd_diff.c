@@ -151,6 +151,54 @@ static int profiles_of(diff_args *a, int dashdash, dp_error *err)
 	return 0;
 }
 
+/* BASE... -- NEW...: the "--" separates the profiles, options may be
+ * anywhere; it becomes a word getopt keeps in place among the others (in
+ * a->args, as sep). Its index, or -1. */
+static int mark_dashdash(diff_args *a, int argc, char **argv, char *sep)
+{
+	int dashdash = -1;
+
+	for (int i = 0; i < argc; i++) {
+		a->args[i] = argv[i];
+		if (dashdash < 0 && i && !strcmp(argv[i], "--")) {
+			a->args[i] = sep;
+			dashdash = i;
+		}
+	}
+	return dashdash;
+}
+
+/* The shared options' values into diff's options. */
+static void take_common(const cli_common *co, dp_diff_opts *o)
+{
+	cli_common_to_run(co, &o->run);
+	o->metric = co->metric;
+	o->top = co->top[0];
+	o->width = co->width;
+	o->by = co->by;
+	o->by_text = co->by_text ? co->by_text : "member";
+}
+
+/* The terminal's width when it has 60 columns or more; else 0. */
+static int terminal_width(void)
+{
+	struct winsize ws;
+
+	if (isatty(1) && ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60)
+		return ws.ws_col;
+	return 0;
+}
+
+static void print_result(const dp_diff_result *r, cli_format format)
+{
+	if (format == CLI_FMT_JSON)
+		dp_diff_json(r, stdout);
+	else if (format == CLI_FMT_MARKDOWN)
+		dp_diff_markdown(r, stdout);
+	else
+		dp_diff_text(r, stdout);
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -194,25 +242,12 @@ int cmd_diff(int argc, char **argv)
 	co.min_width = 60;
 	co.diff = &o;
 	co.per_interval = true;
-	/* BASE... -- NEW...: the "--" separates the profiles, options may be
-	 * anywhere; it becomes a word getopt keeps in place among the others */
-	for (int i = 0; i < argc; i++) {
-		a.args[i] = argv[i];
-		if (dashdash < 0 && i && !strcmp(argv[i], "--")) {
-			a.args[i] = sep;
-			dashdash = i;
-		}
-	}
+	dashdash = mark_dashdash(&a, argc, argv, sep);
 	rc = cli_parse_options(&co, argc, a.args, "b:m:w:n:j:h", opts, diff_opt, &a);
 	if (rc != CLI_OPT_TAKEN)
 		goto out; /* frees what earlier options gathered */
 	rc = 2;
-	cli_common_to_run(&co, &o.run);
-	o.metric = co.metric;
-	o.top = co.top[0];
-	o.width = co.width;
-	o.by = co.by;
-	o.by_text = co.by_text ? co.by_text : "member";
+	take_common(&co, &o);
 	if (cli_check_filters(o.run.where, o.run.time_range) < 0)
 		goto out; /* rc is 2 */
 	if (!o.by.nattrs)
@@ -223,22 +258,14 @@ int cmd_diff(int argc, char **argv)
 	o.nbase = a.base.n;
 	o.new_ = a.news.v;
 	o.nnew = a.news.n;
-	if (!o.width && isatty(1)) {
-		struct winsize ws;
-		if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60)
-			o.width = ws.ws_col;
-	}
+	if (!o.width)
+		o.width = terminal_width();
 	if (dp_diff_build(&o, &r, &err) < 0) {
 		cli_error("%s", err.msg);
 		rc = 1;
 		goto out;
 	}
-	if (co.format == CLI_FMT_JSON)
-		dp_diff_json(&r, stdout);
-	else if (co.format == CLI_FMT_MARKDOWN)
-		dp_diff_markdown(&r, stdout);
-	else
-		dp_diff_text(&r, stdout);
+	print_result(&r, co.format);
 	rc = r.failed ? CLI_EXIT_FAIL_IF : 0;
 	dp_diff_free(&r);
 	goto out;

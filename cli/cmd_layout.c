@@ -66,6 +66,41 @@ static int layout_opt(void *ctx, int c, const char *arg)
 	return CLI_OPT_TAKEN;
 }
 
+/* layout --diff BASE NEW TYPE: the type's layout on each side, compared. */
+static int layout_diff(dp_layout_opts *o, cli_format format, int argc, char **argv)
+{
+	dp_layout_opts o2;
+	dp_layout a, b;
+	dp_error err = {{0}};
+
+	if (argc - optind != 3) {
+		cli_error("layout --diff takes BASE NEW TYPE: two profiles (or binaries) and the "
+			  "type");
+		return 2;
+	}
+	if (format == CLI_FMT_JSON) {
+		cli_error("layout --diff writes text: run layout --json on each side");
+		return 2;
+	}
+	o2 = *o;
+	o->input = argv[optind];
+	o2.input = argv[optind + 1];
+	o->type = o2.type = argv[optind + 2];
+	if (dp_layout_build(o, &a, &err) < 0)
+		goto fail;
+	if (dp_layout_build(&o2, &b, &err) < 0) {
+		dp_layout_free(&a);
+		goto fail;
+	}
+	dp_layout_diff_text(&a, &b, stdout);
+	dp_layout_free(&a);
+	dp_layout_free(&b);
+	return 0;
+fail:
+	cli_error("%s", err.msg);
+	return 1;
+}
+
 int cmd_layout(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -83,8 +118,8 @@ int cmd_layout(int argc, char **argv)
 	    {0, 0, 0, 0},
 	};
 	cli_common co;
-	dp_layout_opts o, o2;
-	dp_layout a, b;
+	dp_layout_opts o;
+	dp_layout a;
 	dp_error err = {{0}};
 	layout_args la = {&o, false};
 	int st;
@@ -99,32 +134,8 @@ int cmd_layout(int argc, char **argv)
 	cli_common_to_run(&co, &o.run);
 	o.metric = co.metric;
 	o.top = co.top[0];
-	if (la.diff) {
-		if (argc - optind != 3) {
-			dp_error_set(&err, "layout --diff takes BASE NEW TYPE: two profiles (or "
-					   "binaries) and the type");
-			goto bad;
-		}
-		if (co.format == CLI_FMT_JSON) {
-			dp_error_set(&err,
-				     "layout --diff writes text: run layout --json on each side");
-			goto bad;
-		}
-		o2 = o;
-		o.input = argv[optind];
-		o2.input = argv[optind + 1];
-		o.type = o2.type = argv[optind + 2];
-		if (dp_layout_build(&o, &a, &err) < 0)
-			goto fail;
-		if (dp_layout_build(&o2, &b, &err) < 0) {
-			dp_layout_free(&a);
-			goto fail;
-		}
-		dp_layout_diff_text(&a, &b, stdout);
-		dp_layout_free(&a);
-		dp_layout_free(&b);
-		return 0;
-	}
+	if (la.diff)
+		return layout_diff(&o, co.format, argc, argv);
 	if (cli_check_filters(o.run.where, o.run.time_range) < 0)
 		return 2;
 	if (optind >= argc) {

@@ -119,6 +119,43 @@ static void show(const char *pmu, const char *name, const char *desc, const char
 	printf("  %-44s %-3s %.70s\n", name, ok ? "yes" : "no", desc ? desc : "");
 }
 
+/* One PMU's events (with -a their unit masks), those that match pattern. */
+static void list_pmu(pfm_pmu_t pmu, const char *pattern, bool all, bool only_ok)
+{
+	pfm_pmu_info_t pi;
+
+	memset(&pi, 0, sizeof(pi));
+	pi.size = sizeof(pi);
+	if (pfm_get_pmu_info(pmu, &pi) != PFM_SUCCESS || !pi.is_present)
+		return;
+	printf("%s: %s\n", pi.name, pi.desc);
+	printf("  %-44s %-3s %s\n", "EVENT", "OK", "DESCRIPTION");
+	for (int idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+		pfm_event_info_t ei;
+
+		memset(&ei, 0, sizeof(ei));
+		ei.size = sizeof(ei);
+		if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+			continue;
+		show(pi.name, ei.name, ei.desc, pattern, only_ok);
+		if (!all)
+			continue;
+		for (int a = 0; a < ei.nattrs; a++) {
+			pfm_event_attr_info_t ai;
+			char n[200];
+
+			memset(&ai, 0, sizeof(ai));
+			ai.size = sizeof(ai);
+			if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
+				PFM_SUCCESS ||
+			    ai.type != PFM_ATTR_UMASK)
+				continue;
+			snprintf(n, sizeof(n), "%s.%s", ei.name, ai.name);
+			show(pi.name, n, ai.desc, pattern, only_ok);
+		}
+	}
+}
+
 int cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -169,40 +206,6 @@ int cmd_list(int argc, char **argv)
 	if (!dp_have_hw_pmu())
 		printf("# this machine exposes no hardware PMU: hardware events cannot be opened "
 		       "here; software events (cpu-clock, page-faults) and breakpoints can\n");
-	pfm_for_all_pmus(pmu)
-	{
-		pfm_pmu_info_t pi;
-
-		memset(&pi, 0, sizeof(pi));
-		pi.size = sizeof(pi);
-		if (pfm_get_pmu_info(pmu, &pi) != PFM_SUCCESS || !pi.is_present)
-			continue;
-		printf("%s: %s\n", pi.name, pi.desc);
-		printf("  %-44s %-3s %s\n", "EVENT", "OK", "DESCRIPTION");
-		for (int idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
-			pfm_event_info_t ei;
-
-			memset(&ei, 0, sizeof(ei));
-			ei.size = sizeof(ei);
-			if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
-				continue;
-			show(pi.name, ei.name, ei.desc, pattern, only_ok);
-			if (!all)
-				continue;
-			for (int a = 0; a < ei.nattrs; a++) {
-				pfm_event_attr_info_t ai;
-				char n[200];
-
-				memset(&ai, 0, sizeof(ai));
-				ai.size = sizeof(ai);
-				if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
-					    PFM_SUCCESS ||
-				    ai.type != PFM_ATTR_UMASK)
-					continue;
-				snprintf(n, sizeof(n), "%s.%s", ei.name, ai.name);
-				show(pi.name, n, ai.desc, pattern, only_ok);
-			}
-		}
-	}
+	pfm_for_all_pmus(pmu) list_pmu(pmu, pattern, all, only_ok);
 	return 0;
 }

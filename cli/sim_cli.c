@@ -1,7 +1,9 @@
-/* The sim: parts of record, stat and list: which events are simulated, the
- * tool's folder, the geometry options, the totals as perf stat prints them. */
+/* What record and stat share, -e and -p, and the sim: parts of record, stat
+ * and list: which events are simulated, the tool's folder, the geometry
+ * options. */
 #include "cli.h"
 #include "sim_cli.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,19 +41,6 @@ int cli_sim_geometry(dp_sim_geometry *g, const char *spec)
 	return 0;
 }
 
-void cli_sim_print_totals(FILE *f, const dp_event_spec *ev, size_t n, const uint64_t *totals,
-			  const char *sep)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned long long c = (unsigned long long)totals[ev[i].sim_kind];
-
-		if (sep)
-			fprintf(f, "%llu%s%s%s\n", c, sep, sep, ev[i].name);
-		else
-			fprintf(f, " %18llu      %s\n", c, ev[i].name);
-	}
-}
-
 void cli_sim_list(const char *pattern)
 {
 	for (size_t i = 0; i < DPS_NKINDS; i++) {
@@ -65,4 +54,50 @@ void cli_sim_list(const char *pattern)
 		       dp_sim_events[i].desc,
 		       (unsigned long long)dp_sim_default_period((int)dp_sim_events[i].kind));
 	}
+}
+
+int cli_parse_events(const char *list, cli_event_vec *ev, bool sim_only)
+{
+	char *copy = dp_strdup(list), *save = NULL;
+	dp_error err = {{0}};
+	int rc = 0;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		dp_event_spec e;
+
+		if (dp_event_parse(t, &e, &err) < 0) {
+			cli_error("%s", err.msg);
+			rc = -1;
+			break;
+		}
+		dp_vec_push(ev, e);
+		if (sim_only && !e.is_sim) {
+			cli_error("stat -e counts simulated events (sim:...) only; '%s' is a "
+				  "kernel event: use 'perf stat -e %s'",
+				  t, t);
+			rc = -1;
+			break;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+void cli_events_free(cli_event_vec *ev)
+{
+	for (size_t i = 0; i < ev->n; i++)
+		dp_event_spec_free(&ev->v[i]);
+	dp_vec_free(ev);
+}
+
+int cli_parse_pid(const char *arg, pid_t *pid)
+{
+	uint64_t v;
+
+	if (!dp_parse_u64(arg, &v) || !v || v > 0x7fffffff) {
+		cli_error("-p needs a process ID, not '%s'", arg);
+		return -1;
+	}
+	*pid = (pid_t)v;
+	return 0;
 }

@@ -5,7 +5,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <sys/types.h>
+
 #include "../sampler/sim_events.h"
+
+typedef DP_VEC(dp_event_spec) cli_event_vec;
 
 /* The folder of dataprof's Valgrind tool (malloc'd), or NULL. */
 char *cli_sim_tool_dir(void);
@@ -14,11 +18,14 @@ char *cli_sim_tool_dir(void);
 int cli_sim_split(const dp_event_spec *ev, size_t n, bool *any);
 /* The host's geometry, overridden by --sim-cache spec (may be NULL). */
 int cli_sim_geometry(dp_sim_geometry *g, const char *spec);
-/* One line per event, as perf stat: "  COUNT      NAME", or with sep
- * (-x) "COUNT<sep><unit><sep>NAME" (no unit: an empty field). */
-void cli_sim_print_totals(FILE *f, const dp_event_spec *ev, size_t n, const uint64_t *totals,
-			  const char *sep);
 /* dataprof list sim */
 void cli_sim_list(const char *pattern);
+
+/* -e LIST: each event of the comma-separated list parsed into ev; -1 after
+ * saying what is wrong. sim_only (stat): a kernel event is refused. */
+int cli_parse_events(const char *list, cli_event_vec *ev, bool sim_only);
+void cli_events_free(cli_event_vec *ev);
+/* -p PID into *pid; -1 after saying what is wrong. */
+int cli_parse_pid(const char *arg, pid_t *pid);
 
 #endif

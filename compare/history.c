@@ -289,6 +289,29 @@ fail:
 	return -1;
 }
 
+int dp_history_add_levels(dp_history_add_opts *o, dp_error *err)
+{
+	static const char *const defaults[] = {"function", "line", "object", "member"};
+
+	if (!o->nby)
+		for (size_t i = 0; i < DP_ARRAY_LEN(defaults); i++) {
+			o->by[o->nby].nattrs = 1;
+			dp_attr_parse(defaults[i], &o->by[o->nby++].attrs[0], err);
+		}
+	for (int i = 0; i < o->nby; i++)
+		for (int k = 0; k < o->by[i].nattrs; k++) {
+			const char *why = dp_rtable_unstable(o->by[i].attrs[k].id);
+
+			if (why) {
+				dp_error_set(err,
+					     "--by %s: %s: keep function, line, object or member",
+					     dp_attr_name(o->by[i].attrs[k].id), why);
+				return -1;
+			}
+		}
+	return 0;
+}
+
 int dp_history_add(dp_history *h, const char *const *profiles, size_t n,
 		   const dp_history_add_opts *o, size_t *added, dp_error *err)
 {

@@ -52,6 +52,10 @@ typedef struct dp_history_add_opts {
  * them as runs of o->commit in one transaction. A run already stored (same
  * identity, event and --where) is kept once: its lists not stored yet are
  * added; stored under another commit, it is refused. *added: the new runs. */
+/* The attribute lists add keeps: function, line, object and member, each
+ * on its own, when o gives none; -1 with err when a list has an attribute
+ * that a rebuild changes (an address: dp_rtable_unstable). */
+int dp_history_add_levels(dp_history_add_opts *o, dp_error *err);
 int dp_history_add(dp_history *h, const char *const *profiles, size_t n,
 		   const dp_history_add_opts *o, size_t *added, dp_error *err);
 
@@ -175,5 +179,9 @@ int dp_history_check(dp_history *h, const dp_history_check_opts *o, FILE *f, boo
  * to it and runs it had already. */
 int dp_history_copy(dp_history *from, dp_history *to, size_t *copied, size_t *present,
 		    dp_error *err);
+/* history import and export: every run of the history at database from into
+ * the one at to (created when missing), then "dataprof: N runs copied into
+ * TO, N there already" on msg: 0, or -1 with err. */
+int dp_history_copy_db(const char *from, const char *to, FILE *msg, dp_error *err);
 
 #endif

@@ -5,6 +5,7 @@
  * runs its own way; nothing else changes on the way. */
 #include "history.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,4 +160,25 @@ int dp_history_copy(dp_history *from, dp_history *to, size_t *copied, size_t *pr
 	}
 	src_runs_free(&runs);
 	return rc;
+}
+
+int dp_history_copy_db(const char *from_db, const char *to_db, FILE *msg, dp_error *err)
+{
+	dp_history *from, *to;
+	size_t copied, present;
+	int rc;
+
+	if (!(from = dp_history_open(from_db, false, err)))
+		return -1;
+	if (!(to = dp_history_open(to_db, true, err))) {
+		dp_history_close(from);
+		return -1;
+	}
+	rc = dp_history_copy(from, to, &copied, &present, err);
+	if (!rc)
+		fprintf(msg, "dataprof: %zu run%s copied into %s, %zu there already\n", copied,
+			copied == 1 ? "" : "s", dp_history_name(to), present);
+	dp_history_close(from);
+	dp_history_close(to);
+	return rc < 0 ? -1 : 0;
 }

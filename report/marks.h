@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dataprof/profile.h"
 #include "util.h"
@@ -64,6 +65,17 @@ void dp_marks_consecutive(const dp_marks *m, dp_interval_sets *out);
  * b starts the interval again. a == b: between its consecutive marks. */
 void dp_marks_between(const dp_marks *m, uint32_t a, uint32_t b, dp_interval_sets *out);
 void dp_interval_sets_free(dp_interval_sets *s);
+
+/* Thread by thread, each thread's sets in the order of their first
+ * interval (marks_out.c). */
+void dp_interval_sets_sort(dp_interval_sets *s);
+/* The marks of path and the intervals s as text: a header with the marks'
+ * overheads, then per thread a line per set (count, min, median, max,
+ * total), with each every occurrence under it. */
+void dp_marks_text(FILE *f, const char *path, const dp_marks *m, const dp_interval_sets *s,
+		   bool each);
+/* The same as JSON (docs/markers.md), with every occurrence. */
+void dp_marks_json(FILE *f, const char *path, const dp_marks *m, const dp_interval_sets *s);
 
 /* The median of n values (sorted in place); the mean of the middle two for an
  * even n. */

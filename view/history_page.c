@@ -39,3 +39,26 @@ int dp_history_page_write(const dp_history_model *m, const char *db, FILE *f, dp
 
 	return dp_view_template_write("history/page.html", f, slot, &c, err);
 }
+
+int dp_history_page_save(dp_history *h, const dp_history_show_opts *o, const char *db,
+			 const char *path, dp_error *err)
+{
+	dp_history_model m;
+	FILE *f;
+	int rc = -1;
+
+	if (dp_history_model_build(h, o, &m, err) < 0)
+		goto out;
+	if (!(f = fopen(path, "w"))) {
+		dp_error_set(err, "cannot write %s: %m", path);
+		goto out;
+	}
+	rc = dp_history_page_write(&m, db, f, err);
+	if (fclose(f) != 0 && !rc) {
+		dp_error_set(err, "cannot write %s: %m", path);
+		rc = -1;
+	}
+out:
+	dp_history_model_free(&m);
+	return rc < 0 ? -1 : 0;
+}

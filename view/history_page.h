@@ -11,4 +11,9 @@
 /* db: the --db the page names in its command lines. */
 int dp_history_page_write(const dp_history_model *m, const char *db, FILE *f, dp_error *err);
 
+/* history show --html PATH: the model of h as o shows it, written to a
+ * page at path: 0, or -1 with err. */
+int dp_history_page_save(dp_history *h, const dp_history_show_opts *o, const char *db,
+			 const char *path, dp_error *err);
+
 #endif

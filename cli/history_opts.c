@@ -1,0 +1,136 @@
+/* The options of history: the database, what add stores, what show and
+ * check compare (the shared --by, --metric, --per... through cli_common). */
+#include "cli.h"
+#include "history_opts.h"
+
+#include <getopt.h>
+#include <string.h>
+
+/* history's own options */
+static int history_opt(void *ctx, int c, const char *arg)
+{
+	hopts *o = ctx;
+	dp_diff_opts *d = &o->show.diff;
+	dp_error err = {{0}};
+	uint64_t v;
+
+	switch (c) {
+	case O_DB:
+		o->db = arg;
+		break;
+	case O_COMMIT:
+		o->add.commit = o->check.commit = arg;
+		break;
+	case O_COMMIT_TIME:
+		if (!dp_history_time(arg, o->commit_time, sizeof(o->commit_time))) {
+			cli_error("--commit-time '%s': a time as git log --format=%%cI writes it "
+				  "(2024-05-01T12:00:00+02:00) or seconds since 1970 (%%ct)",
+				  arg);
+			return 2;
+		}
+		o->add.commit_time = o->commit_time;
+		break;
+	case O_BRANCH:
+		o->add.branch = o->show.branch = o->check.branch = arg;
+		break;
+	case O_LABEL:
+		o->add.label = arg;
+		break;
+	case 'b': /* add keeps several lists: not the shared --by */
+		if (o->nby == DP_HISTORY_MAX_BY) {
+			cli_error("at most %d --by lists", DP_HISTORY_MAX_BY);
+			return 2;
+		}
+		if (cli_parse_level(arg, &o->add.by[o->nby++], &err) < 0) {
+			cli_error("%s", err.msg);
+			return 2;
+		}
+		d->by = o->add.by[o->nby - 1];
+		o->by_text = arg;
+		break;
+	case O_EVENT:
+		o->add.run.event = o->show.event = o->check.event = arg;
+		break;
+	case O_LAST:
+		if (!dp_parse_u64(arg, &v) || !v) {
+			cli_error("--last '%s': a positive number of commits", arg);
+			return 2;
+		}
+		o->show.last = (size_t)v;
+		break;
+	case O_BASELINE_N:
+		if (!dp_parse_u64(arg, &v) || !v || v > 10000) {
+			cli_error("--baseline-commits '%s': a positive number of commits", arg);
+			return 2;
+		}
+		o->check.baseline_commits = (size_t)v;
+		break;
+	case O_BASELINE:
+		o->check.baseline = arg;
+		break;
+	case O_PROGRAM:
+		o->show.program = o->check.program = arg;
+		break;
+	case O_CSV:
+		o->show.csv = true;
+		break;
+	case O_HTML:
+		o->html = arg;
+		break;
+	default:
+		return CLI_OPT_SHARED;
+	}
+	return CLI_OPT_TAKEN;
+}
+
+int cli_history_parse(int argc, char **argv, hopts *o, void (*usage)(FILE *f))
+{
+	static const struct option opts[] = {
+	    {"db", required_argument, 0, O_DB},
+	    {"commit", required_argument, 0, O_COMMIT},
+	    {"commit-time", required_argument, 0, O_COMMIT_TIME},
+	    {"branch", required_argument, 0, O_BRANCH},
+	    {"label", required_argument, 0, O_LABEL},
+	    CLI_OPT_BY,
+	    {"event", required_argument, 0, O_EVENT},
+	    CLI_OPT_WHERE,
+	    CLI_OPT_JOBS,
+	    {"last", required_argument, 0, O_LAST},
+	    CLI_OPT_METRIC,
+	    CLI_OPT_PER,
+	    CLI_OPT_CONFIDENCE,
+	    CLI_OPT_NOISE,
+	    {"program", required_argument, 0, O_PROGRAM},
+	    CLI_OPT_TOP,
+	    {"csv", no_argument, 0, O_CSV}, /* show's, while --json is check's */
+	    {"html", required_argument, 0, O_HTML},
+	    {"baseline", required_argument, 0, O_BASELINE},
+	    {"baseline-commits", required_argument, 0, O_BASELINE_N},
+	    CLI_OPT_FAIL_IF,
+	    CLI_OPT_JSON,
+	    CLI_OPT_MARKDOWN,
+	    CLI_OPT_HELP,
+	    {0, 0, 0, 0},
+	};
+	dp_diff_opts *d = &o->show.diff;
+	cli_common co;
+	int st;
+
+	cli_common_init(&co, "history", usage);
+	co.diff = d;
+	d->confidence = 0.95;
+	d->line_tolerance = 5;
+	o->show.last = 10;
+	st = cli_parse_options(&co, argc, argv, "b:w:m:n:j:h", opts, history_opt, o);
+	if (st != CLI_OPT_TAKEN)
+		return st ? st : 1;
+	o->add.run.where = co.where;
+	o->add.run.jobs = co.jobs;
+	d->metric = co.metric;
+	d->top = co.top[0];
+	if (co.format == CLI_FMT_JSON)
+		o->check.format = DP_HF_JSON;
+	else if (co.format == CLI_FMT_MARKDOWN)
+		o->check.format = DP_HF_MARKDOWN;
+	return 0;
+}
