@@ -218,6 +218,21 @@ static uint64_t index_of(const char *path, size_t chunk, uint64_t *chunk_at)
 	return e.index_at;
 }
 
+/* report --by event of file with --jobs 1 (r1) and 4 (r4): the same
+ * output and warnings. */
+static void report_1_and_4(const char *file, tu_result *r1, tu_result *r4, const char *what)
+{
+	char *warn = dp_asprintf("%s's warning", what);
+
+	assert_int_equal(tu_sh(r1, "'%s' report --jobs 1 --by event -n 1 '%s'", DATAPROF_BIN, file),
+			 0);
+	assert_int_equal(tu_sh(r4, "'%s' report --jobs 4 --by event -n 1 '%s'", DATAPROF_BIN, file),
+			 0);
+	assert_same(r1->out, r4->out, what);
+	assert_same(r1->err, r4->err, warn);
+	free(warn);
+}
+
 /* A copy of the first len bytes of path (0: all of it). */
 static char *copy_head(const char *path, uint64_t len, const char *name)
 {
@@ -295,12 +310,7 @@ static void test_damaged_chunk(void **state)
 			       bad, (unsigned long long)bad_at + 6),
 			 0);
 	tu_result_free(&r1);
-	assert_int_equal(tu_sh(&r1, "'%s' report --jobs 1 --by event -n 1 '%s'", DATAPROF_BIN, bad),
-			 0);
-	assert_int_equal(tu_sh(&r4, "'%s' report --jobs 4 --by event -n 1 '%s'", DATAPROF_BIN, bad),
-			 0);
-	assert_same(r1.out, r4.out, "a damaged chunk");
-	assert_same(r1.err, r4.err, "a damaged chunk's warning");
+	report_1_and_4(bad, &r1, &r4, "a damaged chunk");
 	char want[96];
 	snprintf(want, sizeof(want), "corrupt record at offset %llu", (unsigned long long)bad_at);
 	if (!strstr(r4.err, want) || !strstr(r4.err, "skipped"))
@@ -357,12 +367,7 @@ static void test_hostile_chunk_offset(void **state)
 	fclose(f);
 	head = report(profile(), 1, "--by event -n 1");
 	all = header_samples(head);
-	assert_int_equal(tu_sh(&r1, "'%s' report --jobs 1 --by event -n 1 '%s'", DATAPROF_BIN, bad),
-			 0);
-	assert_int_equal(tu_sh(&r4, "'%s' report --jobs 4 --by event -n 1 '%s'", DATAPROF_BIN, bad),
-			 0);
-	assert_same(r1.out, r4.out, "a hostile index");
-	assert_same(r1.err, r4.err, "a hostile index's warning");
+	report_1_and_4(bad, &r1, &r4, "a hostile index");
 	if (!strstr(r4.err, "skipped"))
 		fail_msg("no warning: %s", r4.err);
 	assert_int_equal(header_samples(r4.out), all - 1023);
