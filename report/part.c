@@ -260,7 +260,8 @@ void dp_report_part_stream(dp_report_part *w)
 		w->rc = stream(w, UINT64_MAX, UINT64_MAX, size, 0);
 	} else {
 		/* chunk c from the c-th mark (the first from the file's first
-		 * record) to the next; chunk c is part c % nparts' */
+		 * record) to the next; which part reads it, first_chunk and
+		 * next_chunk say */
 		size_t n = w->map->nchunks ? w->map->nchunks : 1;
 
 		for (size_t c = first_chunk(w); c < n; c = next_chunk(w, c)) {
