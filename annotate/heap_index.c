@@ -3,24 +3,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PAGE_SHIFT  12
-#define LARGE_PAGES 16 /* blocks over 64 KiB go to the scanned list */
-#define WINDOW_NS   2000000000ull
-#define NIL	    UINT32_MAX
-#define CHAIN_PAGE  8192 /* words: 64 KiB */
+#define NIL	   UINT32_MAX
+#define CHAIN_PAGE 8192 /* words: 64 KiB */
+#define MAX_SPAN   16	/* cells a block may cover at its level */
+#define HUGE	   (DP_HEAP_LEVELS - 1)
+
+/* The grids' cell sizes: a block goes to the first where it covers at
+ * most MAX_SPAN cells (16 KiB, 16 MiB, 4 GiB), larger ones to one cell. */
+static const unsigned cell_shift[HUGE] = {10, 20, 28};
 
 static uint64_t key_of(uint32_t pid, uint64_t x)
 {
 	return ((uint64_t)pid << 40) ^ x;
 }
 
+/* pid_max is at most 2^22 and a cell number below 2^40: no overlap */
+static uint64_t cell_key(unsigned level, uint32_t pid, uint64_t cell)
+{
+	return ((uint64_t)level << 62) | ((uint64_t)pid << 40) | cell;
+}
+
 void dp_heap_init(dp_heap_index *h)
 {
 	memset(h, 0, sizeof(*h));
 	dp_hashmap_init(&h->live, 1024);
-	dp_hashmap_init(&h->pages, 1024);
+	dp_hashmap_init(&h->cell_of, 1024);
 	dp_hashmap_init(&h->chain_of, 1024);
-	h->window = WINDOW_NS;
 }
 
 void dp_heap_free(dp_heap_index *h)
@@ -28,9 +36,11 @@ void dp_heap_free(dp_heap_index *h)
 	dp_vec_free(&h->blocks);
 	free(h->ev);
 	dp_hashmap_free(&h->live);
-	dp_hashmap_free(&h->pages);
-	dp_vec_free(&h->links);
-	dp_vec_free(&h->large);
+	dp_hashmap_free(&h->cell_of);
+	for (size_t i = 0; i < h->cells.n; i++)
+		free(h->cells.v[i].e);
+	dp_vec_free(&h->cells);
+	dp_vec_free(&h->freed);
 	for (size_t i = 0; i < h->chain_pages.n; i++)
 		free(h->chain_pages.v[i]);
 	dp_vec_free(&h->chain_pages);
@@ -129,22 +139,102 @@ void dp_heap_finish(dp_heap_index *h)
 		qsort(h->ev, h->nev, sizeof(*h->ev), cmp_ev);
 }
 
-static void link_block(dp_heap_index *h, uint32_t bi)
+/* The level of block b, and the first and last cells it covers there. */
+static unsigned level_of(const dp_heap_block *b, uint64_t *first, uint64_t *last)
+{
+	uint64_t end = b->addr + b->size - 1;
+
+	for (unsigned l = 0; l < HUGE; l++) {
+		*first = b->addr >> cell_shift[l];
+		*last = end >> cell_shift[l];
+		if (*last - *first < MAX_SPAN)
+			return l;
+	}
+	*first = *last = 0;
+	return HUGE;
+}
+
+/* The cell, made on first use. */
+static struct heap_cell *cell_make(dp_heap_index *h, unsigned level, uint32_t pid, uint64_t c)
+{
+	uint64_t k = cell_key(level, level == HUGE ? 0 : pid, c), v;
+	struct heap_cell empty = {NULL, 0, 0, NIL, false};
+
+	if (dp_hashmap_get(&h->cell_of, k, &v))
+		return &h->cells.v[v];
+	dp_vec_push(&h->cells, empty);
+	dp_hashmap_put(&h->cell_of, k, h->cells.n - 1);
+	h->at_level[level]++;
+	return &h->cells.v[h->cells.n - 1];
+}
+
+/* The first entry of cell c whose address is above addr. */
+static uint32_t upper(const struct heap_cell *c, uint64_t addr)
+{
+	uint32_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->e[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* An allocation: into the live blocks of every cell it covers. */
+static void enter_block(dp_heap_index *h, uint32_t bi)
 {
 	const dp_heap_block *b = &h->blocks.v[bi];
-	uint64_t first = b->addr >> PAGE_SHIFT, last = (b->addr + b->size - 1) >> PAGE_SHIFT;
+	struct heap_entry e = {b->addr, b->addr + b->size, bi};
+	uint64_t first, last;
+	unsigned level = level_of(b, &first, &last);
 
-	if (last - first >= LARGE_PAGES) {
-		dp_vec_push(&h->large, bi);
-		return;
+	for (uint64_t cn = first; cn <= last; cn++) {
+		struct heap_cell *c = cell_make(h, level, b->pid, cn);
+		uint32_t at = upper(c, e.addr);
+
+		if (c->n == c->cap) {
+			c->cap = c->cap ? c->cap * 2 : 4;
+			c->e = dp_realloc(c->e, c->cap * sizeof(*c->e));
+		}
+		memmove(c->e + at + 1, c->e + at, (c->n - at) * sizeof(*c->e));
+		c->e[at] = e;
+		c->n++;
+		if ((at && c->e[at - 1].end > e.addr) ||
+		    (at + 1 < c->n && c->e[at + 1].addr < e.end))
+			c->overlap = true;
 	}
-	for (uint64_t pg = first; pg <= last; pg++) {
-		uint64_t k = key_of(b->pid, pg), head = NIL;
+}
 
-		dp_hashmap_get(&h->pages, k, &head);
-		struct heap_link l = {bi, (uint32_t)head};
-		dp_vec_push(&h->links, l);
-		dp_hashmap_put(&h->pages, k, h->links.n - 1);
+/* A free at time t: from the live blocks of its cells to the head of
+ * their freed lists (frees are replayed in time order). */
+static void free_block(dp_heap_index *h, uint32_t bi, uint64_t t)
+{
+	dp_heap_block *b = &h->blocks.v[bi];
+	uint64_t first, last, v;
+	unsigned level = level_of(b, &first, &last);
+
+	b->t_free = t;
+	for (uint64_t cn = first; cn <= last; cn++) {
+		if (!dp_hashmap_get(&h->cell_of, cell_key(level, level == HUGE ? 0 : b->pid, cn),
+				    &v))
+			continue;
+		struct heap_cell *c = &h->cells.v[v];
+		struct heap_freed f = {bi, c->freed};
+		uint32_t at = upper(c, b->addr);
+
+		/* entries of one address are few: a missed free's */
+		while (at > 0 && c->e[at - 1].addr == b->addr && c->e[at - 1].block != bi)
+			at--;
+		if (at > 0 && c->e[at - 1].block == bi) {
+			memmove(c->e + at - 1, c->e + at, (c->n - at) * sizeof(*c->e));
+			c->n--;
+		}
+		c->freed = (uint32_t)h->freed.n;
+		dp_vec_push(&h->freed, f);
 	}
 }
 
@@ -157,9 +247,9 @@ static void advance(dp_heap_index *h, uint64_t t)
 
 		if (e->block != NIL) {
 			dp_hashmap_put(&h->live, k, e->block);
-			link_block(h, e->block);
+			enter_block(h, e->block);
 		} else if (dp_hashmap_get(&h->live, k, &v) && v != NIL) {
-			h->blocks.v[v].t_free = e->time;
+			free_block(h, (uint32_t)v, e->time);
 			dp_hashmap_put(&h->live, k, NIL);
 		} else {
 			h->unmatched_frees++;
@@ -175,46 +265,53 @@ static bool covers(const dp_heap_block *b, uint32_t pid, uint64_t addr, uint64_t
 	       b->t_alloc <= t && t < b->t_free;
 }
 
+/* The block of cell c holding addr at t, NIL if none: the live one, or
+ * one freed after t; where a missed free left several, the one allocated
+ * last. */
+static uint32_t find_in(const dp_heap_index *h, const struct heap_cell *c, uint32_t pid,
+			uint64_t addr, uint64_t t)
+{
+	uint32_t found = NIL, at = upper(c, addr);
+
+	/* live blocks do not overlap: only the one starting last below addr
+	 * can hold it, unless a missed free left two */
+	while (at-- > 0) {
+		uint32_t bi = c->e[at].block;
+
+		if (addr < c->e[at].end && covers(&h->blocks.v[bi], pid, addr, t) &&
+		    (found == NIL || bi > found))
+			found = bi;
+		if (!c->overlap)
+			break;
+	}
+	/* blocks freed after t only: the list runs back in time */
+	for (uint32_t i = c->freed; i != NIL; i = h->freed.v[i].next) {
+		uint32_t bi = h->freed.v[i].block;
+		const dp_heap_block *b = &h->blocks.v[bi];
+
+		if (b->t_free <= t)
+			break;
+		if (covers(b, pid, addr, t) && (found == NIL || bi > found))
+			found = bi;
+	}
+	return found;
+}
+
 const dp_heap_block *dp_heap_find(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t t)
 {
-	uint64_t head;
-
 	if (!h->nev)
 		return NULL;
 	advance(h, t);
-	if (dp_hashmap_get(&h->pages, key_of(pid, addr >> PAGE_SHIFT), &head)) {
-		/* newest first; drop links to blocks freed before the window */
-		uint32_t prev = NIL;
-		for (uint32_t i = (uint32_t)head; i != NIL;) {
-			struct heap_link *l = &h->links.v[i];
-			const dp_heap_block *b = &h->blocks.v[l->block];
+	for (unsigned l = 0; l < DP_HEAP_LEVELS; l++) {
+		uint64_t k, v;
+		uint32_t bi;
 
-			if (covers(b, pid, addr, t))
-				return b;
-			if (b->t_free != UINT64_MAX && b->t_free + h->window < h->now) {
-				/* unlink: it can no longer be asked for */
-				if (prev == NIL)
-					dp_hashmap_put(&h->pages, key_of(pid, addr >> PAGE_SHIFT),
-						       l->next);
-				else
-					h->links.v[prev].next = l->next;
-				i = l->next;
-				continue;
-			}
-			prev = i;
-			i = l->next;
-		}
-	}
-	for (size_t i = 0; i < h->large.n;) {
-		const dp_heap_block *b = &h->blocks.v[h->large.v[i]];
-
-		if (covers(b, pid, addr, t))
-			return b;
-		if (b->t_free != UINT64_MAX && b->t_free + h->window < h->now) {
-			h->large.v[i] = h->large.v[--h->large.n];
+		if (!h->at_level[l])
 			continue;
-		}
-		i++;
+		k = l == HUGE ? cell_key(l, 0, 0) : cell_key(l, pid, addr >> cell_shift[l]);
+		if (dp_hashmap_get(&h->cell_of, k, &v) &&
+		    (bi = find_in(h, &h->cells.v[v], pid, addr, t)) != NIL)
+			return &h->blocks.v[bi];
 	}
 	return NULL;
 }

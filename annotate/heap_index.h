@@ -1,8 +1,14 @@
 /* Heap blocks over time, from the tracker's ALLOC and FREE records: which
  * block of a process held an address at a given time. Blocks are replayed
- * in time order as samples ask for later times; a freed block is kept for a
- * window so that samples a little out of order (rings of different CPUs are
- * drained in turn) still find it. Lookups hash the page: O(1) expected. */
+ * in time order as samples ask for later times. Each block is entered in
+ * the cells of a grid that it covers, the grid's cell size chosen by the
+ * block's size (1 KiB for blocks up to 16 KiB, then 1 MiB, 256 MiB, then
+ * one cell for all). A cell keeps its live blocks sorted by address, so a
+ * lookup is one hash probe and a binary search however many blocks a
+ * program made there, and a list of the blocks freed there, latest free
+ * first: a sample a little out of order (rings of different CPUs are
+ * drained in turn) walks it only as far as the blocks freed after its
+ * time. */
 #ifndef DP_HEAP_INDEX_H
 #define DP_HEAP_INDEX_H
 
@@ -14,6 +20,22 @@
 #include "util.h"
 
 #define DP_HEAP_FRAMES 8
+
+struct heap_entry {
+	uint64_t addr, end; /* a live block's [addr, end) */
+	uint32_t block;
+};
+
+struct heap_cell {
+	struct heap_entry *e; /* the live blocks, by address */
+	uint32_t n, cap;
+	uint32_t freed; /* head of its list in freed: the latest free first */
+	bool overlap;	/* two live blocks overlap (a free the tracker missed) */
+};
+
+struct heap_freed {
+	uint32_t block, next;
+};
 
 typedef struct dp_heap_block {
 	uint64_t addr, size;
@@ -27,9 +49,7 @@ typedef struct dp_heap_block {
 	const uint64_t *frames;
 } dp_heap_block;
 
-struct heap_link {
-	uint32_t block, next;
-};
+#define DP_HEAP_LEVELS 4 /* three grids and one cell for huge blocks */
 
 typedef struct dp_heap_index {
 	DP_VEC(dp_heap_block) blocks; /* all, in allocation order */
@@ -46,10 +66,11 @@ typedef struct dp_heap_index {
 	size_t chain_used;   /* words used of the last page */
 	dp_hashmap chain_of; /* hash of a chain (+ probe) -> its words */
 	dp_hashmap live;     /* (pid, addr) -> block, for FREE */
-	dp_hashmap pages;    /* (pid, page) -> head of a list in links */
-	DP_VEC(struct heap_link) links;
-	DP_VEC(uint32_t) large; /* blocks spanning many pages: scanned */
-	uint64_t now, window;
+	dp_hashmap cell_of;  /* (level, pid, cell) -> index in cells */
+	DP_VEC(struct heap_cell) cells;
+	DP_VEC(struct heap_freed) freed; /* the cells' lists of freed blocks */
+	size_t at_level[DP_HEAP_LEVELS]; /* cells made there */
+	uint64_t now;
 	uint64_t unmatched_frees;
 } dp_heap_index;
 

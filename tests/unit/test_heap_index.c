@@ -1,0 +1,216 @@
+/* annotate/heap_index.c: which block held an address at a time, against a
+ * brute-force answer over every block, for blocks of every size class,
+ * addresses reused, processes side by side and samples out of order. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "annotate/heap_index.h"
+#include "dataprof/format.h"
+
+static void observe_alloc(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t size, uint64_t t)
+{
+	struct {
+		struct dp_rec_alloc a;
+		uint64_t frame;
+	} rec;
+	dp_record r;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.a.h.type = DP_REC_ALLOC;
+	rec.a.h.size = sizeof(rec);
+	rec.a.time = t;
+	rec.a.pid = rec.a.tid = pid;
+	rec.a.addr = addr;
+	rec.a.size = size;
+	rec.a.kind = DP_ALLOC_MALLOC;
+	rec.a.nframes = 1;
+	rec.frame = 0x401000 + size;
+	memset(&r, 0, sizeof(r));
+	r.kind = DP_R_ALLOC;
+	r.alloc = &rec.a;
+	dp_heap_observe(h, &r);
+}
+
+static void observe_free(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t t)
+{
+	struct dp_rec_free f;
+	dp_record r;
+
+	memset(&f, 0, sizeof(f));
+	f.h.type = DP_REC_FREE;
+	f.h.size = sizeof(f);
+	f.time = t;
+	f.pid = f.tid = pid;
+	f.addr = addr;
+	memset(&r, 0, sizeof(r));
+	r.kind = DP_R_FREE;
+	r.free_rec = &f;
+	dp_heap_observe(h, &r);
+}
+
+/* A program's blocks as the tracker saw them: the truth. */
+struct truth {
+	uint32_t pid;
+	uint64_t addr, size, t_alloc, t_free;
+};
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Sizes from 8 bytes to 300 MiB: every level of the index, and blocks
+ * that cross cell boundaries. */
+static uint64_t some_size(uint64_t *s)
+{
+	switch (rnd(s) % 16) {
+	case 0:
+		return 4096 + rnd(s) % (1u << 20);
+	case 1:
+		return (1u << 20) + rnd(s) % (32u << 20);
+	case 2:
+		return rnd(s) % 4 == 0 ? (300u << 20) : 65536 + rnd(s) % 4096;
+	default:
+		return 8 + rnd(s) % 200;
+	}
+}
+
+static bool overlaps(const struct truth *v, size_t n, uint32_t pid, uint64_t addr, uint64_t size)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].pid == pid && v[i].t_free == UINT64_MAX && addr < v[i].addr + v[i].size &&
+		    v[i].addr < addr + size)
+			return true;
+	return false;
+}
+
+/* The block that held (pid, addr) at t, by looking at every one. */
+static const struct truth *brute_find(const struct truth *v, size_t n, uint32_t pid, uint64_t addr,
+				      uint64_t t)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].pid == pid && addr >= v[i].addr && addr - v[i].addr < v[i].size &&
+		    v[i].t_alloc <= t && t < v[i].t_free)
+			return &v[i];
+	return NULL;
+}
+
+#define NBLOCKS 3000
+
+/* A random life of two processes: allocations at addresses reused after
+ * their frees, in a small range so that cells hold many blocks; then
+ * lookups at random times (the index is replayed forward and asked about
+ * the past), every answer the brute force's. */
+static void test_random_against_brute_force(void **state)
+{
+	struct truth *v = calloc(NBLOCKS, sizeof(*v));
+	dp_heap_index h;
+	uint64_t s = 0x9e3779b97f4a7c15ull, t = 1000;
+	size_t n = 0, asked = 0, found = 0;
+
+	(void)state;
+	dp_heap_init(&h);
+	while (n < NBLOCKS) {
+		t += 1 + rnd(&s) % 50;
+		if (rnd(&s) % 3 == 0) {
+			/* free a live block, if there is one near */
+			size_t i = rnd(&s) % (n ? n : 1);
+
+			if (n && v[i].t_free == UINT64_MAX) {
+				v[i].t_free = t;
+				observe_free(&h, v[i].pid, v[i].addr, t);
+			}
+			continue;
+		}
+		uint32_t pid = 100 + (uint32_t)(rnd(&s) % 2);
+		uint64_t size = some_size(&s);
+		/* small blocks in 64 KiB, so that they meet; large ones in 1 GiB */
+		uint64_t base = size < 4096 ? 0x5500000000ull : 0x7f0000000000ull;
+		uint64_t span = size < 4096 ? 65536 : (1ull << 30);
+		uint64_t addr = base + (rnd(&s) % span & ~15ull);
+
+		if (overlaps(v, n, pid, addr, size))
+			continue;
+		v[n] = (struct truth){pid, addr, size, t, UINT64_MAX};
+		observe_alloc(&h, pid, addr, size, t);
+		n++;
+	}
+	dp_heap_finish(&h);
+	for (int q = 0; q < 200000; q++) {
+		const struct truth *want;
+		const dp_heap_block *got;
+		/* an address in or near a block, at a time in or near its life */
+		const struct truth *near = &v[rnd(&s) % n];
+		uint64_t addr = near->addr + rnd(&s) % (near->size + 64) - 32;
+		uint64_t end = near->t_free == UINT64_MAX ? t : near->t_free;
+		uint64_t at = near->t_alloc + rnd(&s) % (end - near->t_alloc + 100) - 50;
+		uint32_t pid = rnd(&s) % 8 ? near->pid : 201 - near->pid;
+
+		want = brute_find(v, n, pid, addr, at);
+		got = dp_heap_find(&h, pid, addr, at);
+		asked++;
+		if (!want) {
+			assert_null(got);
+			continue;
+		}
+		found++;
+		assert_non_null(got);
+		assert_int_equal(got->addr, want->addr);
+		assert_int_equal(got->t_alloc, want->t_alloc);
+		assert_int_equal(got->pid, want->pid);
+	}
+	/* the test asks about blocks, not only about empty space */
+	assert_true(found * 4 > asked);
+	dp_heap_free(&h);
+	free(v);
+}
+
+/* A free the tracker missed leaves two live blocks at one address: the one
+ * allocated last is the answer, before and after the other's own free. */
+static void test_missed_free_newest_wins(void **state)
+{
+	dp_heap_index h;
+	const dp_heap_block *b;
+
+	(void)state;
+	dp_heap_init(&h);
+	observe_alloc(&h, 7, 0x1000, 64, 10);
+	observe_alloc(&h, 7, 0x1000, 32, 20); /* the first's free was missed */
+	observe_alloc(&h, 7, 0x2000, 16, 30);
+	observe_free(&h, 7, 0x2000, 40);
+	dp_heap_finish(&h);
+	b = dp_heap_find(&h, 7, 0x1010, 15);
+	assert_non_null(b);
+	assert_int_equal(b->t_alloc, 10);
+	b = dp_heap_find(&h, 7, 0x1010, 25);
+	assert_non_null(b);
+	assert_int_equal(b->t_alloc, 20);
+	/* past the newer one's end, the older still holds it */
+	b = dp_heap_find(&h, 7, 0x1030, 25);
+	assert_non_null(b);
+	assert_int_equal(b->t_alloc, 10);
+	assert_null(dp_heap_find(&h, 7, 0x2000, 45));
+	/* asked about the past after the replay went beyond the free */
+	b = dp_heap_find(&h, 7, 0x2008, 35);
+	assert_non_null(b);
+	assert_int_equal(b->t_alloc, 30);
+	assert_null(dp_heap_find(&h, 8, 0x1010, 25));
+	dp_heap_free(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_random_against_brute_force),
+	    cmocka_unit_test(test_missed_free_newest_wins),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
