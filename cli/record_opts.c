@@ -293,8 +293,6 @@ int cli_record_parse(cli_record_args *a, int argc, char **argv, void (*usage)(FI
 void cli_record_args_free(cli_record_args *a)
 {
 	cli_events_free(&a->ev);
-	for (size_t i = 0; i < a->env.n; i++)
-		free(a->env.v[i]);
-	dp_vec_free(&a->env);
+	dp_vec_free_each(&a->env, free);
 	dp_buf_free(&a->alloc_fns);
 }
