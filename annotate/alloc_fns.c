@@ -145,9 +145,7 @@ void dp_alloc_fns_init(dp_alloc_fns *f)
 
 void dp_alloc_fns_free(dp_alloc_fns *f)
 {
-	for (size_t i = 0; i < f->globs.n; i++)
-		free(f->globs.v[i]);
-	dp_vec_free(&f->globs);
+	dp_vec_free_each(&f->globs, free);
 	dp_hashmap_free(&f->known);
 }
 

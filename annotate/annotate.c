@@ -164,9 +164,7 @@ void dp_annotator_free(dp_annotator *a)
 	dp_alloc_fns_free(&a->alloc_fns);
 	dp_hashmap_free(&a->wrappers);
 	dp_vec_free(&a->site_v);
-	for (size_t i = 0; i < a->images.n; i++)
-		dp_image_dwarf_free(a->images.v[i]);
-	dp_vec_free(&a->images);
+	dp_vec_free_each(&a->images, dp_image_dwarf_free);
 	dp_path_cache_free(&a->paths);
 	dp_vec_free(&a->notes);
 	dp_vec_free(&a->note_at);

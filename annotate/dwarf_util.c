@@ -271,6 +271,21 @@ static const char *short_base_name(const char *n)
 	return n;
 }
 
+/* "struct", "union", "class" or "enum": the keyword of an aggregate's tag */
+static const char *tag_keyword(int tag)
+{
+	switch (tag) {
+	case DW_TAG_structure_type:
+		return "struct";
+	case DW_TAG_union_type:
+		return "union";
+	case DW_TAG_class_type:
+		return "class";
+	default:
+		return "enum";
+	}
+}
+
 static void name_rec(Dwarf_Die *type, dp_buf *out, int depth)
 {
 	Dwarf_Die t, inner;
@@ -287,16 +302,10 @@ static void name_rec(Dwarf_Die *type, dp_buf *out, int depth)
 		dp_buf_puts(out, n ? n : "?");
 		return;
 	case DW_TAG_structure_type:
-		dp_buf_printf(out, "struct %s", n ? n : "<anonymous>");
-		return;
 	case DW_TAG_union_type:
-		dp_buf_printf(out, "union %s", n ? n : "<anonymous>");
-		return;
 	case DW_TAG_class_type:
-		dp_buf_printf(out, "class %s", n ? n : "<anonymous>");
-		return;
 	case DW_TAG_enumeration_type:
-		dp_buf_printf(out, "enum %s", n ? n : "<anonymous>");
+		dp_buf_printf(out, "%s %s", tag_keyword(dwarf_tag(&t)), n ? n : "<anonymous>");
 		return;
 	case DW_TAG_base_type:
 		dp_buf_puts(out, n ? short_base_name(n) : "?");

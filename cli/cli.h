@@ -4,7 +4,9 @@
 
 #include "../report/agg.h"
 
+#include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,14 +38,14 @@ int cli_check_filters(const char *where, const char *time_range);
 int cli_parse_verdicts(const char *list, unsigned *mask, struct dp_error *err);
 
 /* The options several commands share: one entry, one parser and one help
- * line each (common_opts.c). A command's getopt_long table names the entries
- * it takes, in its own order (getopt_long lists the matches of an ambiguous
- * abbreviation in that order), its switch takes its own options and hands
- * the rest to cli_common_opt. The values are above any command's own. */
+ * line each (opt_table.c, common_opts.c). A command's table (cli_opt) names
+ * the shared ones it takes and its own, in its own order (getopt_long lists
+ * the matches of an ambiguous abbreviation in that order); the shared ones go
+ * to cli_common_opt. The values are above any command's own. */
 enum {
 	CLI_O_TIME = 0x1000,
 	CLI_O_VERDICT,
-	CLI_O_CSV,
+	CLI_O_CSV, /* CSV, JSON, Markdown: in cli_format's order */
 	CLI_O_JSON,
 	CLI_O_MARKDOWN,
 	CLI_O_SYMFS,
@@ -53,28 +55,43 @@ enum {
 	CLI_O_NOISE,
 	CLI_O_FAIL_IF,
 };
-/* one line each: clang-format would break the braces over three */
-/* clang-format off */
-#define CLI_OPT_INPUT    {"input", required_argument, 0, 'i'}
-#define CLI_OPT_WHERE    {"where", required_argument, 0, 'w'}
-#define CLI_OPT_TIME     {"time", required_argument, 0, CLI_O_TIME}
-#define CLI_OPT_VERDICT  {"verdict", required_argument, 0, CLI_O_VERDICT}
-#define CLI_OPT_METRIC   {"metric", required_argument, 0, 'm'}
-#define CLI_OPT_TOP      {"top", required_argument, 0, 'n'}
-#define CLI_OPT_BY       {"by", required_argument, 0, 'b'}
-#define CLI_OPT_THEN     {"then", required_argument, 0, 't'}
-#define CLI_OPT_CSV      {"csv", no_argument, 0, CLI_O_CSV}
-#define CLI_OPT_JSON     {"json", no_argument, 0, CLI_O_JSON}
-#define CLI_OPT_MARKDOWN {"markdown", no_argument, 0, CLI_O_MARKDOWN}
-#define CLI_OPT_SYMFS    {"symfs", required_argument, 0, CLI_O_SYMFS}
-#define CLI_OPT_WIDTH    {"width", required_argument, 0, CLI_O_WIDTH}
-#define CLI_OPT_JOBS     {"jobs", required_argument, 0, 'j'}
-#define CLI_OPT_HELP     {"help", no_argument, 0, 'h'}
-#define CLI_OPT_PER        {"per", required_argument, 0, CLI_O_PER}
-#define CLI_OPT_CONFIDENCE {"confidence", required_argument, 0, CLI_O_CONFIDENCE}
-#define CLI_OPT_NOISE      {"noise", required_argument, 0, CLI_O_NOISE}
-#define CLI_OPT_FAIL_IF    {"fail-if", required_argument, 0, CLI_O_FAIL_IF}
-/* clang-format on */
+/* An entry of a command's option table: shared options by name; the
+ * command's own stored straight into its context (the argument, or true) or
+ * handed to its own function (cli_own_opt). */
+typedef enum cli_opt_kind { CLI_K_END, CLI_K_SHARED, CLI_K_STR, CLI_K_SET, CLI_K_OWN } cli_opt_kind;
+typedef struct cli_opt {
+	cli_opt_kind kind;
+	const char *name; /* CLI_K_SHARED: the shared options' names, comma-separated */
+	int has_arg, val;
+	size_t off; /* CLI_K_STR (const char *), CLI_K_SET (bool): the field's offset */
+} cli_opt;
+/* offsetof(type, field), and a compile error unless the field is a T */
+#define CLI_FIELD_(type, field, T)                                                                 \
+	(offsetof(type, field) + 0 * sizeof(&((type *)0)->field - (T *)0))
+/* "input,where,time": the shared options of these names, in this order */
+#define CLI_SHARED(names)                                                                          \
+	{                                                                                          \
+		CLI_K_SHARED, names, 0, 0, 0                                                       \
+	}
+/* --NAME ARG: ARG into type's field */
+#define CLI_STR(name, val, type, field)                                                            \
+	{                                                                                          \
+		CLI_K_STR, name, required_argument, val, CLI_FIELD_(type, field, const char *)     \
+	}
+/* --NAME: type's field true */
+#define CLI_SET(name, val, type, field)                                                            \
+	{                                                                                          \
+		CLI_K_SET, name, no_argument, val, CLI_FIELD_(type, field, bool)                   \
+	}
+/* --NAME for the command's own function */
+#define CLI_OWN(name, has_arg, val)                                                                \
+	{                                                                                          \
+		CLI_K_OWN, name, has_arg, val, 0                                                   \
+	}
+#define CLI_END                                                                                    \
+	{                                                                                          \
+		CLI_K_END, NULL, 0, 0, 0                                                           \
+	}
 
 typedef enum cli_format { CLI_FMT_TEXT, CLI_FMT_CSV, CLI_FMT_JSON, CLI_FMT_MARKDOWN } cli_format;
 
@@ -117,17 +134,16 @@ int cli_common_profile(cli_common *co, int argc, char **argv);
  * CLI_OPT_TAKEN, CLI_OPT_SHARED when it is not the command's own (the
  * shared options take it), or the status to exit with now. */
 #define CLI_OPT_SHARED (-2)
-struct option;
 typedef int (*cli_own_opt)(void *ctx, int c, const char *arg);
 /* Reads the options of argv, each to own (the command's) and else to the
  * shared ones: CLI_OPT_TAKEN when all are read (optind: the first word
  * after them), else the status to exit with (0 after -h, 2 after saying
  * what is wrong). */
 int cli_parse_options(cli_common *co, int argc, char **argv, const char *shortopts,
-		      const struct option *opts, cli_own_opt own, void *ctx);
+		      const cli_opt *opts, cli_own_opt own, void *ctx);
 /* The same, then the profile named after the options (cli_common_profile). */
-int cli_parse(cli_common *co, int argc, char **argv, const char *shortopts,
-	      const struct option *opts, cli_own_opt own, void *ctx);
+int cli_parse(cli_common *co, int argc, char **argv, const char *shortopts, const cli_opt *opts,
+	      cli_own_opt own, void *ctx);
 struct dp_report_opts;
 struct dp_run_opts;
 /* co's input, filters, metric, counts and sizes into a report's options. */

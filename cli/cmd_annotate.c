@@ -40,12 +40,6 @@ static int annotate_opt(void *ctx, int c, const char *arg)
 	dp_srcview_opts *o = ctx;
 
 	switch (c) {
-	case 'O':
-		o->object = arg;
-		break;
-	case 'D':
-		o->source_dir = arg;
-		break;
 	case 'P':
 		return cli_prefix_strip(arg, &o->prefix_strip);
 	case 'M':
@@ -64,20 +58,15 @@ static int annotate_opt(void *ctx, int c, const char *arg)
 
 int cmd_annotate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    CLI_OPT_INPUT,
-	    {"object", required_argument, 0, 'O'},
-	    CLI_OPT_WHERE,
-	    CLI_OPT_TIME,
-	    CLI_OPT_TOP,
-	    {"source-dir", required_argument, 0, 'D'},
-	    {"prefix-strip", required_argument, 0, 'P'},
-	    {"syntax", required_argument, 0, 'M'},
-	    CLI_OPT_JSON,
-	    CLI_OPT_SYMFS,
-	    CLI_OPT_JOBS,
-	    CLI_OPT_HELP,
-	    {0, 0, 0, 0},
+	static const cli_opt opts[] = {
+	    CLI_SHARED("input"),
+	    CLI_STR("object", 'O', dp_srcview_opts, object),
+	    CLI_SHARED("where,time,top"),
+	    CLI_STR("source-dir", 'D', dp_srcview_opts, source_dir),
+	    CLI_OWN("prefix-strip", required_argument, 'P'),
+	    CLI_OWN("syntax", required_argument, 'M'),
+	    CLI_SHARED("json,symfs,jobs,help"),
+	    CLI_END,
 	};
 	cli_common co;
 	dp_srcview_opts o;

@@ -201,30 +201,20 @@ static void print_result(const dp_diff_result *r, cli_format format)
 
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    CLI_OPT_BY,
-	    {"base", required_argument, 0, O_BASE},
-	    {"new", required_argument, 0, O_NEW},
-	    CLI_OPT_METRIC,
-	    CLI_OPT_PER,
-	    CLI_OPT_CONFIDENCE,
-	    {"line-tolerance", required_argument, 0, O_TOL},
-	    CLI_OPT_NOISE,
-	    CLI_OPT_FAIL_IF,
-	    {"event", required_argument, 0, O_EVENT},
-	    CLI_OPT_WHERE,
-	    CLI_OPT_TIME,
-	    {"between", required_argument, 0, O_BETWEEN},
-	    CLI_OPT_VERDICT,
-	    {"force", no_argument, 0, O_FORCE},
-	    CLI_OPT_JSON,
-	    CLI_OPT_MARKDOWN,
-	    CLI_OPT_TOP,
-	    CLI_OPT_SYMFS,
-	    CLI_OPT_WIDTH,
-	    CLI_OPT_JOBS,
-	    CLI_OPT_HELP,
-	    {0, 0, 0, 0},
+	static const cli_opt opts[] = {
+	    CLI_SHARED("by"),
+	    CLI_OWN("base", required_argument, O_BASE),
+	    CLI_OWN("new", required_argument, O_NEW),
+	    CLI_SHARED("metric,per,confidence"),
+	    CLI_OWN("line-tolerance", required_argument, O_TOL),
+	    CLI_SHARED("noise,fail-if"),
+	    CLI_OWN("event", required_argument, O_EVENT),
+	    CLI_SHARED("where,time"),
+	    CLI_OWN("between", required_argument, O_BETWEEN),
+	    CLI_SHARED("verdict"),
+	    CLI_OWN("force", no_argument, O_FORCE),
+	    CLI_SHARED("json,markdown,top,symfs,width,jobs,help"),
+	    CLI_END,
 	};
 	cli_common co;
 	dp_diff_opts o;

@@ -82,27 +82,37 @@ static void print_json(const dp_probe_result *res, const bool *want)
 	printf("\n]}\n");
 }
 
+/* doctor's options: --json; -h the shared help; any other, the usage */
+typedef struct doctor_args {
+	bool json;
+} doctor_args;
+
+static int doctor_opt(void *ctx, int c, const char *arg)
+{
+	(void)ctx, (void)arg;
+	if (c == 'h')
+		return CLI_OPT_SHARED;
+	usage(stderr);
+	return 2;
+}
+
 int cmd_doctor(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	static const cli_opt opts[] = {
+	    CLI_SET("json", 'j', doctor_args, json),
+	    CLI_SHARED("help"),
+	    CLI_END,
+	};
 	dp_probe_result res[DP_PROBE_COUNT];
-	bool want[DP_PROBE_COUNT], json = false, named = false;
-	int c;
+	bool want[DP_PROBE_COUNT], named = false;
+	doctor_args a = {false};
+	cli_common co;
+	int st;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	cli_common_init(&co, "doctor", usage);
+	st = cli_parse_options(&co, argc, argv, "h", opts, doctor_opt, &a);
+	if (st != CLI_OPT_TAKEN)
+		return st;
 	memset(want, 0, sizeof(want));
 	for (; optind < argc; optind++) {
 		int id = dp_probe_find(argv[optind]);
@@ -119,7 +129,7 @@ int cmd_doctor(int argc, char **argv)
 		if (want[i])
 			dp_probe_run(i, &res[i]);
 	}
-	if (json)
+	if (a.json)
 		print_json(res, want);
 	else
 		print_text(res, want);

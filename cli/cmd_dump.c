@@ -34,28 +34,9 @@ static int dump_opt(void *ctx, int c, const char *arg)
 	dp_dump_opts *o = ctx;
 
 	(void)arg;
-	switch (c) {
-	case 'r':
-		o->regs = true;
-		break;
-	case 'g':
-		o->callchain = true;
-		break;
-	case 'b':
-		o->branches = true;
-		break;
-	case 's':
-		o->summary_only = true;
-		break;
-	case 'd':
-		o->decoded = true;
-		break;
-	case 'a':
-		o->annotated = o->decoded = true;
-		break;
-	default:
+	if (c != 'a')
 		return CLI_OPT_SHARED;
-	}
+	o->annotated = o->decoded = true;
 	return CLI_OPT_TAKEN;
 }
 
@@ -78,17 +59,17 @@ static void say_status(const dp_profile *p, const char *path, bool failed)
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    CLI_OPT_INPUT,
-	    {"regs", no_argument, 0, 'r'},
-	    {"callchain", no_argument, 0, 'g'},
-	    {"branches", no_argument, 0, 'b'},
-	    {"summary", no_argument, 0, 's'},
-	    {"decoded", no_argument, 0, 'd'},
-	    CLI_OPT_SYMFS,
-	    {"annotated", no_argument, 0, 'a'},
-	    CLI_OPT_HELP,
-	    {0, 0, 0, 0},
+	static const cli_opt opts[] = {
+	    CLI_SHARED("input"),
+	    CLI_SET("regs", 'r', dp_dump_opts, regs),
+	    CLI_SET("callchain", 'g', dp_dump_opts, callchain),
+	    CLI_SET("branches", 'b', dp_dump_opts, branches),
+	    CLI_SET("summary", 's', dp_dump_opts, summary_only),
+	    CLI_SET("decoded", 'd', dp_dump_opts, decoded),
+	    CLI_SHARED("symfs"),
+	    CLI_OWN("annotated", no_argument, 'a'),
+	    CLI_SHARED("help"),
+	    CLI_END,
 	};
 	cli_common co;
 	dp_dump_opts o = {0};

@@ -93,39 +93,15 @@ typedef struct export_args {
 	const char *perfetto, *pprof, *globs;
 } export_args;
 
-static int export_opt(void *ctx, int c, const char *arg)
-{
-	export_args *a = ctx;
-
-	switch (c) {
-	case 'P':
-		a->perfetto = arg;
-		break;
-	case 'G':
-		a->pprof = arg;
-		break;
-	case 'K':
-		a->globs = arg;
-		break;
-	default:
-		return CLI_OPT_SHARED;
-	}
-	return CLI_OPT_TAKEN;
-}
-
 int cmd_export(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    CLI_OPT_INPUT,
-	    {"perfetto", required_argument, 0, 'P'},
-	    {"pprof", required_argument, 0, 'G'},
-	    {"counters", required_argument, 0, 'K'},
-	    CLI_OPT_WHERE,
-	    CLI_OPT_TIME,
-	    CLI_OPT_SYMFS,
-	    CLI_OPT_JOBS,
-	    CLI_OPT_HELP,
-	    {0, 0, 0, 0},
+	static const cli_opt opts[] = {
+	    CLI_SHARED("input"),
+	    CLI_STR("perfetto", 'P', export_args, perfetto),
+	    CLI_STR("pprof", 'G', export_args, pprof),
+	    CLI_STR("counters", 'K', export_args, globs),
+	    CLI_SHARED("where,time,symfs,jobs,help"),
+	    CLI_END,
 	};
 	cli_common co;
 	export_args a = {0};
@@ -139,7 +115,7 @@ int cmd_export(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&co, "export", usage);
-	st = cli_parse(&co, argc, argv, "i:w:j:h", opts, export_opt, &a);
+	st = cli_parse(&co, argc, argv, "i:w:j:h", opts, NULL, &a);
 	if (st != CLI_OPT_TAKEN)
 		return st;
 	cli_common_to_report(&co, &o);

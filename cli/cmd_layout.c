@@ -47,9 +47,6 @@ static int layout_opt(void *ctx, int c, const char *arg)
 	uint64_t v;
 
 	switch (c) {
-	case O_DIFF:
-		a->diff = true;
-		break;
 	case O_LINE:
 		if (!dp_parse_u64(arg, &v) || v < 8 || v > 4096 || (v & (v - 1))) {
 			cli_error("--cacheline '%s': a power of two from 8 to 4096", arg);
@@ -103,19 +100,13 @@ fail:
 
 int cmd_layout(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"diff", no_argument, 0, O_DIFF},
-	    {"cacheline", required_argument, 0, O_LINE},
-	    CLI_OPT_METRIC,
-	    {"event", required_argument, 0, O_EVENT},
-	    CLI_OPT_WHERE,
-	    CLI_OPT_TIME,
-	    CLI_OPT_VERDICT,
-	    CLI_OPT_TOP,
-	    CLI_OPT_JSON,
-	    CLI_OPT_SYMFS,
-	    CLI_OPT_HELP,
-	    {0, 0, 0, 0},
+	static const cli_opt opts[] = {
+	    CLI_SET("diff", O_DIFF, layout_args, diff),
+	    CLI_OWN("cacheline", required_argument, O_LINE),
+	    CLI_SHARED("metric"),
+	    CLI_OWN("event", required_argument, O_EVENT),
+	    CLI_SHARED("where,time,verdict,top,json,symfs,help"),
+	    CLI_END,
 	};
 	cli_common co;
 	dp_layout_opts o;

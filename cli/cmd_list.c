@@ -156,44 +156,37 @@ static void list_pmu(pfm_pmu_t pmu, const char *pattern, bool all, bool only_ok)
 	}
 }
 
+/* list's options */
+typedef struct list_args {
+	bool all, only_ok, counters;
+} list_args;
+
 int cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"all", no_argument, 0, 'a'},
-		{"openable", no_argument, 0, 'o'},
-		{"counters", no_argument, 0, 'c'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+	static const cli_opt opts[] = {
+	    CLI_SET("all", 'a', list_args, all),
+	    CLI_SET("openable", 'o', list_args, only_ok),
+	    CLI_SET("counters", 'c', list_args, counters),
+	    CLI_SHARED("help"),
+	    CLI_END,
 	};
-	bool all = false, only_ok = false, counters = false;
+	list_args a = {false, false, false};
+	bool all, only_ok;
 	const char *pattern = NULL;
+	cli_common co;
 	dp_error err;
 	pfm_pmu_t pmu;
-	int c;
+	int st;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "aoch", opts, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			all = true;
-			break;
-		case 'o':
-			only_ok = true;
-			break;
-		case 'c':
-			counters = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, "'dataprof list --help' lists the options\n");
-			return 2;
-		}
-	}
+	cli_common_init(&co, "list", usage);
+	st = cli_parse_options(&co, argc, argv, "aoch", opts, NULL, &a);
+	if (st != CLI_OPT_TAKEN)
+		return st;
+	all = a.all;
+	only_ok = a.only_ok;
 	if (optind < argc)
 		pattern = argv[optind];
-	if (counters)
+	if (a.counters)
 		return list_counters(pattern, all, only_ok);
 	if (pattern && !strncmp(pattern, "sim", 3)) {
 		cli_sim_list(pattern); /* simulated events open everywhere Valgrind runs */

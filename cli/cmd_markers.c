@@ -72,19 +72,9 @@ static int markers_opt(void *ctx, int c, const char *arg)
 {
 	markers_opts *o = ctx;
 
-	switch (c) {
-	case 'b':
-		dp_vec_push(&o->pairs, arg);
-		break;
-	case 'a':
-		o->each = true;
-		break;
-	case 'j':
-		o->json = true;
-		break;
-	default:
+	if (c != 'b')
 		return CLI_OPT_SHARED;
-	}
+	dp_vec_push(&o->pairs, arg);
 	return CLI_OPT_TAKEN;
 }
 
@@ -132,13 +122,13 @@ static int intervals(const dp_marks *m, const markers_opts *o, dp_interval_sets 
 
 int cmd_markers(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    CLI_OPT_INPUT,
-	    {"between", required_argument, 0, 'b'}, /* -b, -j: not --by, --jobs */
-	    {"each", no_argument, 0, 'a'},
-	    {"json", no_argument, 0, 'j'},
-	    CLI_OPT_HELP,
-	    {0, 0, 0, 0},
+	static const cli_opt opts[] = {
+	    CLI_SHARED("input"),
+	    CLI_OWN("between", required_argument, 'b'), /* -b, -j: not --by, --jobs */
+	    CLI_SET("each", 'a', markers_opts, each),
+	    CLI_SET("json", 'j', markers_opts, json),
+	    CLI_SHARED("help"),
+	    CLI_END,
 	};
 	cli_common co;
 	markers_opts o = {0};

@@ -72,9 +72,6 @@ static int report_opt(void *ctx, int c, const char *arg)
 	report_args *a = ctx;
 
 	switch (c) {
-	case 'Q':
-		a->sqlite = arg;
-		break;
 	case 'B':
 		if (optind >= a->argc || a->argv[optind][0] == '-') {
 			cli_error("--between takes two markers: --between A B");
@@ -94,25 +91,14 @@ static int report_opt(void *ctx, int c, const char *arg)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    CLI_OPT_INPUT,
-	    CLI_OPT_BY,
-	    CLI_OPT_THEN,
-	    CLI_OPT_WHERE,
-	    CLI_OPT_TIME,
-	    CLI_OPT_VERDICT,
-	    CLI_OPT_METRIC,
-	    CLI_OPT_TOP,
-	    CLI_OPT_CSV,
-	    CLI_OPT_JSON,
-	    {"sqlite", required_argument, 0, 'Q'},
-	    CLI_OPT_SYMFS,
-	    CLI_OPT_WIDTH,
-	    CLI_OPT_HELP,
-	    {"between", required_argument, 0, 'B'},
-	    {"counters", required_argument, 0, 'K'},
-	    CLI_OPT_JOBS,
-	    {0, 0, 0, 0},
+	static const cli_opt opts[] = {
+	    CLI_SHARED("input,by,then,where,time,verdict,metric,top,csv,json"),
+	    CLI_STR("sqlite", 'Q', report_args, sqlite),
+	    CLI_SHARED("symfs,width,help"),
+	    CLI_OWN("between", required_argument, 'B'),
+	    CLI_OWN("counters", required_argument, 'K'),
+	    CLI_SHARED("jobs"),
+	    CLI_END,
 	};
 	static const dp_out_format formats[] = {
 	    [CLI_FMT_TEXT] = DP_OUT_TEXT, [CLI_FMT_CSV] = DP_OUT_CSV, [CLI_FMT_JSON] = DP_OUT_JSON};

@@ -53,29 +53,11 @@ static int stat_opt(void *ctx, int c, const char *arg)
 	case 'e':
 		return cli_parse_events(arg, &a->ev, true) < 0 ? CLI_EXIT_OWN_FAILURE
 							       : CLI_OPT_TAKEN;
-	case 'x':
-		a->sep = arg;
-		break;
-	case 'S':
-		a->sim_cache = arg;
-		break;
-	case 'C':
-		a->o.counters = arg;
-		break;
 	case 'I':
 		return cli_parse_interval(arg, &a->o.interval_ns) < 0 ? CLI_EXIT_OWN_FAILURE
 								      : CLI_OPT_TAKEN;
-	case 'o':
-		a->o.output = arg;
-		break;
 	case 'p':
 		return cli_parse_pid(arg, &a->o.pid) < 0 ? CLI_EXIT_OWN_FAILURE : CLI_OPT_TAKEN;
-	case 'q':
-		a->o.quiet = true;
-		break;
-	case 'M':
-		a->markers = true;
-		break;
 	case 'h':
 		return CLI_OPT_SHARED; /* the shared -h: the help, exit 0 */
 	default:
@@ -87,18 +69,18 @@ static int stat_opt(void *ctx, int c, const char *arg)
 
 static int parse(stat_args *a, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"counters", required_argument, 0, 'C'},
-	    {"interval", required_argument, 0, 'I'},
-	    {"output", required_argument, 0, 'o'},
-	    {"pid", required_argument, 0, 'p'},
-	    {"quiet", no_argument, 0, 'q'},
-	    {"help", no_argument, 0, 'h'},
-	    {"markers", no_argument, 0, 'M'},
-	    {"event", required_argument, 0, 'e'},
-	    {"field-separator", required_argument, 0, 'x'},
-	    {"sim-cache", required_argument, 0, 'S'},
-	    {0, 0, 0, 0},
+	static const cli_opt opts[] = {
+	    CLI_STR("counters", 'C', stat_args, o.counters),
+	    CLI_OWN("interval", required_argument, 'I'),
+	    CLI_STR("output", 'o', stat_args, o.output),
+	    CLI_OWN("pid", required_argument, 'p'),
+	    CLI_SET("quiet", 'q', stat_args, o.quiet),
+	    CLI_SHARED("help"),
+	    CLI_SET("markers", 'M', stat_args, markers),
+	    CLI_OWN("event", required_argument, 'e'),
+	    CLI_STR("field-separator", 'x', stat_args, sep),
+	    CLI_STR("sim-cache", 'S', stat_args, sim_cache),
+	    CLI_END,
 	};
 	cli_common co;
 	int st;

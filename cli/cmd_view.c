@@ -129,15 +129,6 @@ static int view_opt(void *ctx, int c, const char *arg)
 	uint64_t v;
 
 	switch (c) {
-	case 'o':
-		a->output = arg;
-		break;
-	case 'K':
-		a->vo.counters = arg;
-		break;
-	case 'C':
-		a->vo.cpu_lanes = true;
-		break;
 	case 'N':
 		if (!dp_parse_u64(arg, &v) || v < 16 || v > 262144) {
 			cli_error("--buckets needs a count from 16 to 262144, not '%s'", arg);
@@ -150,9 +141,6 @@ static int view_opt(void *ctx, int c, const char *arg)
 			cli_error("--annotate-top needs a count from 0 to 1000, not '%s'", arg);
 			return 2;
 		}
-		break;
-	case 'D':
-		a->source_dir = arg;
 		break;
 	case 'P':
 		return cli_prefix_strip(arg, &a->prefix_strip);
@@ -210,21 +198,18 @@ static int write_page(dp_view_model *m, const char *out)
 
 int cmd_view(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    CLI_OPT_INPUT,
-	    {"output", required_argument, 0, 'o'},
-	    {"counters", required_argument, 0, 'K'},
-	    {"cpus", no_argument, 0, 'C'},
-	    {"buckets", required_argument, 0, 'N'},
-	    CLI_OPT_WHERE,
-	    CLI_OPT_TIME,
-	    CLI_OPT_SYMFS,
-	    CLI_OPT_JOBS,
-	    {"annotate-top", required_argument, 0, 'A'},
-	    {"source-dir", required_argument, 0, 'D'},
-	    {"prefix-strip", required_argument, 0, 'P'},
-	    CLI_OPT_HELP,
-	    {0, 0, 0, 0},
+	static const cli_opt opts[] = {
+	    CLI_SHARED("input"),
+	    CLI_STR("output", 'o', view_args, output),
+	    CLI_STR("counters", 'K', view_args, vo.counters),
+	    CLI_SET("cpus", 'C', view_args, vo.cpu_lanes),
+	    CLI_OWN("buckets", required_argument, 'N'),
+	    CLI_SHARED("where,time,symfs,jobs"),
+	    CLI_OWN("annotate-top", required_argument, 'A'),
+	    CLI_STR("source-dir", 'D', view_args, source_dir),
+	    CLI_OWN("prefix-strip", required_argument, 'P'),
+	    CLI_SHARED("help"),
+	    CLI_END,
 	};
 	cli_common co;
 	dp_report_opts o;

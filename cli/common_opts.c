@@ -7,7 +7,6 @@
 #include "util.h"
 
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,14 +187,10 @@ int cli_common_opt(cli_common *co, int c)
 	case CLI_O_SYMFS:
 		co->symfs = optarg;
 		break;
-	case CLI_O_CSV:
-		co->format = CLI_FMT_CSV;
-		break;
+	case CLI_O_CSV: /* the three in cli_format's order */
 	case CLI_O_JSON:
-		co->format = CLI_FMT_JSON;
-		break;
 	case CLI_O_MARKDOWN:
-		co->format = CLI_FMT_MARKDOWN;
+		co->format = (cli_format)(CLI_FMT_CSV + (c - CLI_O_CSV));
 		break;
 	case 'h':
 		co->usage(stdout);
@@ -211,32 +206,6 @@ int cli_common_profile(cli_common *co, int argc, char **argv)
 	if (cli_one_profile(argc, argv, co->cmd, &co->input) < 0)
 		return -1;
 	return cli_check_filters(co->where, co->time_range);
-}
-
-int cli_parse_options(cli_common *co, int argc, char **argv, const char *shortopts,
-		      const struct option *opts, cli_own_opt own, void *ctx)
-{
-	int c, st;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
-		st = own ? own(ctx, c, optarg) : CLI_OPT_SHARED;
-		if (st == CLI_OPT_SHARED)
-			st = cli_common_opt(co, c);
-		if (st != CLI_OPT_TAKEN)
-			return st;
-	}
-	return CLI_OPT_TAKEN;
-}
-
-int cli_parse(cli_common *co, int argc, char **argv, const char *shortopts,
-	      const struct option *opts, cli_own_opt own, void *ctx)
-{
-	int st = cli_parse_options(co, argc, argv, shortopts, opts, own, ctx);
-
-	if (st != CLI_OPT_TAKEN)
-		return st;
-	return cli_common_profile(co, argc, argv) < 0 ? 2 : CLI_OPT_TAKEN;
 }
 
 void cli_common_to_report(const cli_common *co, dp_report_opts *o)
@@ -260,50 +229,6 @@ void cli_common_to_run(const cli_common *co, dp_run_opts *o)
 	o->verdicts = co->verdicts;
 	o->symfs = co->symfs;
 	o->jobs = co->jobs;
-}
-
-/* The help lines of the options whose text is the same for every command
- * that takes them; the others' lines are in each command's help. */
-static const struct help {
-	const char *name, *syntax, *text;
-} helps[] = {
-    {"input", "-i, --input FILE", "the profile (also the positional FILE)"},
-    {"where", "-w, --where EXPR", "keep the samples that match (as report)"},
-    {"time", "    --time START..END", "keep a time range (1s..2.5s, 100ms..)"},
-    {"verdict", "    --verdict LIST", "keep these verdicts"},
-    {"metric", "-m, --metric M", "samples, period (default) or weight (latency)"},
-    {"symfs", "    --symfs DIR", "look for the profiled binaries under DIR first"},
-    {"width", "    --width N", "text width (default: the terminal's, or 80)"},
-    {"help", "-h, --help", "show this help"},
-};
-
-static const struct help *find_help(const char *name, size_t len)
-{
-	for (size_t i = 0; i < DP_ARRAY_LEN(helps); i++)
-		if (strlen(helps[i].name) == len && !memcmp(helps[i].name, name, len))
-			return &helps[i];
-	return NULL;
-}
-
-void cli_usage(FILE *f, int col, const char *fmt, ...)
-{
-	dp_buf b = {0};
-	va_list ap;
-
-	va_start(ap, fmt);
-	dp_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	for (const char *p = b.p; p && *p;) {
-		size_t n = strcspn(p, "\n");
-		const struct help *h = *p == '@' ? find_help(p + 1, n - 1) : NULL;
-
-		if (h)
-			fprintf(f, "  %-*s %s\n", col - 3, h->syntax, h->text);
-		else
-			fwrite(p, 1, n + (p[n] == '\n'), f);
-		p += n + (p[n] == '\n');
-	}
-	dp_buf_free(&b);
 }
 
 int cli_prefix_strip(const char *arg, unsigned *out)

@@ -15,9 +15,6 @@ static int history_opt(void *ctx, int c, const char *arg)
 	uint64_t v;
 
 	switch (c) {
-	case O_DB:
-		o->db = arg;
-		break;
 	case O_COMMIT:
 		o->add.commit = o->check.commit = arg;
 		break;
@@ -32,9 +29,6 @@ static int history_opt(void *ctx, int c, const char *arg)
 		break;
 	case O_BRANCH:
 		o->add.branch = o->show.branch = o->check.branch = arg;
-		break;
-	case O_LABEL:
-		o->add.label = arg;
 		break;
 	case 'b': /* add keeps several lists: not the shared --by */
 		if (o->nby == DP_HISTORY_MAX_BY) {
@@ -65,17 +59,8 @@ static int history_opt(void *ctx, int c, const char *arg)
 		}
 		o->check.baseline_commits = (size_t)v;
 		break;
-	case O_BASELINE:
-		o->check.baseline = arg;
-		break;
 	case O_PROGRAM:
 		o->show.program = o->check.program = arg;
-		break;
-	case O_CSV:
-		o->show.csv = true;
-		break;
-	case O_HTML:
-		o->html = arg;
 		break;
 	default:
 		return CLI_OPT_SHARED;
@@ -85,32 +70,25 @@ static int history_opt(void *ctx, int c, const char *arg)
 
 int cli_history_parse(int argc, char **argv, hopts *o, void (*usage)(FILE *f))
 {
-	static const struct option opts[] = {
-	    {"db", required_argument, 0, O_DB},
-	    {"commit", required_argument, 0, O_COMMIT},
-	    {"commit-time", required_argument, 0, O_COMMIT_TIME},
-	    {"branch", required_argument, 0, O_BRANCH},
-	    {"label", required_argument, 0, O_LABEL},
-	    CLI_OPT_BY,
-	    {"event", required_argument, 0, O_EVENT},
-	    CLI_OPT_WHERE,
-	    CLI_OPT_JOBS,
-	    {"last", required_argument, 0, O_LAST},
-	    CLI_OPT_METRIC,
-	    CLI_OPT_PER,
-	    CLI_OPT_CONFIDENCE,
-	    CLI_OPT_NOISE,
-	    {"program", required_argument, 0, O_PROGRAM},
-	    CLI_OPT_TOP,
-	    {"csv", no_argument, 0, O_CSV}, /* show's, while --json is check's */
-	    {"html", required_argument, 0, O_HTML},
-	    {"baseline", required_argument, 0, O_BASELINE},
-	    {"baseline-commits", required_argument, 0, O_BASELINE_N},
-	    CLI_OPT_FAIL_IF,
-	    CLI_OPT_JSON,
-	    CLI_OPT_MARKDOWN,
-	    CLI_OPT_HELP,
-	    {0, 0, 0, 0},
+	static const cli_opt opts[] = {
+	    CLI_STR("db", O_DB, hopts, db),
+	    CLI_OWN("commit", required_argument, O_COMMIT),
+	    CLI_OWN("commit-time", required_argument, O_COMMIT_TIME),
+	    CLI_OWN("branch", required_argument, O_BRANCH),
+	    CLI_STR("label", O_LABEL, hopts, add.label),
+	    CLI_SHARED("by"), /* history's own (add keeps several) */
+	    CLI_OWN("event", required_argument, O_EVENT),
+	    CLI_SHARED("where,jobs"),
+	    CLI_OWN("last", required_argument, O_LAST),
+	    CLI_SHARED("metric,per,confidence,noise"),
+	    CLI_OWN("program", required_argument, O_PROGRAM),
+	    CLI_SHARED("top"),
+	    CLI_SET("csv", O_CSV, hopts, show.csv), /* show's, while --json is check's */
+	    CLI_STR("html", O_HTML, hopts, html),
+	    CLI_STR("baseline", O_BASELINE, hopts, check.baseline),
+	    CLI_OWN("baseline-commits", required_argument, O_BASELINE_N),
+	    CLI_SHARED("fail-if,json,markdown,help"),
+	    CLI_END,
 	};
 	dp_diff_opts *d = &o->show.diff;
 	cli_common co;

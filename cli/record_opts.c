@@ -249,35 +249,35 @@ static int record_opt(void *ctx, int c, const char *arg)
 
 int cli_record_parse(cli_record_args *a, int argc, char **argv, void (*usage)(FILE *f))
 {
-	static const struct option opts[] = {
-	    {"event", required_argument, 0, 'e'},
-	    {"count", required_argument, 0, 'c'},
-	    {"freq", required_argument, 0, 'F'},
-	    {"pid", required_argument, 0, 'p'},
-	    {"output", required_argument, 0, 'o'},
-	    {"call-graph", no_argument, 0, 'g'},
-	    {"branch-any", no_argument, 0, 'b'},
-	    {"branch-filter", required_argument, 0, 'j'},
-	    {"mmap-pages", required_argument, 0, 'm'},
-	    {"no-regs", no_argument, 0, 'R'},
-	    {"quiet", no_argument, 0, 'q'},
-	    CLI_OPT_HELP,
-	    {"heap", optional_argument, 0, 'H'},
-	    {"heap-depth", required_argument, 0, 'D'},
-	    {"alloc-fn", required_argument, 0, 'A'},
-	    {"counters", required_argument, 0, 'N'},
-	    {"all-cpus", no_argument, 0, 'a'},
-	    {"cpu", required_argument, 0, 'C'},
-	    {"duration", required_argument, 0, 'T'},
-	    {"interval", required_argument, 0, 'I'},
-	    {"markers", no_argument, 0, 'M'},
-	    {"sim-cache", required_argument, 0, 'S'},
-	    {"sim-skid", required_argument, 0, 'K'},
-	    {"sim-clock", required_argument, 0, 'L'},
-	    {"switch-output", required_argument, 0, 'W'},
-	    {"max-files", required_argument, 0, 'X'},
-	    {"switch-max-files", required_argument, 0, 'X'}, /* perf's name */
-	    {0, 0, 0, 0},
+	static const cli_opt opts[] = {
+	    CLI_OWN("event", required_argument, 'e'),
+	    CLI_OWN("count", required_argument, 'c'),
+	    CLI_OWN("freq", required_argument, 'F'),
+	    CLI_OWN("pid", required_argument, 'p'),
+	    CLI_OWN("output", required_argument, 'o'),
+	    CLI_OWN("call-graph", no_argument, 'g'),
+	    CLI_OWN("branch-any", no_argument, 'b'),
+	    CLI_OWN("branch-filter", required_argument, 'j'),
+	    CLI_OWN("mmap-pages", required_argument, 'm'),
+	    CLI_OWN("no-regs", no_argument, 'R'),
+	    CLI_OWN("quiet", no_argument, 'q'),
+	    CLI_SHARED("help"),
+	    CLI_OWN("heap", optional_argument, 'H'),
+	    CLI_OWN("heap-depth", required_argument, 'D'),
+	    CLI_OWN("alloc-fn", required_argument, 'A'),
+	    CLI_OWN("counters", required_argument, 'N'),
+	    CLI_OWN("all-cpus", no_argument, 'a'),
+	    CLI_OWN("cpu", required_argument, 'C'),
+	    CLI_OWN("duration", required_argument, 'T'),
+	    CLI_OWN("interval", required_argument, 'I'),
+	    CLI_OWN("markers", no_argument, 'M'),
+	    CLI_OWN("sim-cache", required_argument, 'S'),
+	    CLI_OWN("sim-skid", required_argument, 'K'),
+	    CLI_OWN("sim-clock", required_argument, 'L'),
+	    CLI_OWN("switch-output", required_argument, 'W'),
+	    CLI_OWN("max-files", required_argument, 'X'),
+	    CLI_OWN("switch-max-files", required_argument, 'X'), /* perf's name */
+	    CLI_END,
 	};
 	cli_common co;
 	int st;
@@ -293,8 +293,6 @@ int cli_record_parse(cli_record_args *a, int argc, char **argv, void (*usage)(FI
 void cli_record_args_free(cli_record_args *a)
 {
 	cli_events_free(&a->ev);
-	for (size_t i = 0; i < a->env.n; i++)
-		free(a->env.v[i]);
-	dp_vec_free(&a->env);
+	dp_vec_free_each(&a->env, free);
 	dp_buf_free(&a->alloc_fns);
 }

@@ -24,20 +24,14 @@ static void change(FILE *f, const dp_diff_row *row, int m)
 	const dp_rate_cmp *c = &row->c[m];
 	bool from_zero = c->base <= 0;
 
-	fputs("\"base\":", f);
-	dp_json_num(f, c->base);
-	fputs(",\"new\":", f);
-	dp_json_num(f, c->new_);
-	fputs(",\"delta\":", f);
-	dp_json_num(f, c->delta);
-	fputs(",\"delta_interval\":[", f);
-	dp_json_num(f, c->delta_lo);
+	dp_json_key_num(f, "\"base\":", c->base);
+	dp_json_key_num(f, ",\"new\":", c->new_);
+	dp_json_key_num(f, ",\"delta\":", c->delta);
+	dp_json_key_num(f, ",\"delta_interval\":[", c->delta_lo);
 	fputc(',', f);
 	dp_json_num(f, c->delta_hi);
-	fputs("],\"change\":", f);
-	dp_json_num(f, from_zero ? NAN : (c->ratio - 1) * 100);
-	fputs(",\"change_interval\":[", f);
-	dp_json_num(f, from_zero ? NAN : (c->ratio_lo - 1) * 100);
+	dp_json_key_num(f, "],\"change\":", from_zero ? NAN : (c->ratio - 1) * 100);
+	dp_json_key_num(f, ",\"change_interval\":[", from_zero ? NAN : (c->ratio_lo - 1) * 100);
 	fputc(',', f);
 	dp_json_num(f, from_zero ? NAN : (c->ratio_hi - 1) * 100);
 	fprintf(f, "],\"base_total\":%.10g,\"new_total\":%.10g", row->xb[m], row->xn[m]);
@@ -56,8 +50,7 @@ static void side(FILE *f, const dp_diff_side *s)
 
 		fputs(i ? ",{\"profile\":" : "{\"profile\":", f);
 		dp_json_str(f, x->path);
-		fputs(",\"program\":", f);
-		dp_json_str(f, x->program);
+		dp_json_key_str(f, ",\"program\":", x->program);
 		fprintf(f,
 			",\"seconds\":%.9g,\"exposure\":%.9g,\"samples_read\":%" PRIu64
 			",\"samples_kept\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
@@ -74,10 +67,8 @@ void dp_diff_json(const dp_diff_result *r, FILE *f)
 	const dp_run *ref = &r->base.runs.v[0];
 	int m = o->metric;
 
-	fputs("{\"schema\":\"dataprof-diff/1\",\"program\":", f);
-	dp_json_str(f, ref->program);
-	fputs(",\"event\":", f);
-	dp_json_str(f, ref->event);
+	dp_json_key_str(f, "{\"schema\":\"dataprof-diff/1\",\"program\":", ref->program);
+	dp_json_key_str(f, ",\"event\":", ref->event);
 	fputs(",\"by\":[", f);
 	for (int i = 0; i < o->by.nattrs; i++)
 		fprintf(f, "%s\"%s\"", i ? "," : "", dp_attr_name(o->by.attrs[i].id));
@@ -109,10 +100,8 @@ void dp_diff_json(const dp_diff_result *r, FILE *f)
 		key(f, r, row->nkey);
 		fprintf(f, ",\"line_shift\":%ld,", row->shift);
 		change(f, row, m);
-		fputs(",\"share_base\":", f);
-		dp_json_num(f, row->share_b);
-		fputs(",\"share_new\":", f);
-		dp_json_num(f, row->share_n);
+		dp_json_key_num(f, ",\"share_base\":", row->share_b);
+		dp_json_key_num(f, ",\"share_new\":", row->share_n);
 		fputs(",\"fail_if\":[", f);
 		for (size_t k = 0; k < o->nfail; k++)
 			if (row->fails & (1u << k)) {

@@ -474,9 +474,7 @@ int dp_history_commit_find(dp_history *h, const char *ref, char **sha, dp_error 
 		*sha = shas.v[0];
 		shas.v[0] = NULL;
 	}
-	for (size_t i = 0; i < shas.n; i++)
-		free(shas.v[i]);
-	dp_vec_free(&shas);
+	dp_vec_free_each(&shas, free);
 	free(upper);
 	return rc;
 }

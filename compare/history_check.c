@@ -186,19 +186,15 @@ static void describe(const dp_history_check_opts *o, const char *commit, const d
 static void json_head(FILE *f, const dp_history_check_opts *o, const char *commit,
 		      const dp_history_sel *sel, const dp_history_commits *base)
 {
-	fputs("{\"schema\":\"dataprof-history-check/1\",\"commit\":", f);
-	dp_json_str_or_null(f, commit);
+	dp_json_key_str_or_null(f, "{\"schema\":\"dataprof-history-check/1\",\"commit\":", commit);
 	fputs(",\"profiles\":[", f);
 	for (size_t i = 0; i < o->nprofiles; i++) {
 		fputs(i ? "," : "", f);
 		dp_json_str(f, o->profiles[i]);
 	}
-	fputs("],\"program\":", f);
-	dp_json_str(f, sel->program);
-	fputs(",\"event\":", f);
-	dp_json_str(f, sel->event);
-	fputs(",\"baseline\":{\"branch\":", f);
-	dp_json_str_or_null(f, sel->branch);
+	dp_json_key_str(f, "],\"program\":", sel->program);
+	dp_json_key_str(f, ",\"event\":", sel->event);
+	dp_json_key_str_or_null(f, ",\"baseline\":{\"branch\":", sel->branch);
 	fputs(",\"commits\":[", f);
 	for (size_t i = 0; i < base->n; i++) {
 		fputs(i ? "," : "", f);

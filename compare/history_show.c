@@ -297,8 +297,7 @@ static void step_json(const dp_history_model *m, const char *db, size_t i, FILE 
 
 	fprintf(f, "{\"index\":%zu,\"base\":", i);
 	dp_json_str(f, m->commits.v[i - 1].sha);
-	fputs(",\"new\":", f);
-	dp_json_str(f, m->commits.v[i].sha);
+	dp_json_key_str(f, ",\"new\":", m->commits.v[i].sha);
 	fprintf(f, ",\"significant\":%zu,\"command\":", r->nsignificant);
 	step_command(m, db, i, f);
 	fputs(",\"rows\":[", f);
@@ -311,14 +310,11 @@ static void step_json(const dp_history_model *m, const char *db, size_t i, FILE 
 			break;
 		fputs(shown++ ? ",{\"key\":" : "{\"key\":", f);
 		dp_json_str(f, dp_diff_fmt_key(r, row, key, sizeof(key)));
-		fputs(",\"base\":", f);
-		dp_json_num(f, c->base);
-		fputs(",\"new\":", f);
-		dp_json_num(f, c->new_);
-		fputs(",\"change\":", f);
-		dp_json_str(f, dp_diff_fmt_change(c, fmt, sizeof(fmt)));
-		fputs(",\"interval\":", f);
-		dp_json_str(f, dp_diff_fmt_interval(c, NULL, fmt, sizeof(fmt)));
+		dp_json_key_num(f, ",\"base\":", c->base);
+		dp_json_key_num(f, ",\"new\":", c->new_);
+		dp_json_key_str(f, ",\"change\":", dp_diff_fmt_change(c, fmt, sizeof(fmt)));
+		dp_json_key_str(f,
+				",\"interval\":", dp_diff_fmt_interval(c, NULL, fmt, sizeof(fmt)));
 		fprintf(f, ",\"direction\":\"%s\"}", c->delta > 0 ? "up" : "down");
 	}
 	fputs("]}", f);
@@ -330,23 +326,18 @@ void dp_history_model_json(const dp_history_model *m, const char *db, FILE *f)
 	size_t top = o->diff.top ? o->diff.top : 20, shown = 0;
 	bool first = true;
 
-	fputs("{\"schema\":\"dataprof-history-page/1\",\"program\":", f);
-	dp_json_str(f, m->program);
-	fputs(",\"event\":", f);
-	dp_json_str(f, m->event);
-	fputs(",\"by\":", f);
-	dp_json_str(f, m->by);
+	dp_json_key_str(f, "{\"schema\":\"dataprof-history-page/1\",\"program\":", m->program);
+	dp_json_key_str(f, ",\"event\":", m->event);
+	dp_json_key_str(f, ",\"by\":", m->by);
 	fprintf(f, ",\"metric\":\"%s\",\"per\":\"%s\",\"per_text\":\"%s\",\"confidence\":%g",
 		metric_names[o->diff.metric], dp_diff_per_name(o->diff.per),
 		dp_diff_per_text(o->diff.per), o->diff.confidence);
-	fputs(",\"branch\":", f);
-	dp_json_str_or_null(f, o->branch);
+	dp_json_key_str_or_null(f, ",\"branch\":", o->branch);
 	fputs(",\"commits\":[", f);
 	for (size_t i = 0; i < m->commits.n; i++) {
 		fputs(i ? ",{\"sha\":" : "{\"sha\":", f);
 		dp_json_str(f, m->commits.v[i].sha);
-		fputs(",\"time\":", f);
-		dp_json_str(f, m->commits.v[i].time);
+		dp_json_key_str(f, ",\"time\":", m->commits.v[i].time);
 		fprintf(f, ",\"runs\":%d}", m->commits.v[i].runs);
 	}
 	/* the largest keys, and every key with a step beyond noise */

@@ -278,9 +278,7 @@ void dp_image_free(dp_image *im)
 	dp_vec_free(&im->segs);
 	dp_vec_free(&im->syms);
 	dp_vec_free(&im->cfi_syms);
-	for (size_t i = 0; i < im->owned_names.n; i++)
-		free(im->owned_names.v[i]);
-	dp_vec_free(&im->owned_names);
+	dp_vec_free_each(&im->owned_names, free);
 	/* tables are freed by their owner (insn_table.c) before the image */
 	free(im->tables.v);
 	free(im->cfi_tables.v);

@@ -41,9 +41,7 @@ void dp_maps_free(dp_maps *m)
 		free(m->spaces.v[i]);
 	}
 	dp_vec_free(&m->spaces);
-	for (size_t i = 0; i < m->name_v.n; i++)
-		free(m->name_v.v[i]);
-	dp_vec_free(&m->name_v);
+	dp_vec_free_each(&m->name_v, free);
 	dp_hashmap_free(&m->by_pid);
 	dp_hashmap_free(&m->names);
 }

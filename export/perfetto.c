@@ -327,9 +327,7 @@ static void counters(dp_perfetto *p, uint32_t pid, const dp_series_set *ss, uint
 
 static void dp_perfetto_free(dp_perfetto *p)
 {
-	for (size_t i = 0; i < p->events.n; i++)
-		dp_spool_free(p->events.v[i]);
-	dp_vec_free(&p->events);
+	dp_vec_free_each(&p->events, dp_spool_free);
 	part_free(p->all);
 	free(p->path);
 	free(p);

@@ -80,8 +80,7 @@ void dp_report_json(const dp_report_result *r, FILE *f)
 	const dp_decode_stats *ds = dp_decoder_stats(r->dec);
 	static const char *const mnames[] = {"samples", "period", "weight"};
 
-	fputs("{\"schema\":\"dataprof-report/1\",\"profile\":", f);
-	dp_json_str(f, r->o->input);
+	dp_json_key_str(f, "{\"schema\":\"dataprof-report/1\",\"profile\":", r->o->input);
 	fprintf(f, ",\"metric\":\"%s\",\"levels\":[", mnames[g->metric]);
 	for (int d = 0; d < g->nlevels; d++) {
 		fputs(d ? ",[" : "[", f);

@@ -283,9 +283,7 @@ static void report_rows(dp_sqlite_out *s, const dp_report_result *r, uint32_t id
 static void free_out(dp_sqlite_out *s)
 {
 	dp_sqlite_part_free(s, s->first);
-	for (size_t i = 0; i < s->spools.n; i++)
-		dp_spool_free(s->spools.v[i]);
-	dp_vec_free(&s->spools);
+	dp_vec_free_each(&s->spools, dp_spool_free);
 	free(s->path);
 	free(s);
 }

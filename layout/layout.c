@@ -311,9 +311,7 @@ void dp_layout_free(dp_layout *l)
 	dp_vec_free(&l->lines);
 	dp_vec_free(&l->align);
 	dp_vec_free(&l->order);
-	for (size_t i = 0; i < l->advice.n; i++)
-		free(l->advice.v[i]);
-	dp_vec_free(&l->advice);
+	dp_vec_free_each(&l->advice, free);
 	dp_type_layout_free(&l->t);
 	dp_strtab_free(&l->strs);
 	free(l->event);

@@ -24,10 +24,8 @@ static void member(const dp_layout *l, size_t i, FILE *f)
 	const dp_layout_member *m = &l->t.members.v[i];
 	const dp_lmember *h = &l->m.v[i];
 
-	fputs("{\"name\":", f);
-	dp_json_str(f, m->name);
-	fputs(",\"type\":", f);
-	dp_json_str(f, m->type);
+	dp_json_key_str(f, "{\"name\":", m->name);
+	dp_json_key_str(f, ",\"type\":", m->type);
 	fprintf(f,
 		",\"offset\":%" PRIu64 ",\"size\":%" PRIu64 ",\"align\":%" PRIu64
 		",\"bit_offset\":%u,\"bit_size\":%u,\"base\":%s,\"artificial\":%s",
@@ -76,12 +74,9 @@ void dp_layout_json(const dp_layout *l, FILE *f)
 	const dp_type_layout *t = &l->t;
 	size_t top = l->o->top ? l->o->top : 20, k = 0;
 
-	fputs("{\"schema\":\"dataprof-layout/1\",\"type\":", f);
-	dp_json_str(f, t->name);
-	fputs(",\"binary\":", f);
-	dp_json_str(f, t->binary);
-	fputs(",\"decl\":", f);
-	dp_json_str(f, t->decl);
+	dp_json_key_str(f, "{\"schema\":\"dataprof-layout/1\",\"type\":", t->name);
+	dp_json_key_str(f, ",\"binary\":", t->binary);
+	dp_json_key_str(f, ",\"decl\":", t->decl);
 	fprintf(f,
 		",\"size\":%" PRIu64 ",\"align\":%" PRIu64 ",\"union\":%s,\"cacheline\":%u,"
 		"\"padding\":%" PRIu64,
@@ -104,8 +99,7 @@ void dp_layout_json(const dp_layout *l, FILE *f)
 	fputs("],\"profile\":", f);
 	if (l->has_profile) {
 		dp_json_str(f, l->o->input);
-		fputs(",\"event\":", f);
-		dp_json_str(f, l->event ? l->event : "?");
+		dp_json_key_str(f, ",\"event\":", l->event ? l->event : "?");
 	} else {
 		fputs("null,\"event\":null", f);
 	}

@@ -78,3 +78,21 @@ void dp_json_num(FILE *f, double v)
 	else
 		fputs("null", f);
 }
+
+void dp_json_key_str(FILE *f, const char *key, const char *s)
+{
+	fputs(key, f);
+	dp_json_str(f, s);
+}
+
+void dp_json_key_str_or_null(FILE *f, const char *key, const char *s)
+{
+	fputs(key, f);
+	dp_json_str_or_null(f, s);
+}
+
+void dp_json_key_num(FILE *f, const char *key, double v)
+{
+	fputs(key, f);
+	dp_json_num(f, v);
+}

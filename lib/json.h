@@ -17,5 +17,10 @@ void dp_json_buf(dp_buf *b, const char *s);
 void dp_json_str_or_null(FILE *f, const char *s);
 /* v with 10 significant digits, or null (JSON has no infinity, no NaN). */
 void dp_json_num(FILE *f, double v);
+/* A member: key as it is written (with its separators and quotes:
+ * ",\"name\":"), then the value as the functions above write it. */
+void dp_json_key_str(FILE *f, const char *key, const char *s);
+void dp_json_key_str_or_null(FILE *f, const char *key, const char *s);
+void dp_json_key_num(FILE *f, const char *key, double v);
 
 #endif

@@ -12,9 +12,7 @@ void dp_strtab_init(dp_strtab *t)
 
 void dp_strtab_free(dp_strtab *t)
 {
-	for (size_t i = 0; i < t->strs.n; i++)
-		free(t->strs.v[i]);
-	dp_vec_free(&t->strs);
+	dp_vec_free_each(&t->strs, free);
 	dp_hashmap_free(&t->index);
 }
 

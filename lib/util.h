@@ -87,6 +87,13 @@ char *dp_asprintf(const char *fmt, ...) DP_PRINTF(1, 2);
 		(vec)->v = NULL;                                                                   \
 		(vec)->n = (vec)->cap = 0;                                                         \
 	} while (0)
+/* fn (free, or the element type's own) on each element, then the vector. */
+#define dp_vec_free_each(vec, fn)                                                                  \
+	do {                                                                                       \
+		for (size_t i_ = 0; i_ < (vec)->n; i_++)                                           \
+			fn((vec)->v[i_]);                                                          \
+		dp_vec_free(vec);                                                                  \
+	} while (0)
 
 /* A growable byte/string buffer. */
 typedef struct dp_buf {

@@ -587,9 +587,7 @@ static void perf_close(dp_profile *p)
 		free(s->chunks.v[i].error);
 	}
 	dp_vec_free(&s->chunks);
-	for (size_t i = 0; i < s->copy_bufs.n; i++)
-		free(s->copy_bufs.v[i]);
-	dp_vec_free(&s->copy_bufs);
+	dp_vec_free_each(&s->copy_bufs, free);
 	dp_hashmap_free(&s->copies);
 	for (size_t i = 0; i < s->build_ids.n; i++)
 		free((char *)s->build_ids.v[i].filename);

@@ -415,6 +415,16 @@ done:
 	return damaged || n != raw;
 }
 
+/* r emptied, then the fields of h, the record's header at offset */
+static inline void record_head(dp_record *r, const struct perf_event_header *h, uint64_t offset)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = h->type;
+	r->misc = h->misc;
+	r->size = h->size;
+	r->offset = offset;
+}
+
 /* The next record of the PACKED record being read: 1, or 0 when none is
  * left. Damage inside costs only what it touches. */
 static int inner_next(dp_profile *p, dp_record *r, bool first_pass)
@@ -431,11 +441,7 @@ static int inner_next(dp_profile *p, dp_record *r, bool first_pass)
 			p->st.unknown_records++;
 			continue;
 		}
-		memset(r, 0, sizeof(*r));
-		r->type = h->type;
-		r->misc = h->misc;
-		r->size = h->size;
-		r->offset = p->inner_off;
+		record_head(r, h, p->inner_off);
 		if (decode_dp_record(p, (const uint8_t *)h, h->size, r, first_pass) < 0) {
 			p->st.unknown_records++;
 			continue;
@@ -502,11 +508,7 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 				p->st.unknown_records++;
 			continue;
 		}
-		memset(r, 0, sizeof(*r));
-		r->type = h->type;
-		r->misc = h->misc;
-		r->size = h->size;
-		r->offset = p->base + p->pos;
+		record_head(r, h, p->base + p->pos);
 		p->pos += h->size;
 		p->st.records++;
 		int rc = h->type >= DP_REC_BASE

@@ -177,9 +177,7 @@ fail:
 	for (size_t i = 0; i < parts.n; i++)
 		dp_profile_close(parts.v[i].p);
 out:
-	for (size_t i = 0; i < paths.n; i++)
-		free(paths.v[i]);
-	dp_vec_free(&paths);
+	dp_vec_free_each(&paths, free);
 	dp_vec_free(&parts);
 	return p;
 }

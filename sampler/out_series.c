@@ -67,9 +67,7 @@ void dp_out_series_done(dp_out_series *s)
 
 void dp_out_series_free(dp_out_series *s)
 {
-	for (size_t i = 0; i < s->kept.n; i++)
-		free(s->kept.v[i]);
-	dp_vec_free(&s->kept);
+	dp_vec_free_each(&s->kept, free);
 	free(s->id);
 	free(s->last);
 }

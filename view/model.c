@@ -290,12 +290,9 @@ static void write_profile(dp_view_model *m, FILE *f)
 	const dp_read_status *st = dp_profile_status(r->p);
 	const char *fmt = st->format == DP_FMT_DPROF ? "dprof" : "perf.data";
 
-	fputs("\"profile\":{\"path\":", f);
-	dp_json_str(f, r->o->input);
-	fputs(",\"cmdline\":", f);
-	dp_json_str(f, dp_profile_meta(r->p, "cmdline"));
-	fputs(",\"hostname\":", f);
-	dp_json_str(f, dp_profile_meta(r->p, "hostname"));
+	dp_json_key_str(f, "\"profile\":{\"path\":", r->o->input);
+	dp_json_key_str(f, ",\"cmdline\":", dp_profile_meta(r->p, "cmdline"));
+	dp_json_key_str(f, ",\"hostname\":", dp_profile_meta(r->p, "hostname"));
 	fprintf(f,
 		",\"format\":\"%s\",\"samples_read\":%" PRIu64 ",\"samples\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"truncated\":%s,\"lost_by\":",
@@ -453,8 +450,7 @@ static void write_counters(dp_view_model *m, FILE *f, uint64_t start)
 
 		fprintf(f, "%s\n{\"name\":", k ? "," : "");
 		dp_json_str(f, s->name);
-		fputs(",\"unit\":", f);
-		dp_json_str(f, s->unit);
+		dp_json_key_str(f, ",\"unit\":", s->unit);
 		fprintf(f, ",\"kind\":\"%s\",\"values\":[", s->gauge ? "gauge" : "counter");
 		for (size_t i = 0; i < ss->n; i++) {
 			if (i)
