@@ -139,6 +139,11 @@ void dp_annotator_ready(dp_annotator *a)
 	dp_heap_finish(&a->heap);
 }
 
+void dp_annotator_share_heap(dp_annotator *a, dp_annotator *from)
+{
+	dp_heap_share(&a->heap, &from->heap);
+}
+
 dp_annotator *dp_annotator_open(dp_decoder *d, dp_profile *p, dp_error *err)
 {
 	dp_annotator *a = dp_annotator_new(d, p, err);

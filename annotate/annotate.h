@@ -60,6 +60,10 @@ dp_annotator *dp_annotator_open(dp_decoder *d, dp_profile *p, dp_error *err);
 dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err);
 void dp_annotator_observe(dp_annotator *a, const dp_record *r);
 void dp_annotator_ready(dp_annotator *a);
+/* After dp_annotator_ready, for an annotator that observed no heap record:
+ * the heap blocks of from (ready) instead, read in place. Parallel readers
+ * of one profile unpack and order the heap records once. */
+void dp_annotator_share_heap(dp_annotator *a, dp_annotator *from);
 void dp_annotator_free(dp_annotator *a);
 void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_annotation *out);
 const dp_strtab *dp_annotator_strings(const dp_annotator *a);

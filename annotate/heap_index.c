@@ -7,6 +7,7 @@
 #define CHAIN_PAGE 8192 /* words: 64 KiB */
 #define MAX_SPAN   16	/* cells a block may cover at its level */
 #define HUGE	   (DP_HEAP_LEVELS - 1)
+#define HEAP_FREED (1u << 31) /* an event's block: the free of it */
 
 /* The grids' cell sizes: a block goes to the first where it covers at
  * most MAX_SPAN cells (16 KiB, 16 MiB, 4 GiB), larger ones to one cell. */
@@ -26,28 +27,55 @@ static uint64_t cell_key(unsigned level, uint32_t pid, uint64_t cell)
 void dp_heap_init(dp_heap_index *h)
 {
 	memset(h, 0, sizeof(*h));
-	dp_hashmap_init(&h->live, 1024);
+	h->hist = dp_calloc(1, sizeof(*h->hist));
+	h->hist->users = 1;
+	dp_hashmap_init(&h->hist->chain_of, 1024);
 	dp_hashmap_init(&h->cell_of, 1024);
-	dp_hashmap_init(&h->chain_of, 1024);
 }
 
-void dp_heap_free(dp_heap_index *h)
+static void history_release(dp_heap_history *y)
 {
-	dp_vec_free(&h->blocks);
-	free(h->ev);
-	dp_hashmap_free(&h->live);
+	if (__atomic_sub_fetch(&y->users, 1, __ATOMIC_ACQ_REL))
+		return;
+	dp_vec_free(&y->blocks);
+	free(y->ev);
+	for (size_t i = 0; i < y->chain_pages.n; i++)
+		free(y->chain_pages.v[i]);
+	dp_vec_free(&y->chain_pages);
+	dp_hashmap_free(&y->chain_of);
+	free(y);
+}
+
+static void replay_free(dp_heap_index *h)
+{
 	dp_hashmap_free(&h->cell_of);
 	for (size_t i = 0; i < h->cells.n; i++)
 		free(h->cells.v[i].e);
 	dp_vec_free(&h->cells);
 	dp_vec_free(&h->freed);
-	for (size_t i = 0; i < h->chain_pages.n; i++)
-		free(h->chain_pages.v[i]);
-	dp_vec_free(&h->chain_pages);
-	dp_hashmap_free(&h->chain_of);
 }
 
-static void push_event(dp_heap_index *h, uint64_t t, uint32_t block, uint32_t pid, uint64_t addr)
+void dp_heap_free(dp_heap_index *h)
+{
+	if (h->hist)
+		history_release(h->hist);
+	replay_free(h);
+	memset(h, 0, sizeof(*h));
+}
+
+void dp_heap_share(dp_heap_index *h, dp_heap_index *from)
+{
+	dp_heap_history *y = from->hist;
+
+	history_release(h->hist);
+	replay_free(h);
+	memset(h, 0, sizeof(*h));
+	__atomic_add_fetch(&y->users, 1, __ATOMIC_ACQ_REL);
+	h->hist = y;
+	dp_hashmap_init(&h->cell_of, 1024);
+}
+
+static void push_event(dp_heap_history *h, uint64_t t, uint32_t block, uint32_t pid, uint64_t addr)
 {
 	if (h->nev == h->evcap) {
 		h->evcap = h->evcap ? h->evcap * 2 : 1024;
@@ -63,7 +91,7 @@ static void push_event(dp_heap_index *h, uint64_t t, uint32_t block, uint32_t pi
 /* The one copy of a call chain: a program makes millions of blocks from a
  * few thousand chains, so blocks share them (8 words each otherwise). The
  * length is the word before the chain. */
-static const uint64_t *intern_chain(dp_heap_index *h, const uint64_t *f, uint32_t n)
+static const uint64_t *intern_chain(dp_heap_history *h, const uint64_t *f, uint32_t n)
 {
 	uint64_t k = 1469598103934665603ull ^ n, v;
 	uint64_t *c;
@@ -89,13 +117,16 @@ static const uint64_t *intern_chain(dp_heap_index *h, const uint64_t *f, uint32_
 	return c + 1;
 }
 
-void dp_heap_observe(dp_heap_index *h, const dp_record *r)
+void dp_heap_observe(dp_heap_index *x, const dp_record *r)
 {
+	dp_heap_history *h = x->hist;
+
 	if (r->kind == DP_R_ALLOC) {
 		const struct dp_rec_alloc *a = r->alloc;
 		dp_heap_block b;
 
-		if (!a->size || a->addr + a->size < a->addr)
+		/* (a block's index must leave HEAP_FREED clear) */
+		if (!a->size || a->addr + a->size < a->addr || h->blocks.n >= HEAP_FREED - 1)
 			return;
 		memset(&b, 0, sizeof(b));
 		b.addr = a->addr;
@@ -133,10 +164,48 @@ static int cmp_ev(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-void dp_heap_finish(dp_heap_index *h)
+/* Each free to the block it ends, in time order, as a replay would: every
+ * block's t_free is known before any lookup, and a reader's replay is
+ * only the blocks entering and leaving its cells. */
+static void match_frees(dp_heap_history *h)
 {
-	if (h->nev > 1)
+	dp_hashmap live; /* (pid, addr) -> the block allocated there last, NIL once freed */
+	size_t n = 0;
+	uint64_t v;
+
+	dp_hashmap_init(&live, 1024);
+	for (size_t i = 0; i < h->nev; i++) {
+		struct heap_event e = h->ev[i];
+		uint64_t k = key_of(e.pid, e.addr);
+
+		if (e.block != NIL) {
+			dp_hashmap_put(&live, k, e.block);
+		} else if (dp_hashmap_get(&live, k, &v) && v != NIL) {
+			h->blocks.v[v].t_free = e.time;
+			e.block = (uint32_t)v | HEAP_FREED;
+			dp_hashmap_put(&live, k, NIL);
+		} else {
+			h->unmatched_frees++;
+			continue;
+		}
+		h->ev[n++] = e;
+	}
+	h->nev = n;
+	dp_hashmap_free(&live);
+}
+
+void dp_heap_finish(dp_heap_index *x)
+{
+	dp_heap_history *h = x->hist;
+	size_t i = 1;
+
+	/* the records come in time order but for the threads' batches, which
+	 * arrive in turn: one pass to see whether sorting is needed at all */
+	while (i < h->nev && cmp_ev(&h->ev[i - 1], &h->ev[i]) <= 0)
+		i++;
+	if (i < h->nev)
 		qsort(h->ev, h->nev, sizeof(*h->ev), cmp_ev);
+	match_frees(h);
 }
 
 /* The level of block b, and the first and last cells it covers there. */
@@ -187,7 +256,7 @@ static uint32_t upper(const struct heap_cell *c, uint64_t addr)
 /* An allocation: into the live blocks of every cell it covers. */
 static void enter_block(dp_heap_index *h, uint32_t bi)
 {
-	const dp_heap_block *b = &h->blocks.v[bi];
+	const dp_heap_block *b = &h->hist->blocks.v[bi];
 	struct heap_entry e = {b->addr, b->addr + b->size, bi};
 	uint64_t first, last;
 	unsigned level = level_of(b, &first, &last);
@@ -209,15 +278,14 @@ static void enter_block(dp_heap_index *h, uint32_t bi)
 	}
 }
 
-/* A free at time t: from the live blocks of its cells to the head of
- * their freed lists (frees are replayed in time order). */
-static void free_block(dp_heap_index *h, uint32_t bi, uint64_t t)
+/* A free: from the live blocks of its cells to the head of their freed
+ * lists (frees are replayed in time order). */
+static void free_block(dp_heap_index *h, uint32_t bi)
 {
-	dp_heap_block *b = &h->blocks.v[bi];
+	const dp_heap_block *b = &h->hist->blocks.v[bi];
 	uint64_t first, last, v;
 	unsigned level = level_of(b, &first, &last);
 
-	b->t_free = t;
 	for (uint64_t cn = first; cn <= last; cn++) {
 		if (!dp_hashmap_get(&h->cell_of, cell_key(level, level == HUGE ? 0 : b->pid, cn),
 				    &v))
@@ -241,19 +309,15 @@ static void free_block(dp_heap_index *h, uint32_t bi, uint64_t t)
 /* Replays allocations and frees up to time t. */
 static void advance(dp_heap_index *h, uint64_t t)
 {
-	while (h->next_ev < h->nev && h->ev[h->next_ev].time <= t) {
-		const struct heap_event *e = &h->ev[h->next_ev++];
-		uint64_t k = key_of(e->pid, e->addr), v;
+	const dp_heap_history *y = h->hist;
 
-		if (e->block != NIL) {
-			dp_hashmap_put(&h->live, k, e->block);
-			enter_block(h, e->block);
-		} else if (dp_hashmap_get(&h->live, k, &v) && v != NIL) {
-			free_block(h, (uint32_t)v, e->time);
-			dp_hashmap_put(&h->live, k, NIL);
-		} else {
-			h->unmatched_frees++;
-		}
+	while (h->next_ev < y->nev && y->ev[h->next_ev].time <= t) {
+		uint32_t bi = y->ev[h->next_ev++].block;
+
+		if (bi & HEAP_FREED)
+			free_block(h, bi & ~HEAP_FREED);
+		else
+			enter_block(h, bi);
 	}
 	if (t > h->now)
 		h->now = t;
@@ -278,7 +342,7 @@ static uint32_t find_in(const dp_heap_index *h, const struct heap_cell *c, uint3
 	while (at-- > 0) {
 		uint32_t bi = c->e[at].block;
 
-		if (addr < c->e[at].end && covers(&h->blocks.v[bi], pid, addr, t) &&
+		if (addr < c->e[at].end && covers(&h->hist->blocks.v[bi], pid, addr, t) &&
 		    (found == NIL || bi > found))
 			found = bi;
 		if (!c->overlap)
@@ -287,7 +351,7 @@ static uint32_t find_in(const dp_heap_index *h, const struct heap_cell *c, uint3
 	/* blocks freed after t only: the list runs back in time */
 	for (uint32_t i = c->freed; i != NIL; i = h->freed.v[i].next) {
 		uint32_t bi = h->freed.v[i].block;
-		const dp_heap_block *b = &h->blocks.v[bi];
+		const dp_heap_block *b = &h->hist->blocks.v[bi];
 
 		if (b->t_free <= t)
 			break;
@@ -299,7 +363,7 @@ static uint32_t find_in(const dp_heap_index *h, const struct heap_cell *c, uint3
 
 const dp_heap_block *dp_heap_find(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t t)
 {
-	if (!h->nev)
+	if (!h->hist->nev)
 		return NULL;
 	advance(h, t);
 	for (unsigned l = 0; l < DP_HEAP_LEVELS; l++) {
@@ -311,7 +375,7 @@ const dp_heap_block *dp_heap_find(dp_heap_index *h, uint32_t pid, uint64_t addr,
 		k = l == HUGE ? cell_key(l, 0, 0) : cell_key(l, pid, addr >> cell_shift[l]);
 		if (dp_hashmap_get(&h->cell_of, k, &v) &&
 		    (bi = find_in(h, &h->cells.v[v], pid, addr, t)) != NIL)
-			return &h->blocks.v[bi];
+			return &h->hist->blocks.v[bi];
 	}
 	return NULL;
 }

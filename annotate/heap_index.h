@@ -51,40 +51,54 @@ typedef struct dp_heap_block {
 
 #define DP_HEAP_LEVELS 4 /* three grids and one cell for huge blocks */
 
-typedef struct dp_heap_index {
+/* What the records say: every block with its life, and the allocations and
+ * frees in time order. Built once (dp_heap_observe, dp_heap_finish), then
+ * only read, so that the readers of one profile share it (dp_heap_share). */
+typedef struct dp_heap_history {
 	DP_VEC(dp_heap_block) blocks; /* all, in allocation order */
 	struct heap_event {
 		uint64_t time;
 		uint64_t addr;	/* a free's; an allocation's is its block's */
-		uint32_t block; /* an allocation's index in blocks; NIL: a free */
+		uint32_t block; /* an allocation's index in blocks; a free's, with
+				   HEAP_FREED (after dp_heap_finish); NIL: not yet matched */
 		uint32_t pid;	/* a free's */
 	} * ev;
-	size_t nev, evcap, next_ev; /* replay position */
+	size_t nev, evcap;
 	/* the distinct call chains, in pages that never move (blocks point
 	 * into them) */
 	DP_VEC(uint64_t *) chain_pages;
 	size_t chain_used;   /* words used of the last page */
 	dp_hashmap chain_of; /* hash of a chain (+ probe) -> its words */
-	dp_hashmap live;     /* (pid, addr) -> block, for FREE */
-	dp_hashmap cell_of;  /* (level, pid, cell) -> index in cells */
+	uint64_t unmatched_frees;
+	unsigned users; /* the indexes that read it */
+} dp_heap_history;
+
+/* One reader's replay of a history: the blocks live at its time. */
+typedef struct dp_heap_index {
+	dp_heap_history *hist;
+	dp_hashmap cell_of; /* (level, pid, cell) -> index in cells */
 	DP_VEC(struct heap_cell) cells;
 	DP_VEC(struct heap_freed) freed; /* the cells' lists of freed blocks */
 	size_t at_level[DP_HEAP_LEVELS]; /* cells made there */
+	size_t next_ev;			 /* replay position */
 	uint64_t now;
-	uint64_t unmatched_frees;
 } dp_heap_index;
 
 void dp_heap_init(dp_heap_index *h);
 void dp_heap_free(dp_heap_index *h);
 /* Pass 1: every ALLOC and FREE record. */
 void dp_heap_observe(dp_heap_index *h, const dp_record *r);
-/* After pass 1. */
+/* After pass 1: the history is read only from here on. */
 void dp_heap_finish(dp_heap_index *h);
+/* h reads the history of from (finished) instead of its own, which must be
+ * empty: readers of one profile in threads, each its own replay. from must
+ * outlive h's lookups; the history is freed with its last reader. */
+void dp_heap_share(dp_heap_index *h, dp_heap_index *from);
 /* The block of pid holding addr at time t, or NULL. */
 const dp_heap_block *dp_heap_find(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t t);
 static inline bool dp_heap_empty(const dp_heap_index *h)
 {
-	return h->blocks.n == 0;
+	return h->hist->blocks.n == 0;
 }
 
 #endif

@@ -502,6 +502,16 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 			p->pos += h->size;
 			continue;
 		}
+		if (p->skip_heap && (h->type == DP_REC_PACKED || h->type == DP_REC_ALLOC ||
+				     h->type == DP_REC_FREE)) {
+			/* returned unread, not passed over here: a caller reading
+			 * up to a place (a part's chunk) sees where it ends */
+			record_head(r, h, p->base + p->pos);
+			p->pos += h->size;
+			r->kind = DP_R_OTHER;
+			r->other = h;
+			return 1;
+		}
 		if (h->type == DP_REC_PACKED) {
 			p->pos += h->size;
 			if (unpack(p, (const uint8_t *)h, h->size, p->base + p->pos - h->size) != 0)
@@ -710,6 +720,11 @@ static void dprof_seek(dp_profile *p, uint64_t pos)
 void dp_profile_skip_samples(dp_profile *p, bool skip)
 {
 	p->skip_samples = skip;
+}
+
+void dp_profile_skip_heap(dp_profile *p, bool skip)
+{
+	p->skip_heap = skip;
 }
 
 void dp_profile_share_samples(dp_profile *p, unsigned part, unsigned parts, uint64_t chunk)

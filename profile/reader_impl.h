@@ -62,6 +62,7 @@ struct dp_profile {
 	size_t seg;
 	uint64_t base;
 	bool skip_samples; /* side-band passes: samples are not even parsed */
+	bool skip_heap;	   /* heap records (PACKED ones too) are passed over */
 	/* dp_profile_share_samples: this reader's share of the samples */
 	unsigned share_part, share_parts;
 	uint64_t share_chunk, sample_seq; /* sample_seq: samples met since the rewind */

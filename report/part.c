@@ -74,10 +74,13 @@ int dp_report_part_ready(dp_report_part *w, const dp_profile_map *map, dp_error 
 	unsigned index = w->index, nparts = w->nparts;
 	dp_record rec;
 
-	/* one pass over the side-band records for every stage, then the samples */
+	/* one pass over the side-band records for every stage, then the samples;
+	 * the heap records are read by the first part only, whose blocks the
+	 * others share (dp_report_part_share_heap) */
 	dp_profile_rewind(w->p);
 	w->start = dp_profile_tell(w->p);
 	dp_profile_skip_samples(w->p, true);
+	dp_profile_skip_heap(w->p, index > 0);
 	if (!map && dp_profile_stored_index(w->p, &w->own_map))
 		map = &w->own_map; /* a finished file's own: no walk (any nparts) */
 	if (map) {
@@ -95,6 +98,8 @@ int dp_report_part_ready(dp_report_part *w, const dp_profile_map *map, dp_error 
 			w->map = &w->own_map;
 	}
 	dp_profile_skip_samples(w->p, false);
+	/* the samples' pass: every heap record was read above */
+	dp_profile_skip_heap(w->p, true);
 	dp_decoder_ready(w->dec);
 	dp_annotator_ready(w->ann);
 	dp_row_ctx_ready(w->rows);
@@ -127,6 +132,11 @@ int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned ind
 	if (dp_report_part_begin(w, o, index, nparts, tlo, thi, err) < 0)
 		return -1;
 	return dp_report_part_ready(w, map, err);
+}
+
+void dp_report_part_share_heap(dp_report_part *w, dp_report_part *first)
+{
+	dp_annotator_share_heap(w->ann, first->ann);
 }
 
 void dp_report_part_view(const dp_report_part *w, dp_report_result *out)

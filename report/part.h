@@ -54,6 +54,9 @@ int dp_report_part_begin(dp_report_part *w, const dp_report_opts *o, unsigned in
 			 unsigned nparts, uint64_t tlo, uint64_t thi, dp_error *err);
 bool dp_report_part_indexed(const dp_report_part *w, uint64_t *samples);
 int dp_report_part_ready(dp_report_part *w, const dp_profile_map *map, dp_error *err);
+/* A part after the first (which reads no heap record) takes the first's
+ * heap blocks, once both are ready and before it streams. */
+void dp_report_part_share_heap(dp_report_part *w, dp_report_part *first);
 /* About how many samples the file holds, from the first part's map (its
  * chunks of samples); 0 when there is no map. */
 uint64_t dp_report_part_samples(const dp_report_part *w);

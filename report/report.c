@@ -63,6 +63,7 @@ typedef struct worker {
 	unsigned index, nparts;
 	uint64_t tlo, thi;
 	const dp_profile_map *map; /* the first part's; NULL: the file's own index */
+	dp_report_part *first;	   /* whose heap blocks it shares, once ready */
 	gate *g;		   /* set when started before the first part was ready */
 	atomic_size_t *deal;	   /* the parts' next chunk */
 	int rc;			   /* of the open */
@@ -97,6 +98,8 @@ static void *work(void *arg)
 	k->part.deal = k->deal;
 	if (k->g && gate_wait(k->g) < 0)
 		return NULL; /* k->rc stands: the part is freed, its sums unused */
+	if (k->rc == 0)
+		dp_report_part_share_heap(&k->part, k->first);
 	if (k->rc == 0 && k->o->part_new) {
 		dp_report_result view;
 
@@ -109,8 +112,9 @@ static void *work(void *arg)
 }
 
 /* Starts parts 1 to nparts - 1 (map NULL: each by the file's own index). */
-static worker *start_workers(const dp_report_opts *o, unsigned nparts, uint64_t tlo, uint64_t thi,
-			     const dp_profile_map *map, gate *g, atomic_size_t *deal)
+static worker *start_workers(const dp_report_opts *o, dp_report_part *first, unsigned nparts,
+			     uint64_t tlo, uint64_t thi, const dp_profile_map *map, gate *g,
+			     atomic_size_t *deal)
 {
 	worker *ws = nparts > 1 ? dp_calloc(nparts - 1, sizeof(*ws)) : NULL;
 
@@ -123,6 +127,7 @@ static worker *start_workers(const dp_report_opts *o, unsigned nparts, uint64_t 
 		k->tlo = tlo;
 		k->thi = thi;
 		k->map = map;
+		k->first = first;
 		k->g = g;
 		k->deal = deal;
 		k->started = pthread_create(&k->th, NULL, work, k) == 0;
@@ -187,7 +192,7 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 		 * part, and open beside it */
 		nparts = first.nparts = parts_by_samples(o, nparts, samples);
 		early = nparts > 1 ? &g : NULL;
-		ws = start_workers(o, nparts, tlo, thi, NULL, early, &deal);
+		ws = start_workers(o, &first, nparts, tlo, thi, NULL, early, &deal);
 	}
 	if (dp_report_part_ready(&first, NULL, err) < 0) {
 		stop_workers(ws, nparts, early);
@@ -215,7 +220,8 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 	if (early)
 		gate_open(early, 1);
 	else
-		ws = start_workers(o, nparts, tlo, thi, dp_report_part_map(&first), NULL, &deal);
+		ws = start_workers(o, &first, nparts, tlo, thi, dp_report_part_map(&first), NULL,
+				   &deal);
 	dp_report_part_stream(&first);
 	for (unsigned i = 1; i < nparts; i++) {
 		worker *k = &ws[i - 1];

@@ -242,6 +242,10 @@ int dp_profile_next(dp_profile *p, dp_record *r);
 void dp_profile_rewind(dp_profile *p);
 /* For a pass over the side-band records only: samples are skipped unread. */
 void dp_profile_skip_samples(dp_profile *p, bool skip);
+/* For a reader that takes its heap blocks from another's (a parallel
+ * report's parts): heap records, and the PACKED records that hold them,
+ * are passed over unread. */
+void dp_profile_skip_heap(dp_profile *p, bool skip);
 
 /* For readers working in parallel, each on its own dp_profile of the same
  * file: the samples, counted in file order in chunks of chunk, are this

@@ -206,11 +206,50 @@ static void test_missed_free_newest_wins(void **state)
 	dp_heap_free(&h);
 }
 
+/* Two readers of one history (a parallel report's parts), each at its own
+ * place in time: the same answers as the one that read the records. */
+static void test_shared_history(void **state)
+{
+	dp_heap_index a, b;
+	const dp_heap_block *x;
+
+	(void)state;
+	dp_heap_init(&a);
+	dp_heap_init(&b);
+	for (uint64_t i = 0; i < 100; i++) {
+		observe_alloc(&a, 9, 0x10000 + i * 64, 48, 100 + i * 10);
+		if (i % 2)
+			observe_free(&a, 9, 0x10000 + i * 64, 105 + i * 10);
+	}
+	dp_heap_finish(&a);
+	dp_heap_share(&b, &a);
+	assert_false(dp_heap_empty(&b));
+	/* b far ahead of a, then a ahead of b */
+	x = dp_heap_find(&b, 9, 0x10000 + 98 * 64 + 8, 100 + 98 * 10 + 1);
+	assert_non_null(x);
+	assert_int_equal(x->addr, 0x10000 + 98 * 64);
+	x = dp_heap_find(&a, 9, 0x10000 + 3 * 64, 100 + 3 * 10 + 2);
+	assert_non_null(x);
+	assert_int_equal(x->t_free, 105 + 3 * 10);
+	assert_null(dp_heap_find(&a, 9, 0x10000 + 3 * 64, 100 + 3 * 10 + 6));
+	x = dp_heap_find(&b, 9, 0x10000 + 3 * 64, 100 + 3 * 10 + 2);
+	assert_non_null(x);
+	assert_int_equal(x->addr, 0x10000 + 3 * 64);
+	/* the history outlives the reader that made it */
+	dp_heap_free(&a);
+	x = dp_heap_find(&b, 9, 0x10000 + 99 * 64, 5000);
+	assert_null(x);
+	x = dp_heap_find(&b, 9, 0x10000 + 98 * 64, 5000);
+	assert_non_null(x);
+	dp_heap_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_random_against_brute_force),
 	    cmocka_unit_test(test_missed_free_newest_wins),
+	    cmocka_unit_test(test_shared_history),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
