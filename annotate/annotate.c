@@ -139,19 +139,18 @@ void dp_annotator_ready(dp_annotator *a)
 	dp_heap_finish(&a->heap);
 }
 
+static void observe(void *a, const dp_record *r)
+{
+	dp_annotator_observe(a, r);
+}
+
 dp_annotator *dp_annotator_open(dp_decoder *d, dp_profile *p, dp_error *err)
 {
 	dp_annotator *a = dp_annotator_new(d, p, err);
-	dp_record r;
 
 	/* heap blocks are side-band records: read them before any sample */
-	dp_profile_rewind(p);
-	dp_profile_skip_samples(p, true);
-	while (dp_profile_next(p, &r) > 0)
-		dp_annotator_observe(a, &r);
-	dp_profile_skip_samples(p, false);
+	dp_profile_side_band(p, observe, a);
 	dp_annotator_ready(a);
-	dp_profile_rewind(p);
 	return a;
 }
 
