@@ -282,17 +282,27 @@ static dp_expr *parse_binary(parser *ps, size_t level);
 static dp_expr *operand(parser *ps, size_t level)
 {
 	return level + 1 < sizeof(binops) / sizeof(binops[0]) ? parse_binary(ps, level + 1)
-							       : parse_not(ps);
+							      : parse_not(ps);
+}
+
+/* binops[level], as a word or a symbol, taken */
+static bool binop(parser *ps, size_t level)
+{
+	if (word(ps, binops[level].word))
+		return true;
+	skip(ps);
+	if (strncmp(ps->p, binops[level].sym, 2))
+		return false;
+	ps->p += 2;
+	return true;
 }
 
 /* operands joined by binops[level], left to right */
 static dp_expr *parse_binary(parser *ps, size_t level)
 {
-	const char *sym = binops[level].sym;
 	dp_expr *l = operand(ps, level);
 
-	while (l && !ps->failed &&
-	       (word(ps, binops[level].word) || (skip(ps), !strncmp(ps->p, sym, 2) && (ps->p += 2)))) {
+	while (l && !ps->failed && binop(ps, level)) {
 		dp_expr *r = operand(ps, level);
 		if (!r) {
 			dp_expr_free(l);
