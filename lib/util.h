@@ -115,6 +115,11 @@ uint64_t dp_now_ns(void);
 bool dp_parse_u64(const char *s, uint64_t *out);
 bool dp_parse_double(const char *s, double *out);
 
+/* s into out, shortened to width characters (least, if width is less) by
+ * "..." in place of its start: the end of a path or key is its distinctive
+ * part. */
+void dp_fit_end(const char *s, int width, int least, char *out, size_t len);
+
 /* Edit distance for "did you mean" suggestions. */
 unsigned dp_edit_distance(const char *a, const char *b, unsigned limit);
 
