@@ -461,7 +461,7 @@ int dp_perf_open(dp_profile *p, dp_error *err)
 	};
 	struct dp_perf_state *s;
 
-	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+	for (size_t i = 0; i < DP_ARRAY_LEN(refused); i++) {
 		if (!memcmp(p->data, refused[i].magic, 8)) {
 			dp_error_set(err, "'%s' %s", p->path, refused[i].what);
 			return -1;

@@ -182,7 +182,7 @@ int dp_perf_feature(dp_profile *p, uint64_t feat, const uint8_t *b, size_t n)
 	    {DP_FEAT_CPUDESC, "cpu"},	       {DP_FEAT_CPUID, "cpuid"},
 	};
 
-	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+	for (size_t i = 0; i < DP_ARRAY_LEN(strings); i++)
 		if (feat == strings[i].feat)
 			return meta_string(p, strings[i].key, b, n);
 	switch (feat) {

@@ -867,7 +867,7 @@ const struct dp_file_header *dp_profile_header(const dp_profile *p)
 	return &p->hdr;
 }
 
-#define NAME_IN(n, k, dflt) name_in(n, sizeof(n) / sizeof(n[0]), (unsigned)(k), dflt)
+#define NAME_IN(n, k, dflt) name_in(n, DP_ARRAY_LEN(n), (unsigned)(k), dflt)
 
 /* n[k], or dflt where k is past n or has no name there */
 static const char *name_in(const char *const *n, size_t count, unsigned k, const char *dflt)

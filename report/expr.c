@@ -281,8 +281,7 @@ static dp_expr *parse_binary(parser *ps, size_t level);
 
 static dp_expr *operand(parser *ps, size_t level)
 {
-	return level + 1 < sizeof(binops) / sizeof(binops[0]) ? parse_binary(ps, level + 1)
-							      : parse_not(ps);
+	return level + 1 < DP_ARRAY_LEN(binops) ? parse_binary(ps, level + 1) : parse_not(ps);
 }
 
 /* binops[level], as a word or a symbol, taken */
