@@ -265,7 +265,7 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 	case DP_REC_EVENT_IDS: {
 		const struct dp_rec_event_ids *e = (const void *)rec;
 
-		if (size < sizeof(*e) || e->n > (size - sizeof(*e)) / 8)
+		if (!DP_REC_HOLDS(size, e, n, 8))
 			return -1;
 		r->kind = DP_R_OTHER;
 		r->other = rec;
@@ -291,7 +291,7 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 	case DP_REC_ALLOC: {
 		const struct dp_rec_alloc *a = (const void *)rec;
 
-		if (size < sizeof(*a) || a->nframes > (size - sizeof(*a)) / 8)
+		if (!DP_REC_HOLDS(size, a, nframes, 8))
 			return -1;
 		r->alloc = a;
 		return of_thread(r, DP_R_ALLOC, a->time, a->pid, a->tid);
