@@ -34,6 +34,13 @@
 #define DP_UNUSED       __attribute__((unused))
 #define DP_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
+/* -1, 0 or 1 as a is less than, equal to or more than b: a step of a
+ * qsort comparator, the next one taken where it is 0. */
+static inline int dp_cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
 /* Puts the n items of v (each size bytes) in the order of their keys
  * (key[i]: item i's; distinct), the keys with them; where[old index] = the
  * item's new index. */
