@@ -144,19 +144,18 @@ void dp_annotator_share_heap(dp_annotator *a, dp_annotator *from)
 	dp_heap_share(&a->heap, &from->heap);
 }
 
+static void observe(void *a, const dp_record *r)
+{
+	dp_annotator_observe(a, r);
+}
+
 dp_annotator *dp_annotator_open(dp_decoder *d, dp_profile *p, dp_error *err)
 {
 	dp_annotator *a = dp_annotator_new(d, p, err);
-	dp_record r;
 
 	/* heap blocks are side-band records: read them before any sample */
-	dp_profile_rewind(p);
-	dp_profile_skip_samples(p, true);
-	while (dp_profile_next(p, &r) > 0)
-		dp_annotator_observe(a, &r);
-	dp_profile_skip_samples(p, false);
+	dp_profile_side_band(p, observe, a);
 	dp_annotator_ready(a);
-	dp_profile_rewind(p);
 	return a;
 }
 

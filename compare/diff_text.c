@@ -18,19 +18,6 @@ static void side_line(FILE *f, const char *name, const dp_diff_side *s)
 	fputc('\n', f);
 }
 
-/* Shortens s to width, keeping its end. */
-static void fit(const char *s, int width, char *out, size_t len)
-{
-	int n = (int)strlen(s);
-
-	if (width < 8)
-		width = 8;
-	if (n <= width)
-		snprintf(out, len, "%s", s);
-	else
-		snprintf(out, len, "...%s", s + n - (width - 3));
-}
-
 /* How the verdicts were reached, in words. */
 static void method(const dp_diff_result *r, FILE *f, const char *lead)
 {
@@ -77,7 +64,8 @@ void dp_diff_text(const dp_diff_result *r, FILE *f)
 
 		dp_diff_fmt_key(r, row, key, sizeof(key));
 		/* keys are cut to the terminal only: logs and files get them whole */
-		fit(key, o->width ? o->width - 61 : (int)sizeof(fitted), fitted, sizeof(fitted));
+		dp_fit_end(key, o->width ? o->width - 61 : (int)sizeof(fitted), 8, fitted,
+			   sizeof(fitted));
 		fprintf(
 		    f, "%10s %9s %10s %8s  %-14s %s%s  %s\n",
 		    dp_diff_fmt_num(c->base, false, a, 32), dp_diff_fmt_num(c->new_, false, b, 32),

@@ -141,21 +141,20 @@ void dp_decoder_ready(dp_decoder *d)
 	dp_maps_finish(&d->maps);
 }
 
+static void observe(void *d, const dp_record *r)
+{
+	dp_decoder_observe(d, r);
+}
+
 dp_decoder *dp_decoder_open(dp_profile *p, const dp_decode_opts *o, dp_error *err)
 {
 	dp_decoder *d = dp_decoder_new(p, o, err);
-	dp_record r;
 
 	if (!d)
 		return NULL;
 	/* pass 1: the address spaces and threads, before any sample */
-	dp_profile_rewind(p);
-	dp_profile_skip_samples(p, true);
-	while (dp_profile_next(p, &r) > 0)
-		dp_decoder_observe(d, &r);
-	dp_profile_skip_samples(p, false);
+	dp_profile_side_band(p, observe, d);
 	dp_decoder_ready(d);
-	dp_profile_rewind(p);
 	return d;
 }
 

@@ -128,19 +128,17 @@ void dp_maps_observe(dp_maps *m, const dp_record *r)
 static int cmp_event(const void *a, const void *b)
 {
 	const as_event *x = a, *y = b;
+	int c = dp_cmp_u64(x->time, y->time);
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return c ? c : dp_cmp_u64(x->seq, y->seq);
 }
 
 static int cmp_map(const void *a, const void *b)
 {
 	const dp_map *x = a, *y = b;
+	int c = dp_cmp_u64(x->start, y->start);
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->time < y->time ? -1 : x->time > y->time;
+	return c ? c : dp_cmp_u64(x->time, y->time);
 }
 
 typedef DP_VEC(dp_map) map_vec;

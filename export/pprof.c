@@ -184,7 +184,6 @@ void dp_pprof_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 	const dp_strtab *as = dp_annotator_strings(p->ann);
 	uint32_t stack[MAX_FRAMES], n = 0, lab[NLABELS];
 	size_t v;
-	bool after_ip = false;
 	char buf[128];
 
 	stack[n++] = loc_of(p,
@@ -192,16 +191,13 @@ void dp_pprof_row(void *ctx, dp_attr_ctx *attrs, dp_row *row)
 				    an->file ? dp_strtab_get(as, an->file) : ""),
 			    an->line_no, s->ip, false);
 	if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
-		/* context markers, the IP itself, then return addresses */
-		for (uint32_t i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
+		/* the return addresses, less the context markers among them */
+		for (uint32_t i = dp_callchain_returns(s); i < s->callchain_nr && n < MAX_FRAMES;
+		     i++) {
 			uint64_t a = s->callchain[i];
 
 			if (a >= PERF_CONTEXT_MAX)
 				continue;
-			if (!after_ip) {
-				after_ip = true;
-				continue;
-			}
 			stack[n++] = loc_of(p, func_of(p, caller_name(p, s, a), ""), 0, 0, true);
 		}
 	}

@@ -285,12 +285,9 @@ static void add_member(dp_type_layout *l, Dwarf_Die *m, bool base)
 static int by_offset(const void *a, const void *b)
 {
 	const dp_layout_member *x = a, *y = b;
+	int c = dp_cmp_u64(x->offset, y->offset);
 
-	if (x->offset != y->offset)
-		return x->offset < y->offset ? -1 : 1;
-	if (x->bit_offset != y->bit_offset)
-		return x->bit_offset < y->bit_offset ? -1 : 1;
-	return 0;
+	return c ? c : dp_cmp_u64(x->bit_offset, y->bit_offset);
 }
 
 static void fill(dp_type_layout *l, Dwarf_Die *type, Dwarf_Die *named, const char *binary)

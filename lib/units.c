@@ -35,12 +35,27 @@ static bool scaled(double v, double mult, uint64_t *out)
 	return true;
 }
 
+typedef struct {
+	const char *name;
+	double mult;
+} unit;
+
+#define UNIT_NAMED(units, name) unit_named(units, sizeof(units) / sizeof(units[0]), name)
+
+/* the one of u[0..n) called name; NULL: none is */
+static const unit *unit_named(const unit *u, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, u[i].name))
+			return &u[i];
+	return NULL;
+}
+
 bool dp_parse_duration(const char *s, uint64_t *ns, char *why, size_t whylen)
 {
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"min", 60e9}, {"h", 3600e9}};
+	static const unit units[] = {{"ns", 1},	 {"us", 1e3},	{"ms", 1e6},
+				     {"s", 1e9}, {"min", 60e9}, {"h", 3600e9}};
+	const unit *u;
 	const char *end;
 	double v;
 
@@ -56,17 +71,16 @@ bool dp_parse_duration(const char *s, uint64_t *ns, char *why, size_t whylen)
 			 s);
 		return false;
 	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit))
-			continue;
-		if (!scaled(v, units[i].ns, ns)) {
-			snprintf(why, whylen, "'%s' is beyond any profile (2^64 ns, 585 years)", s);
-			return false;
-		}
-		return true;
+	u = UNIT_NAMED(units, end);
+	if (!u) {
+		snprintf(why, whylen, "'%s': the unit '%s' is not ns, us, ms, s, min or h", s, end);
+		return false;
 	}
-	snprintf(why, whylen, "'%s': the unit '%s' is not ns, us, ms, s, min or h", s, end);
-	return false;
+	if (!scaled(v, u->mult, ns)) {
+		snprintf(why, whylen, "'%s' is beyond any profile (2^64 ns, 585 years)", s);
+		return false;
+	}
+	return true;
 }
 
 bool dp_parse_time_range(const char *s, uint64_t *lo, uint64_t *hi, char *why, size_t whylen)
@@ -107,11 +121,10 @@ bool dp_parse_time_range(const char *s, uint64_t *lo, uint64_t *hi, char *why, s
 
 bool dp_parse_size(const char *s, uint64_t *bytes, char *why, size_t whylen)
 {
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = {{"", 1},	     {"B", 1},	       {"K", 1024},	    {"KiB", 1024},
-		     {"M", 1048576}, {"MiB", 1048576}, {"G", 1073741824.0}, {"GiB", 1073741824.0}};
+	static const unit units[] = {
+	    {"", 1},	    {"B", 1},	      {"K", 1024},	   {"KiB", 1024},
+	    {"M", 1048576}, {"MiB", 1048576}, {"G", 1073741824.0}, {"GiB", 1073741824.0}};
+	const unit *u;
 	const char *end;
 	double v;
 
@@ -120,19 +133,18 @@ bool dp_parse_size(const char *s, uint64_t *bytes, char *why, size_t whylen)
 			 s ? s : "");
 		return false;
 	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit))
-			continue;
-		if (!scaled(v, units[i].mult, bytes)) {
-			snprintf(why, whylen, "'%s' is beyond 2^64 bytes", s);
-			return false;
-		}
-		if (units[i].mult == 1 && strchr(s, '.')) {
-			snprintf(why, whylen, "'%s': a number of bytes has no fraction", s);
-			return false;
-		}
-		return true;
+	u = UNIT_NAMED(units, end);
+	if (!u) {
+		snprintf(why, whylen, "'%s': the unit '%s' is not K, M or G", s, end);
+		return false;
 	}
-	snprintf(why, whylen, "'%s': the unit '%s' is not K, M or G", s, end);
-	return false;
+	if (!scaled(v, u->mult, bytes)) {
+		snprintf(why, whylen, "'%s' is beyond 2^64 bytes", s);
+		return false;
+	}
+	if (u->mult == 1 && strchr(s, '.')) {
+		snprintf(why, whylen, "'%s': a number of bytes has no fraction", s);
+		return false;
+	}
+	return true;
 }

@@ -190,6 +190,18 @@ bool dp_parse_double(const char *s, double *out)
 	return true;
 }
 
+void dp_fit_end(const char *s, int width, int least, char *out, size_t len)
+{
+	int n = (int)strlen(s);
+
+	if (width < least)
+		width = least;
+	if (n <= width)
+		snprintf(out, len, "%s", s);
+	else
+		snprintf(out, len, "...%s", s + n - (width - 3));
+}
+
 unsigned dp_edit_distance(const char *a, const char *b, unsigned limit)
 {
 	size_t la = strlen(a), lb = strlen(b);

@@ -34,6 +34,13 @@
 #define DP_UNUSED       __attribute__((unused))
 #define DP_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
+/* -1, 0 or 1 as a is less than, equal to or more than b: a step of a
+ * qsort comparator, the next one taken where it is 0. */
+static inline int dp_cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
 /* Puts the n items of v (each size bytes) in the order of their keys
  * (key[i]: item i's; distinct), the keys with them; where[old index] = the
  * item's new index. */
@@ -114,6 +121,11 @@ uint64_t dp_now_ns(void);
 /* Parse helpers: strict, whole-string, with range check. */
 bool dp_parse_u64(const char *s, uint64_t *out);
 bool dp_parse_double(const char *s, double *out);
+
+/* s into out, shortened to width characters (least, if width is less) by
+ * "..." in place of its start: the end of a path or key is its distinctive
+ * part. */
+void dp_fit_end(const char *s, int width, int least, char *out, size_t len);
 
 /* Edit distance for "did you mean" suggestions. */
 unsigned dp_edit_distance(const char *a, const char *b, unsigned limit);

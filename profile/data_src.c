@@ -7,19 +7,33 @@
 
 #define FIELD(v, name, bits) (((v) >> PERF_MEM_##name##_SHIFT) & ((1ull << (bits)) - 1))
 
+#define COUNT(a) (sizeof(a) / sizeof(a[0]))
+
+typedef struct {
+	uint64_t bit;
+	const char *name;
+} bit_name;
+
+/* the name of the first of t's bits that is set in bits; NULL: none is */
+static const char *first_bit(uint64_t bits, const bit_name *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (bits & t[i].bit)
+			return t[i].name;
+	return NULL;
+}
+
 const char *dp_data_src_op(uint64_t v)
 {
-	uint64_t op = FIELD(v, OP, 5);
+	static const bit_name ops[] = {
+	    {PERF_MEM_OP_LOAD, "load"},
+	    {PERF_MEM_OP_STORE, "store"},
+	    {PERF_MEM_OP_PFETCH, "prefetch"},
+	    {PERF_MEM_OP_EXEC, "exec"},
+	};
+	const char *op = first_bit(FIELD(v, OP, 5), ops, COUNT(ops));
 
-	if (op & PERF_MEM_OP_LOAD)
-		return "load";
-	if (op & PERF_MEM_OP_STORE)
-		return "store";
-	if (op & PERF_MEM_OP_PFETCH)
-		return "prefetch";
-	if (op & PERF_MEM_OP_EXEC)
-		return "exec";
-	return "n/a";
+	return op ? op : "n/a";
 }
 
 static const char *hit_miss(uint64_t bits, uint64_t hit, uint64_t miss)
@@ -40,37 +54,33 @@ void dp_data_src_level(uint64_t v, char *buf, size_t len)
 		[PERF_MEM_LVLNUM_ANY_CACHE] = "any cache", [PERF_MEM_LVLNUM_LFB] = "LFB",
 		[PERF_MEM_LVLNUM_RAM] = "RAM",   [PERF_MEM_LVLNUM_PMEM] = "PMEM",
 	};
-	static const struct {
-		uint64_t bit;
-		const char *name;
-	} lvl_names[] = {
-		{PERF_MEM_LVL_L1, "L1"},
-		{PERF_MEM_LVL_LFB, "LFB"},
-		{PERF_MEM_LVL_L2, "L2"},
-		{PERF_MEM_LVL_L3, "L3"},
-		{PERF_MEM_LVL_LOC_RAM, "RAM"},
-		{PERF_MEM_LVL_REM_RAM1, "remote RAM (1 hop)"},
-		{PERF_MEM_LVL_REM_RAM2, "remote RAM (2 hops)"},
-		{PERF_MEM_LVL_REM_CCE1, "remote cache (1 hop)"},
-		{PERF_MEM_LVL_REM_CCE2, "remote cache (2 hops)"},
-		{PERF_MEM_LVL_IO, "I/O"},
-		{PERF_MEM_LVL_UNC, "uncached"},
+	static const bit_name lvl_names[] = {
+	    {PERF_MEM_LVL_L1, "L1"},
+	    {PERF_MEM_LVL_LFB, "LFB"},
+	    {PERF_MEM_LVL_L2, "L2"},
+	    {PERF_MEM_LVL_L3, "L3"},
+	    {PERF_MEM_LVL_LOC_RAM, "RAM"},
+	    {PERF_MEM_LVL_REM_RAM1, "remote RAM (1 hop)"},
+	    {PERF_MEM_LVL_REM_RAM2, "remote RAM (2 hops)"},
+	    {PERF_MEM_LVL_REM_CCE1, "remote cache (1 hop)"},
+	    {PERF_MEM_LVL_REM_CCE2, "remote cache (2 hops)"},
+	    {PERF_MEM_LVL_IO, "I/O"},
+	    {PERF_MEM_LVL_UNC, "uncached"},
 	};
 	uint64_t lvl = FIELD(v, LVL, 14), num = FIELD(v, LVLNUM, 4);
 	bool remote = FIELD(v, REMOTE, 1);
 	const char *hm = hit_miss(lvl, PERF_MEM_LVL_HIT, PERF_MEM_LVL_MISS);
+	const char *name;
 
 	if (num && num != PERF_MEM_LVLNUM_NA && num_names[num]) {
 		snprintf(buf, len, "%s%s%s", remote ? "remote " : "", num_names[num], hm);
 		return;
 	}
-	for (size_t i = 0; i < sizeof(lvl_names) / sizeof(lvl_names[0]); i++) {
-		if (lvl & lvl_names[i].bit) {
-			snprintf(buf, len, "%s%s", lvl_names[i].name, hm);
-			return;
-		}
-	}
-	snprintf(buf, len, "n/a");
+	name = first_bit(lvl, lvl_names, COUNT(lvl_names));
+	if (name)
+		snprintf(buf, len, "%s%s", name, hm);
+	else
+		snprintf(buf, len, "n/a");
 }
 
 void dp_data_src_tlb(uint64_t v, char *buf, size_t len)
@@ -91,17 +101,15 @@ void dp_data_src_tlb(uint64_t v, char *buf, size_t len)
 
 const char *dp_data_src_snoop(uint64_t v)
 {
-	uint64_t s = FIELD(v, SNOOP, 5);
+	static const bit_name snoops[] = {
+	    {PERF_MEM_SNOOP_HITM, "hitm"},
+	    {PERF_MEM_SNOOP_HIT, "hit"},
+	    {PERF_MEM_SNOOP_MISS, "miss"},
+	    {PERF_MEM_SNOOP_NONE, "none"},
+	};
+	const char *s = first_bit(FIELD(v, SNOOP, 5), snoops, COUNT(snoops));
 
-	if (s & PERF_MEM_SNOOP_HITM)
-		return "hitm";
-	if (s & PERF_MEM_SNOOP_HIT)
-		return "hit";
-	if (s & PERF_MEM_SNOOP_MISS)
-		return "miss";
-	if (s & PERF_MEM_SNOOP_NONE)
-		return "none";
-	return "n/a";
+	return s ? s : "n/a";
 }
 
 int dp_data_src_locked(uint64_t v)

@@ -449,21 +449,23 @@ static const dp_format_ops perf_ops;
 
 int dp_perf_open(dp_profile *p, dp_error *err)
 {
+	/* the magics of the perf.data files dataprof does not read */
+	static const struct {
+		const char *magic;
+		const char *what;
+	} refused[] = {
+	    {"2ELIFREP", "is a big-endian perf.data file (recorded on a big-endian "
+			 "machine): dataprof reads little-endian perf.data only"},
+	    {"PERFFILE", "is a perf.data file of perf's first format (before Linux "
+			 "2.6.35), which dataprof does not read"},
+	};
 	struct dp_perf_state *s;
 
-	if (!memcmp(p->data, "2ELIFREP", 8)) {
-		dp_error_set(err,
-			     "'%s' is a big-endian perf.data file (recorded on a big-endian "
-			     "machine): dataprof reads little-endian perf.data only",
-			     p->path);
-		return -1;
-	}
-	if (!memcmp(p->data, "PERFFILE", 8)) {
-		dp_error_set(err,
-			     "'%s' is a perf.data file of perf's first format (before Linux "
-			     "2.6.35), which dataprof does not read",
-			     p->path);
-		return -1;
+	for (size_t i = 0; i < DP_ARRAY_LEN(refused); i++) {
+		if (!memcmp(p->data, refused[i].magic, 8)) {
+			dp_error_set(err, "'%s' %s", p->path, refused[i].what);
+			return -1;
+		}
 	}
 	if (p->size < PIPE_HEADER_SIZE) {
 		dp_error_set(err, "'%s': perf.data file too short (%zu bytes)", p->path, p->size);

@@ -59,14 +59,20 @@ static inline bool dp_pc_has(dp_pcur *c, uint64_t n)
 	return true;
 }
 
+/* n bytes into v, which stays as it is where they are not there */
+static inline void dp_pc_read(dp_pcur *c, void *v, size_t n)
+{
+	if (dp_pc_has(c, n)) {
+		memcpy(v, c->p, n);
+		c->p += n;
+	}
+}
+
 static inline uint32_t dp_pc_u32(dp_pcur *c)
 {
 	uint32_t v = 0;
 
-	if (dp_pc_has(c, 4)) {
-		memcpy(&v, c->p, 4);
-		c->p += 4;
-	}
+	dp_pc_read(c, &v, 4);
 	return v;
 }
 
@@ -74,10 +80,7 @@ static inline uint64_t dp_pc_u64(dp_pcur *c)
 {
 	uint64_t v = 0;
 
-	if (dp_pc_has(c, 8)) {
-		memcpy(&v, c->p, 8);
-		c->p += 8;
-	}
+	dp_pc_read(c, &v, 8);
 	return v;
 }
 

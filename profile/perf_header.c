@@ -172,21 +172,22 @@ static const char *clock_name(uint64_t id, char *buf, size_t len)
 
 int dp_perf_feature(dp_profile *p, uint64_t feat, const uint8_t *b, size_t n)
 {
+	/* the features that are one string, kept as the profile's metadata */
+	static const struct {
+		uint64_t feat;
+		const char *key;
+	} strings[] = {
+	    {DP_FEAT_HOSTNAME, "hostname"},    {DP_FEAT_OSRELEASE, "kernel"},
+	    {DP_FEAT_VERSION, "perf_version"}, {DP_FEAT_ARCH, "arch"},
+	    {DP_FEAT_CPUDESC, "cpu"},	       {DP_FEAT_CPUID, "cpuid"},
+	};
+
+	for (size_t i = 0; i < DP_ARRAY_LEN(strings); i++)
+		if (feat == strings[i].feat)
+			return meta_string(p, strings[i].key, b, n);
 	switch (feat) {
 	case DP_FEAT_BUILD_ID:
 		return build_ids(p, b, n);
-	case DP_FEAT_HOSTNAME:
-		return meta_string(p, "hostname", b, n);
-	case DP_FEAT_OSRELEASE:
-		return meta_string(p, "kernel", b, n);
-	case DP_FEAT_VERSION:
-		return meta_string(p, "perf_version", b, n);
-	case DP_FEAT_ARCH:
-		return meta_string(p, "arch", b, n);
-	case DP_FEAT_CPUDESC:
-		return meta_string(p, "cpu", b, n);
-	case DP_FEAT_CPUID:
-		return meta_string(p, "cpuid", b, n);
 	case DP_FEAT_CMDLINE:
 		return cmdline(p, b, n);
 	case DP_FEAT_EVENT_DESC:

@@ -265,7 +265,7 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 	case DP_REC_EVENT_IDS: {
 		const struct dp_rec_event_ids *e = (const void *)rec;
 
-		if (size < sizeof(*e) || e->n > (size - sizeof(*e)) / 8)
+		if (!DP_REC_HOLDS(size, e, n, 8))
 			return -1;
 		r->kind = DP_R_OTHER;
 		r->other = rec;
@@ -291,7 +291,7 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 	case DP_REC_ALLOC: {
 		const struct dp_rec_alloc *a = (const void *)rec;
 
-		if (size < sizeof(*a) || a->nframes > (size - sizeof(*a)) / 8)
+		if (!DP_REC_HOLDS(size, a, nframes, 8))
 			return -1;
 		r->alloc = a;
 		return of_thread(r, DP_R_ALLOC, a->time, a->pid, a->tid);
@@ -727,6 +727,18 @@ void dp_profile_skip_heap(dp_profile *p, bool skip)
 	p->skip_heap = skip;
 }
 
+void dp_profile_side_band(dp_profile *p, void (*observe)(void *ctx, const dp_record *r), void *ctx)
+{
+	dp_record r;
+
+	dp_profile_rewind(p);
+	dp_profile_skip_samples(p, true);
+	while (dp_profile_next(p, &r) > 0)
+		observe(ctx, &r);
+	dp_profile_skip_samples(p, false);
+	dp_profile_rewind(p);
+}
+
 void dp_profile_share_samples(dp_profile *p, unsigned part, unsigned parts, uint64_t chunk)
 {
 	p->share_part = part;
@@ -870,6 +882,14 @@ const struct dp_file_header *dp_profile_header(const dp_profile *p)
 	return &p->hdr;
 }
 
+#define NAME_IN(n, k, dflt) name_in(n, DP_ARRAY_LEN(n), (unsigned)(k), dflt)
+
+/* n[k], or dflt where k is past n or has no name there */
+static const char *name_in(const char *const *n, size_t count, unsigned k, const char *dflt)
+{
+	return k < count && n[k] ? n[k] : dflt;
+}
+
 const char *dp_record_kind_name(enum dp_record_kind k)
 {
 	static const char *const n[] = {
@@ -896,35 +916,26 @@ const char *dp_record_kind_name(enum dp_record_kind k)
 	    [DP_R_MARKER_NAME] = "MARKER_NAME",
 	    [DP_R_OTHER] = "OTHER",
 	};
-	return (unsigned)k < sizeof(n) / sizeof(n[0]) && n[k] ? n[k] : "?";
+	return NAME_IN(n, k, "?");
 }
 
 const char *dp_ip_semantics_name(enum dp_ip_semantics s)
 {
-	switch (s) {
-	case DP_IP_EXACT:
-		return "exact";
-	case DP_IP_EXACT_AFTER:
-		return "exact-regs-after";
-	case DP_IP_AFTER:
-		return "after";
-	default:
-		return "none";
-	}
+	static const char *const n[] = {
+	    [DP_IP_EXACT] = "exact",
+	    [DP_IP_EXACT_AFTER] = "exact-regs-after",
+	    [DP_IP_AFTER] = "after",
+	};
+	return NAME_IN(n, s, "none");
 }
 
 const char *dp_event_class_name(enum dp_event_class c)
 {
-	switch (c) {
-	case DP_EVC_LOAD:
-		return "load";
-	case DP_EVC_STORE:
-		return "store";
-	case DP_EVC_MEMORY:
-		return "memory";
-	case DP_EVC_TIME:
-		return "time";
-	default:
-		return "none";
-	}
+	static const char *const n[] = {
+	    [DP_EVC_LOAD] = "load",
+	    [DP_EVC_STORE] = "store",
+	    [DP_EVC_MEMORY] = "memory",
+	    [DP_EVC_TIME] = "time",
+	};
+	return NAME_IN(n, c, "none");
 }

@@ -82,6 +82,12 @@ struct dp_profile {
 	uint8_t *coded; /* a PACKED record's frame, in the heap codec */
 };
 
+/* A .dprof record of size bytes at rec holds its fixed part, *rec, and the
+ * rec->n entries of each bytes that follow it (n read only once the fixed
+ * part is known to be there). */
+#define DP_REC_HOLDS(size, rec, n, each)                                                           \
+	((size) >= sizeof(*(rec)) && (rec)->n <= ((size) - sizeof(*(rec))) / (each))
+
 /* A sample record at off (inner: in a compressed perf.data stream) is
  * next: true when this reader skips it unparsed (a side-band pass, or
  * another reader's share). A side-band pass with dp_profile_index notes

@@ -65,7 +65,7 @@ int dp_profile_decode_timeline(dp_profile *p, const uint8_t *rec, size_t size, d
 	case DP_REC_READING: {
 		const struct dp_rec_reading *g = (const void *)rec;
 
-		if (size < sizeof(*g) || g->n > (size - sizeof(*g)) / 8)
+		if (!DP_REC_HOLDS(size, g, n, 8))
 			return -1;
 		r->kind = DP_R_READING;
 		r->time = g->time;
@@ -80,8 +80,7 @@ int dp_profile_decode_timeline(dp_profile *p, const uint8_t *rec, size_t size, d
 	case DP_REC_MARKER: {
 		const struct dp_rec_marker *m = (const void *)rec;
 
-		if (size < sizeof(*m) || m->n == 0 ||
-		    m->n > (size - sizeof(*m)) / sizeof(struct dp_mark))
+		if (!DP_REC_HOLDS(size, m, n, sizeof(struct dp_mark)) || m->n == 0)
 			return -1;
 		r->kind = DP_R_MARKER;
 		r->pid = m->pid;

@@ -270,36 +270,51 @@ static dp_expr *parse_not(parser *ps)
 	return parse_pred(ps);
 }
 
-static dp_expr *parse_and(parser *ps)
-{
-	dp_expr *l = parse_not(ps);
+/* the binary operators, loosest first: "or" joins "and"s, "and" joins
+ * negations */
+static const struct {
+	const char *word, *sym;
+	node_t kind;
+} binops[] = {{"or", "||", N_OR}, {"and", "&&", N_AND}};
 
-	while (l && !ps->failed &&
-	       (word(ps, "and") || (skip(ps), !strncmp(ps->p, "&&", 2) && (ps->p += 2)))) {
-		dp_expr *r = parse_not(ps);
+static dp_expr *parse_binary(parser *ps, size_t level);
+
+static dp_expr *operand(parser *ps, size_t level)
+{
+	return level + 1 < DP_ARRAY_LEN(binops) ? parse_binary(ps, level + 1) : parse_not(ps);
+}
+
+/* binops[level], as a word or a symbol, taken */
+static bool binop(parser *ps, size_t level)
+{
+	if (word(ps, binops[level].word))
+		return true;
+	skip(ps);
+	if (strncmp(ps->p, binops[level].sym, 2))
+		return false;
+	ps->p += 2;
+	return true;
+}
+
+/* operands joined by binops[level], left to right */
+static dp_expr *parse_binary(parser *ps, size_t level)
+{
+	dp_expr *l = operand(ps, level);
+
+	while (l && !ps->failed && binop(ps, level)) {
+		dp_expr *r = operand(ps, level);
 		if (!r) {
 			dp_expr_free(l);
 			return NULL;
 		}
-		l = node(N_AND, l, r);
+		l = node(binops[level].kind, l, r);
 	}
 	return l;
 }
 
 static dp_expr *parse_or(parser *ps)
 {
-	dp_expr *l = parse_and(ps);
-
-	while (l && !ps->failed &&
-	       (word(ps, "or") || (skip(ps), !strncmp(ps->p, "||", 2) && (ps->p += 2)))) {
-		dp_expr *r = parse_and(ps);
-		if (!r) {
-			dp_expr_free(l);
-			return NULL;
-		}
-		l = node(N_OR, l, r);
-	}
-	return l;
+	return parse_binary(ps, 0);
 }
 
 dp_expr *dp_expr_parse(const char *src, dp_attr_ctx *c, dp_error *err)

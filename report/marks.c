@@ -38,12 +38,11 @@ void dp_marks_add(dp_marks *m, const dp_record *r)
 static int by_thread_time(const void *a, const void *b)
 {
 	const dp_mark_rec *x = a, *y = b;
+	int c = dp_cmp_u64(x->pid, y->pid);
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->time < y->time ? -1 : x->time > y->time;
+	if (!c)
+		c = dp_cmp_u64(x->tid, y->tid);
+	return c ? c : dp_cmp_u64(x->time, y->time);
 }
 
 void dp_marks_done(dp_marks *m)

@@ -26,19 +26,6 @@ static const char *thousands(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-/* Shortens s to width, keeping its end (the distinctive part of a path). */
-static void fit(const char *s, int width, char *out, size_t len)
-{
-	int n = (int)strlen(s);
-
-	if (width < 4)
-		width = 4;
-	if (n <= width)
-		snprintf(out, len, "%s", s);
-	else
-		snprintf(out, len, "...%s", s + n - (width - 3));
-}
-
 static void key_text(const dp_report_result *r, const dp_agg_node *n, char *out, size_t len)
 {
 	const dp_agg_level *lv = &r->agg.levels[n->depth - 1];
@@ -92,7 +79,7 @@ static void print_node(const dp_report_result *r, FILE *f, uint32_t idx, int wid
 
 	key_text(r, n, key, sizeof(key));
 	used = indent + 18 + (r->nev > 1 ? 11 * (int)r->nev : 0);
-	fit(key, width - used, shown, sizeof(shown));
+	dp_fit_end(key, width - used, 4, shown, sizeof(shown));
 	fprintf(f, "%*s%7.2f%% %9s  ", indent, "", pct, thousands(n->m[0], num, sizeof(num)));
 	if (r->nev > 1)
 		for (uint32_t e = 0; e < r->nev; e++)
@@ -186,7 +173,7 @@ void dp_report_text(const dp_report_result *r, FILE *f)
 	if (r->nev > 1)
 		for (size_t e = 0; e < r->nev; e++) {
 			char n[16];
-			fit(r->ev[e].name ? r->ev[e].name : "?", 10, n, sizeof(n));
+			dp_fit_end(r->ev[e].name ? r->ev[e].name : "?", 10, 4, n, sizeof(n));
 			fprintf(f, "%10s ", n);
 		}
 	for (int d = 0; d < g->nlevels; d++) {

@@ -134,24 +134,12 @@ static uint32_t insn_text(dp_row_ctx *c, const dp_decoded *x)
 
 static uint32_t caller_of(dp_row_ctx *c, const dp_sample *s)
 {
-	uint64_t ret = 0, key, v;
-	bool after_ip = false;
+	uint32_t i = dp_callchain_returns(s);
+	uint64_t ret, key, v;
 
 	if (!(s->sample_type & PERF_SAMPLE_CALLCHAIN))
 		return c->s_nocallchain;
-	/* the chain: context markers, the IP itself, then return addresses */
-	for (uint32_t i = 0; i < s->callchain_nr; i++) {
-		uint64_t a = s->callchain[i];
-
-		if (a >= PERF_CONTEXT_MAX)
-			continue;
-		if (!after_ip) {
-			after_ip = true;
-			continue;
-		}
-		ret = a;
-		break;
-	}
+	ret = i < s->callchain_nr ? s->callchain[i] : 0;
 	if (!ret)
 		return 0;
 	key = ((uint64_t)s->pid << 48) ^ ret;

@@ -5,6 +5,8 @@
 #ifndef DP_ROW_H
 #define DP_ROW_H
 
+#include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../annotate/annotate.h"
@@ -37,5 +39,22 @@ uint32_t dp_row_region(dp_row_ctx *c, dp_row *r);
 /* Marks and counters of the profile (report/context.h). */
 struct dp_report_ctx *dp_row_ctx_marks(dp_row_ctx *c);
 uint32_t dp_row_insn(dp_row_ctx *c, dp_row *r);
+
+/* Where the return addresses in s's callchain begin: after its context
+ * markers (which may stand among them too) and the IP itself, which the
+ * chain starts with; callchain_nr where there is none. */
+static inline uint32_t dp_callchain_returns(const dp_sample *s)
+{
+	bool after_ip = false;
+
+	for (uint32_t i = 0; i < s->callchain_nr; i++) {
+		if (s->callchain[i] >= PERF_CONTEXT_MAX)
+			continue;
+		if (after_ip)
+			return i;
+		after_ip = true;
+	}
+	return s->callchain_nr;
+}
 
 #endif

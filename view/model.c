@@ -250,21 +250,19 @@ int dp_view_model_finish(dp_view_model *m, dp_report_result *res, dp_error *err)
 static int cmp_cell(const void *a, const void *b)
 {
 	const cell *x = a, *y = b;
+	int c = dp_cmp_u64(x->lane, y->lane);
 
-	if (x->lane != y->lane)
-		return x->lane < y->lane ? -1 : 1;
-	if (x->bucket != y->bucket)
-		return x->bucket < y->bucket ? -1 : 1;
-	return x->combo < y->combo ? -1 : x->combo > y->combo;
+	if (!c)
+		c = dp_cmp_u64(x->bucket, y->bucket);
+	return c ? c : dp_cmp_u64(x->combo, y->combo);
 }
 
 static int cmp_group(const void *a, const void *b)
 {
 	const group *x = a, *y = b;
+	int c = dp_cmp_u64(x->lane, y->lane);
 
-	if (x->lane != y->lane)
-		return x->lane < y->lane ? -1 : 1;
-	return x->bucket < y->bucket ? -1 : x->bucket > y->bucket;
+	return c ? c : dp_cmp_u64(x->bucket, y->bucket);
 }
 
 static void json_num(FILE *f, double v)

@@ -246,6 +246,9 @@ void dp_profile_skip_samples(dp_profile *p, bool skip);
  * report's parts): heap records, and the PACKED records that hold them,
  * are passed over unread. */
 void dp_profile_skip_heap(dp_profile *p, bool skip);
+/* A pass over the side-band records only, from the first: observe(ctx, r)
+ * for each; then back to the first record, samples read again. */
+void dp_profile_side_band(dp_profile *p, void (*observe)(void *ctx, const dp_record *r), void *ctx);
 
 /* For readers working in parallel, each on its own dp_profile of the same
  * file: the samples, counted in file order in chunks of chunk, are this
