@@ -25,6 +25,7 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 /* (object, type) pairs kept; more fail the test rather than be dropped unseen */
 #define MAX_SITES 1024
@@ -676,21 +677,6 @@ static void test_packed_same_attribution(void **state)
 	free(packed);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_lua),
-	    cmocka_unit_test(test_cxx),
-	    cmocka_unit_test(test_python),
-	    cmocka_unit_test(test_sqlite),
-	    cmocka_unit_test(test_pythonmalloc_env),
-	    cmocka_unit_test(test_packed_same_attribution),
-	};
-
-	int rc;
-
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
-	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	tu_cleanup();
-	return rc;
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT), NULL, tu_teardown, test_lua,
+	      test_cxx, test_python, test_sqlite, test_pythonmalloc_env,
+	      test_packed_same_attribution)

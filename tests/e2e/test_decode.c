@@ -280,14 +280,6 @@ static void test_dump_decoded(void **state)
 	free(prof);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_page_fault_truth),   cmocka_unit_test(test_stripped_binary),
-	    cmocka_unit_test(test_skid_pointer_chase), cmocka_unit_test(test_missing_binary),
-	    cmocka_unit_test(test_changed_binary),     cmocka_unit_test(test_jit_code),
-	    cmocka_unit_test(test_dump_decoded),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT), NULL,
+	      tu_teardown, test_page_fault_truth, test_stripped_binary, test_skid_pointer_chase,
+	      test_missing_binary, test_changed_binary, test_jit_code, test_dump_decoded)

@@ -103,13 +103,4 @@ static void test_silent_breakpoint(void **state)
 	free(prof);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_answers),
-	    cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_bad_input),
-	    cmocka_unit_test(test_silent_breakpoint),
-	};
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN(NULL, tu_teardown, test_answers, test_json, test_bad_input, test_silent_breakpoint)

@@ -31,6 +31,7 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 #define WRITERS	  6
 #define PER	  20
@@ -572,14 +573,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_writers_sqlite),     cmocka_unit_test(test_writers_postgresql),
-	    cmocka_unit_test(test_import_export),      cmocka_unit_test(test_bad_input),
-	    cmocka_unit_test(test_dropped_connection), cmocka_unit_test(test_sqlite_versions),
-	    cmocka_unit_test(test_commit_time),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT), NULL, teardown,
+	      test_writers_sqlite, test_writers_postgresql, test_import_export, test_bad_input,
+	      test_dropped_connection, test_sqlite_versions, test_commit_time)

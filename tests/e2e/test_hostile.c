@@ -194,15 +194,10 @@ static void test_packed_damage(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fifo),
-	    cmocka_unit_test(test_directory_and_device),
-	    cmocka_unit_test(test_sample_of_undescribed_event),
-	    cmocka_unit_test(test_packed_damage),
-	};
-	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN_AFTER(
+    {
+	    tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
+	    signal(SIGPIPE, SIG_IGN);
+    },
+    NULL, tu_teardown, test_fifo, test_directory_and_device, test_sample_of_undescribed_event,
+    test_packed_damage)

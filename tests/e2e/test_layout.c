@@ -15,6 +15,7 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 typedef struct facts {
 	struct {
@@ -300,13 +301,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_pahole), cmocka_unit_test(test_heat),
-	    cmocka_unit_test(test_diff),   cmocka_unit_test(test_false_sharing),
-	    cmocka_unit_test(test_padded), cmocka_unit_test(test_bad_input),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT), NULL,
+	      teardown, test_pahole, test_heat, test_diff, test_false_sharing, test_padded,
+	      test_bad_input)

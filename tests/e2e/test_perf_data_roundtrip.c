@@ -211,21 +211,17 @@ static void test_dump(void **state)
 	tu_result_free(&res);
 }
 
-int main(void)
+/* every test compares with what perf itself records: skipped without it */
+static void require_perf(void)
 {
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_page_faults_file),
-	    cmocka_unit_test(test_page_faults_pipe),
-	    cmocka_unit_test(test_page_faults_zstd),
-	    cmocka_unit_test(test_cpu_clock_user_regs),
-	    cmocka_unit_test(test_dump),
-	};
 	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	if (have_perf(NULL) < 0) {
 		printf(
 		    "perf cannot record here (not installed, or perf_event_paranoid): skipped\n");
 		tu_cleanup();
-		return 77;
+		exit(77);
 	}
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }
+
+TU_MAIN_AFTER(require_perf(), NULL, tu_teardown, test_page_faults_file, test_page_faults_pipe,
+	      test_page_faults_zstd, test_cpu_clock_user_regs, test_dump)

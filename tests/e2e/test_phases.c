@@ -23,6 +23,7 @@
 #include "report/marks.h"
 #include "report/timeline.h"
 #include "util.h"
+#include "tu_group.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -491,15 +492,10 @@ static void test_errors(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_counter_rates),  cmocka_unit_test(test_marker_intervals),
-		cmocka_unit_test(test_sample_regions), cmocka_unit_test(test_markers_command),
-		cmocka_unit_test(test_stat),           cmocka_unit_test(test_list_counters),
-		cmocka_unit_test(test_errors),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TU_MAIN_AFTER(
+    {
+	    tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
+	    signal(SIGPIPE, SIG_IGN);
+    },
+    setup, teardown, test_counter_rates, test_marker_intervals, test_sample_regions,
+    test_markers_command, test_stat, test_list_counters, test_errors)

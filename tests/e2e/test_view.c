@@ -14,6 +14,7 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 static char *plain;
 
@@ -190,15 +191,5 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_help),
-	    cmocka_unit_test(test_bad_input),
-	    cmocka_unit_test(test_default_output),
-	    cmocka_unit_test(test_input_option),
-	    cmocka_unit_test(test_outputs_not_files),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT), setup, teardown, test_help,
+	      test_bad_input, test_default_output, test_input_option, test_outputs_not_files)

@@ -354,13 +354,5 @@ static void test_copy_gets_its_own_index(void **state)
 	free(copy);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_index_is_what_a_walk_finds),
-	    cmocka_unit_test(test_damaged_index_is_refused),
-	    cmocka_unit_test(test_series_index),
-	    cmocka_unit_test(test_copy_gets_its_own_index),
-	};
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN(NULL, tu_teardown, test_index_is_what_a_walk_finds, test_damaged_index_is_refused,
+	test_series_index, test_copy_gets_its_own_index)

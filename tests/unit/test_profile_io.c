@@ -249,12 +249,5 @@ static void test_not_a_profile(void **state)
 	free(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),   cmocka_unit_test(test_every_prefix),
-		cmocka_unit_test(test_corrupt_size), cmocka_unit_test(test_disk_full),
-		cmocka_unit_test(test_not_a_profile),
-	};
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN(NULL, tu_teardown, test_round_trip, test_every_prefix, test_corrupt_size, test_disk_full,
+	test_not_a_profile)

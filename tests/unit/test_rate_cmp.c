@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "compare/rate_cmp.h"
+#include "tu_group.h"
 
 static void test_quantile(void **state)
 {
@@ -215,12 +216,4 @@ static void test_power(void **state)
 	assert_true(others <= runs * 0.05 * 1.3);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_quantile), cmocka_unit_test(test_compare),
-	    cmocka_unit_test(test_tarone),   cmocka_unit_test(test_false_positive_rate),
-	    cmocka_unit_test(test_power),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL, test_quantile, test_compare, test_tarone, test_false_positive_rate, test_power)

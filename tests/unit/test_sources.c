@@ -14,7 +14,7 @@
 
 #include "sampler/counters.h"
 #include "sampler/event_spec.h"
-#include "tu.h"
+#include "tu_group.h"
 
 static char *proc; /* the canned /proc */
 static int tids[2];
@@ -360,12 +360,5 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decode),  cmocka_unit_test(test_gone),
-		cmocka_unit_test(test_wrap),    cmocka_unit_test(test_unknown),
-		cmocka_unit_test(test_unavailable), cmocka_unit_test(test_perf_decode),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TU_MAIN(setup, teardown, test_decode, test_gone, test_wrap, test_unknown, test_unavailable,
+	test_perf_decode)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "units.h"
+#include "tu_group.h"
 
 static void dur_ok(const char *s, uint64_t want)
 {
@@ -141,12 +142,4 @@ static void test_sizes(void **state)
 	size_bad("99999999999999999999G", "beyond");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_durations),
-	    cmocka_unit_test(test_ranges),
-	    cmocka_unit_test(test_sizes),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL, test_durations, test_ranges, test_sizes)
