@@ -272,9 +272,7 @@ static void test_dump_decoded(void **state)
 
 	(void)state;
 	assert_int_equal(tu_sh(&res, "'%s' dump --decoded '%s'", DATAPROF_BIN, prof), 0);
-	assert_non_null(strstr(res.out, "main+0x"));
-	assert_non_null(strstr(res.out, "(agrees) exact"));
-	assert_non_null(strstr(res.out, "# verdicts per event"));
+	tu_assert_contains(res.out, "main+0x", "(agrees) exact", "# verdicts per event", NULL);
 	assert_null(strstr(res.out, "DIFFERS"));
 	tu_result_free(&res);
 	free(prof);

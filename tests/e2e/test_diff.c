@@ -430,14 +430,12 @@ static void test_formats(void **state)
 	s = sides(prof_a, 2, prof_b, 2);
 	assert_int_equal(tu_sh(&res, "'%s' diff --per run %s --markdown", DATAPROF_BIN, s), 0);
 	printf("%s", res.out);
-	assert_non_null(strstr(res.out, "| member | base | new | change | 95% interval |"));
-	assert_non_null(strstr(res.out, "|---|---|---:|---:|---:|---|"));
-	assert_non_null(strstr(res.out, "| ▼ | `struct item.b` |"));
+	tu_assert_contains(res.out, "| member | base | new | change | 95% interval |",
+			   "|---|---|---:|---:|---:|---|", "| ▼ | `struct item.b` |", NULL);
 	tu_result_free(&res);
 	assert_int_equal(tu_sh(&res, "'%s' diff %s", DATAPROF_BIN, s), 0);
-	assert_non_null(strstr(res.out, "# dataprof diff of layout_O2, event cpu-clock"));
-	assert_non_null(strstr(res.out, "per second of recorded time"));
-	assert_non_null(strstr(res.out, "run-to-run noise measured"));
+	tu_assert_contains(res.out, "# dataprof diff of layout_O2, event cpu-clock",
+			   "per second of recorded time", "run-to-run noise measured", NULL);
 	tu_result_free(&res);
 	free(s);
 }

@@ -44,8 +44,7 @@ static void test_answers(void **state)
 	assert_non_null(strstr(res.out, "# works here:"));
 	tu_result_free(&res);
 	assert_int_equal(tu_sh(&res, "'%s' doctor breakpoint page-faults", DATAPROF_BIN), 0);
-	assert_non_null(strstr(res.out, " breakpoint "));
-	assert_non_null(strstr(res.out, " page-faults "));
+	tu_assert_contains(res.out, " breakpoint ", " page-faults ", NULL);
 	assert_null(strstr(res.out, " task-clock "));
 	tu_result_free(&res);
 }

@@ -85,8 +85,7 @@ static void test_target_execs(void **state)
 	assert_int_equal(tu_sh(&res, "'%s' report --by process,function '%s'", DATAPROF_BIN, prof),
 			 0);
 	printf("%s", res.out);
-	assert_non_null(strstr(res.out, "misbehave_O2  |  burn"));
-	assert_non_null(strstr(res.out, "sleeper_O2  |  burn"));
+	tu_assert_contains(res.out, "misbehave_O2  |  burn", "sleeper_O2  |  burn", NULL);
 	tu_result_free(&res);
 	free(cmd);
 	free(sl);

@@ -463,8 +463,8 @@ static void test_sqlite_versions(void **state)
 	assert_int_equal(
 	    tu_sh(&res, "'%s' history --db '%s' show --per run --csv", DATAPROF_BIN, v1), 0);
 	printf("%s", res.out);
-	assert_non_null(strstr(res.out, "\"old1\",1,\"struct s.x\",100000000,0"));
-	assert_non_null(strstr(res.out, "\"old2\",1,\"struct s.x\",300000000,1"));
+	tu_assert_contains(res.out, "\"old1\",1,\"struct s.x\",100000000,0",
+			   "\"old2\",1,\"struct s.x\",300000000,1", NULL);
 	tu_result_free(&res);
 	/* its page: the name's "</script>" escaped, the data whole */
 	assert_int_equal(

@@ -197,10 +197,8 @@ static void test_dump(void **state)
 	assert_int_equal(perf_rec(&res, opts, cmd), 0);
 	tu_result_free(&res);
 	assert_int_equal(tu_sh(&res, "'%s' dump -i '%s'", DATAPROF_BIN, data), 0);
-	assert_non_null(strstr(res.out, "# perf.data, file mode"));
-	assert_non_null(strstr(res.out, "# event #0 page-faults"));
-	assert_non_null(strstr(res.out, "SAMPLE page-faults"));
-	assert_non_null(strstr(res.out, "0 unknown, 0 bad samples"));
+	tu_assert_contains(res.out, "# perf.data, file mode", "# event #0 page-faults",
+			   "SAMPLE page-faults", "0 unknown, 0 bad samples", NULL);
 	tu_result_free(&res);
 	assert_int_equal(tu_sh(&res, "'%s' dump -s '%s'", DATAPROF_BIN, data), 0);
 	assert_non_null(strstr(res.out, " samples (page-faults "));

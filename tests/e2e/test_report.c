@@ -341,10 +341,8 @@ static void test_default_view(void **state)
 	char *out = report("");
 
 	(void)state;
-	assert_non_null(strstr(out, "by object, then member, then line"));
-	assert_non_null(strstr(out, "struct rec.hot"));
-	assert_non_null(strstr(out, "# verdicts:"));
-	assert_non_null(strstr(out, "heap@split.c:"));
+	tu_assert_contains(out, "by object, then member, then line", "struct rec.hot",
+			   "# verdicts:", "heap@split.c:", NULL);
 	free(out);
 }
 

@@ -316,13 +316,7 @@ static void test_truncated_file(void **state)
 
 static void expect_error(const char *args, const char *words)
 {
-	tu_result res;
-
-	assert_int_not_equal(tu_sh(&res, "cd '%s' && '%s' %s", tu_tmpdir(), DATAPROF_BIN, args), 0);
-	if (!strstr(res.err, words))
-		fail_msg("'%s': expected '%s' in: %s", args, words, res.err);
-	assert_ptr_equal(strchr(res.err, '\n'), res.err + strlen(res.err) - 1); /* one line */
-	tu_result_free(&res);
+	rec_expect_error(REC_ERR_TMPDIR | REC_ERR_EOL, words, "%s", args);
 }
 
 /* Bad options and files that are not one series: one line, non-zero. */

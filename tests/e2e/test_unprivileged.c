@@ -152,8 +152,7 @@ static void test_kernel_sampling_refused(void **state)
 		printf("-e %s: exit %d: %s", events[i], res.status, res.err);
 		assert_int_equal(res.status, 125);
 		assert_one_line(&res);
-		assert_non_null(strstr(res.err, "perf_event_paranoid 1 or lower"));
-		assert_non_null(strstr(res.err, "CAP_PERFMON"));
+		tu_assert_contains(res.err, "perf_event_paranoid 1 or lower", "CAP_PERFMON", NULL);
 		tu_result_free(&res);
 	}
 }

@@ -176,8 +176,7 @@ static void test_long_values(void **state)
 	memset(s, 'a', n);
 	strcpy(s + n, "=1");
 	assert_false(dp_expr_check(s, &err));
-	assert_non_null(strstr(err.msg, "unknown attribute"));
-	assert_non_null(strstr(err.msg, "at character 1"));
+	tu_assert_contains(err.msg, "unknown attribute", "at character 1", NULL);
 	free(s);
 }
 
