@@ -62,10 +62,7 @@ static char *write_profile(const char *name, uint64_t first, int n, const char *
 		if (i % 97 == 0)
 			assert_int_equal(dp_writer_flush(&w), 0);
 	}
-	struct dp_rec_finish f;
-	memset(&f, 0, sizeof(f));
-	f.samples = (uint64_t)n;
-	dp_writer_add_dp(&w, DP_REC_FINISH, (uint8_t *)&f + 8, sizeof(f) - 8);
+	synth_finish(&w, (uint64_t)n);
 	assert_int_equal(dp_writer_close(&w), 0);
 	dp_buf_free(&b);
 	return path;
