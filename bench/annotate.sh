@@ -10,8 +10,8 @@ build=${1:-build}
 units=${2:-200}
 funcs=${3:-20}
 samples=${4:-1000000}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+bench_tmp
 
 python3 "$(dirname "$0")/gen_wide.py" "$tmp/src" "$units" "$funcs"
 echo "building a program of $units units x $funcs functions..." >&2

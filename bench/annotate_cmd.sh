@@ -5,18 +5,17 @@
 # both), and the ratio:
 #   bench/annotate_cmd.sh [BUILD_DIR] [SAMPLES]
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 build=${1:-build}
 samples=${2:-1000000}
 dataprof=$build/dataprof
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp
 regs=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15
 work=("$build/examples/hashtable" 1048576 30000000)
 
 # the wall and CPU (user + system) seconds of one command, best of 3 by
 # wall time: the machine is shared, and on a loaded one the CPU time is
 # what the command itself cost
-. "$(dirname "$0")/lib.sh"
 best() { bench_best 3 "$tmp/out" "$@"; }
 
 "$dataprof" record -q -e cpu-clock -F 20000 -o "$tmp/d.dprof" -- "${work[@]}" >/dev/null

@@ -2,6 +2,7 @@
 #ifndef DP_BENCH_UTIL_H
 #define DP_BENCH_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,26 @@ static inline double bench_now(void)
 		wall = getenv("BENCH_WALL") != NULL;
 	clock_gettime(wall ? CLOCK_MONOTONIC : CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Wall-clock seconds: for the targets, which time their own work, threads
+ * and all. */
+static inline double bench_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The random number after x (xorshift64, shifts 13, 7, 17; x not 0): the
+ * targets' random addresses and sizes. */
+static inline uint64_t bench_xorshift(uint64_t x)
+{
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
 }
 
 /* A line of /proc/self/status in MiB ("RssAnon:", "VmHWM:"); -1 if absent.

@@ -10,27 +10,19 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 static uint64_t *set;
 static size_t slice; /* words per thread */
 static double seconds = 10;
 static uint64_t total;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static __attribute__((noinline)) uint64_t walk(uint64_t *a, size_t n, uint64_t x, int steps)
 {
 	uint64_t sum = 0;
 
 	for (int i = 0; i < steps; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		x = bench_xorshift(x);
 		sum += a[x % n];
 		a[(x >> 17) % n] = sum;
 	}
@@ -41,11 +33,11 @@ static void *work(void *arg)
 {
 	uintptr_t k = (uintptr_t)arg;
 	uint64_t *a = set + k * slice, x = 88172645463325252ull ^ k, n = 0;
-	double end = now() + seconds;
+	double end = bench_wall() + seconds;
 
 	for (size_t i = 0; i < slice; i += 512)
 		a[i] = i; /* first touch: this thread's pages */
-	while (now() < end) {
+	while (bench_wall() < end) {
 		x += walk(a, slice, x, 100000);
 		n += 100000;
 	}

@@ -10,24 +10,18 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 static double seconds = 10;
 static uint64_t total;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void *work(void *arg)
 {
 	uint64_t x = (uintptr_t)arg * 2654435761u + 1, n = 0;
 	void *keep[64] = {0};
-	double end = now() + seconds;
+	double end = bench_wall() + seconds;
 
-	while (now() < end) {
+	while (bench_wall() < end) {
 		for (int i = 0; i < 256; i++) {
 			size_t sz;
 			int k;

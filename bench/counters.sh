@@ -7,8 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 s=${1:-10}
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDATAPROF_TESTS=OFF >/dev/null
-cmake --build build -j2 --target bench_counters >/dev/null
+. bench/lib.sh
+bench_build build bench_counters
 echo "== $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs," \
 	"kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 build/bench/bench_counters --interval 10 --seconds "$s" --counters default

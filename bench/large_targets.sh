@@ -11,10 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 s=${1:-10}
 build=${2:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDATAPROF_TESTS=OFF >/dev/null
-cmake --build "$build" -j2 --target dataprof bigwork manyfuncs >/dev/null
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. bench/lib.sh
+bench_build "$build" dataprof bigwork manyfuncs
+bench_tmp
 
 # record OUT CMD...: records CMD at 1 kHz, prints samples, lost, peak RSS
 record() {

@@ -24,3 +24,18 @@ bench_best() {
 	rm -f "$t" "$t.err"
 	echo "$best $cpu"
 }
+
+# bench_tmp: tmp=a fresh directory, removed when the script exits.
+bench_tmp() {
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+}
+
+# bench_build BUILD_DIR TARGET...: configures BUILD_DIR as a release build
+# without the tests and builds the targets named (from the source root).
+bench_build() {
+	local build=$1
+	shift
+	cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDATAPROF_TESTS=OFF >/dev/null
+	cmake --build "$build" -j2 --target "$@" >/dev/null
+}

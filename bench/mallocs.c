@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
+
 int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? atol(argv[1]) : 4000000;
@@ -18,9 +20,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < rounds; i++) {
 		size_t sz;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		x = bench_xorshift(x);
 		sz = (x & 63) ? 16 + (x >> 8) % 4080 : 65536;
 		free(ring[i % window]);
 		ring[i % window] = malloc(sz);

@@ -4,8 +4,8 @@
 #   bench/markers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDATAPROF_TESTS=OFF >/dev/null
-cmake --build build -j2 --target bench_markers dataprof_collector >/dev/null
+. bench/lib.sh
+bench_build build bench_markers dataprof_collector
 echo "== $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), kernel $(uname -r)," \
 	"clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 c="$PWD/build/libdataprof_collector.so"

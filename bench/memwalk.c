@@ -6,13 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "bench_util.h"
 
 int main(int argc, char **argv)
 {
@@ -24,14 +18,12 @@ int main(int argc, char **argv)
 
 	for (size_t i = 0; i < n; i++)
 		a[i] = i;
-	t0 = now();
+	t0 = bench_wall();
 	for (size_t i = 0; i < ops; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		x = bench_xorshift(x);
 		sum += a[x % n];
 		a[(x >> 17) % n] = sum;
 	}
-	printf("%.6f seconds, checksum %llu\n", now() - t0, (unsigned long long)sum);
+	printf("%.6f seconds, checksum %llu\n", bench_wall() - t0, (unsigned long long)sum);
 	return 0;
 }

@@ -9,10 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 s=${1:-60}
 build=${2:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDATAPROF_TESTS=OFF >/dev/null
-cmake --build "$build" -j2 --target dataprof dataprof_heap churn >/dev/null
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. bench/lib.sh
+bench_build "$build" dataprof dataprof_heap churn
+bench_tmp
 
 "$build/dataprof" record --heap -e cpu-clock -F 20000 -o /dev/null -- \
 	"$build/bench/churn" 8 "$s" >"$tmp/out" 2>&1 &

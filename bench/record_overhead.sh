@@ -10,8 +10,8 @@ runs=${2:-5}
 dataprof=$build/dataprof
 work=$build/bench/memwalk
 args=(256 40)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+bench_tmp
 regs=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15
 
 # the workload's own time (it prints it), median of $runs

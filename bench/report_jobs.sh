@@ -17,8 +17,8 @@ sizes=("$@")
 ((${#sizes[@]})) || sizes=(1000000)
 dataprof=$build/dataprof
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+bench_tmp
 regs=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15
 work=("$build/examples/hashtable" 1048576 10000000)
 ncpu=$("$dataprof" report --help >/dev/null && nproc)

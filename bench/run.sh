@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. bench/lib.sh
+bench_tmp
 
 echo "== record overhead (dataprof vs perf)"
 bench/record_overhead.sh "$build" "${RUNS:-5}"

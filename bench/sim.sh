@@ -15,12 +15,11 @@ build=${1:-build}
 mib=${2:-64}
 millions=${3:-4}
 runs=${4:-3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+bench_tmp
 work=("$build/bench/memwalk" "$mib" "$millions")
 geom="l1d=32K:8:64,l2=none,llc=2M:16:64"
 
-. "$(dirname "$0")/lib.sh"
 best() { # command...: the best wall time of RUNS runs
 	bench_best "$runs" /dev/null "$@" | cut -d' ' -f1
 }

@@ -9,8 +9,8 @@ set -euo pipefail
 build=${1:-build}
 src=$(cd "$(dirname "$0")/.." && pwd)
 dataprof=$build/dataprof
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+bench_tmp
 
 # playwright-core for the render time, from the tests' lock file
 mkdir -p "$tmp/node"

@@ -12,14 +12,9 @@ const path = require("path");
 const zlib = require("zlib");
 const { execFileSync } = require("child_process");
 const { Profile } = require("pprof-format");
+const { check, finish } = require("./lib.js");
 
 const [dataprof, profile, outDir, ...flags] = process.argv.slice(2);
-let passed = 0, failed = 0;
-
-function check(name, ok, detail) {
-	console.log(`${ok ? "ok" : "FAIL"}: ${name}${detail ? " (" + detail + ")" : ""}`);
-	ok ? passed++ : failed++;
-}
 
 const json = path.join(outDir, "trace.json"), pb = path.join(outDir, "profile.pb.gz");
 execFileSync(dataprof, ["export", "--perfetto", json, "--pprof", pb, profile], { stdio: "inherit" });
@@ -146,5 +141,4 @@ try {
 } catch (e) {
 	check("the test ran to its end", false, e.stack);
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

@@ -9,38 +9,17 @@
 // command the section gives shows the same change when run. Prints one line
 // per check, then "N passed, N failed"; exit 1 on a failure.
 "use strict";
-const fs = require("fs");
-const os = require("os");
 const path = require("path");
 const { execFileSync } = require("child_process");
-const { chromium } = require("playwright-core");
+const { check, openPage, inChromium } = require("./lib.js");
 
 const [pageFile, dataprof, db] = process.argv.slice(2);
 const KEY = "struct item.b", STEP = 2; /* c3: the third commit, index 2 */
-let passed = 0, failed = 0;
-
-function check(name, ok, detail) {
-	console.log(`${ok ? "ok" : "FAIL"}: ${name}${detail ? " (" + detail + ")" : ""}`);
-	ok ? passed++ : failed++;
-}
 
 async function run(ctx) {
-	const page = await ctx.newPage();
-	const errors = [], requests = [];
-	page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-	page.on("pageerror", (e) => errors.push(e.message));
-	await page.route("**/*", (route) => {
-		const url = route.request().url();
-		if (url.startsWith("file:") && url.includes(path.basename(pageFile)))
-			return route.continue();
-		requests.push(url);
-		return route.abort();
-	});
-	await page.setViewportSize({ width: 1300, height: 1000 });
-	await page.goto("file://" + path.resolve(pageFile));
-	await page.waitForSelector("body[data-ready='1']", { timeout: 30000 }).catch(() => {});
-	const ready = await page.evaluate(() => performance.getEntriesByName("dp-ready").length);
-	check("loads offline, marks ready", ready === 1 && !requests.length, requests.join(" "));
+	const { page, errors, requests, readyMarks } = await openPage(ctx, pageFile, 1300,
+		(url, base) => url.startsWith("file:") && url.includes(base));
+	check("loads offline, marks ready", readyMarks === 1 && !requests.length, requests.join(" "));
 
 	const info = await page.evaluate(() => {
 		const d = window.dpHistory.data;
@@ -121,23 +100,4 @@ async function run(ctx) {
 	await page.close();
 }
 
-(async () => {
-	const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "dp-chromium-"));
-	const ctx = await chromium.launchPersistentContext(profileDir, {
-		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-		headless: true,
-		offline: true,
-		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		       "--disable-component-update", "--disable-sync", "--no-first-run"],
-	});
-	try {
-		await run(ctx);
-	} catch (e) {
-		check("the test ran to its end", false, e.stack);
-	} finally {
-		await ctx.close();
-		fs.rmSync(profileDir, { recursive: true, force: true });
-	}
-	console.log(`${passed} passed, ${failed} failed`);
-	process.exit(failed ? 1 : 0);
-})();
+inChromium(run);

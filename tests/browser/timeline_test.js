@@ -5,8 +5,8 @@
 "use strict";
 const { execFileSync } = require("child_process");
 const { tlOverlap, tlFind } = require(process.argv[3]);
+const { check, finish } = require("./lib.js");
 
-let passed = 0, failed = 0;
 for (const seed of [1, 2, 3, 4]) {
 	const out = execFileSync(process.argv[2], [String(seed)], { encoding: "utf8" });
 	const ev = [[], [], []];
@@ -33,9 +33,6 @@ for (const seed of [1, 2, 3, 4]) {
 			first = first || `kind ${q.kind} time ${q.time} dir ${q.dir} tid ${q.tid}: C ${q.ref}, JS ${ref}`;
 		}
 	}
-	const ok = bad === 0;
-	console.log(`${ok ? "ok" : "FAIL"}: seed ${seed}: ${queries.length} queries, ${bad} answered differently${first ? " (" + first + ")" : ""}`);
-	ok ? passed++ : failed++;
+	check(`seed ${seed}: ${queries.length} queries, ${bad} answered differently`, bad === 0, first);
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

@@ -17,41 +17,14 @@
 // one line per check, then "N passed, N failed"; exit 1 on a failure.
 "use strict";
 const fs = require("fs");
-const os = require("os");
 const path = require("path");
 const { execFileSync } = require("child_process");
-const { chromium } = require("playwright-core");
+const { check, openPage, inChromium } = require("./lib.js");
 
 const [outDir, fullPage, emptyPage, plainPage, dataprof, rangesPage] = process.argv.slice(2);
-let passed = 0, failed = 0;
 
-function check(name, ok, detail) {
-	console.log(`${ok ? "ok" : "FAIL"}: ${name}${detail ? " (" + detail + ")" : ""}`);
-	ok ? passed++ : failed++;
-}
-
-async function open(ctx, file) {
-	const page = await ctx.newPage();
-	const errors = [], requests = [];
-	page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-	page.on("pageerror", (e) => errors.push(e.message));
-	// the page must need nothing beyond its own file
-	await page.route("**/*", (route) => {
-		const url = route.request().url();
-		if (url.startsWith("file:") && url.endsWith(path.basename(file)))
-			return route.continue();
-		requests.push(url);
-		return route.abort();
-	});
-	await page.setViewportSize({ width: 1400, height: 1000 });
-	await page.goto("file://" + path.resolve(file));
-	await page.waitForSelector("body[data-ready='1']", { timeout: 30000 }).catch(() => {});
-	const ready = await page.evaluate(() => {
-		const m = performance.getEntriesByName("dp-ready")[0];
-		return m ? m.startTime : -1;
-	});
-	return { page, errors, requests, ready };
-}
+// the page must need nothing beyond its own file
+const open = (ctx, file) => openPage(ctx, file, 1400);
 
 const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 const st = (page) => page.evaluate(() => ({ ...window.dpView.state, W: window.dpView.plotWidth() }));
@@ -602,35 +575,18 @@ async function rangesChecks(ctx)
 	await page.close();
 }
 
-(async () => {
-	const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "dp-chromium-"));
-	const ctx = await chromium.launchPersistentContext(profileDir, {
-		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-		headless: true,
-		offline: true,
-		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		       "--disable-component-update", "--disable-sync", "--no-first-run"],
-	});
-	try {
-		await fullChecks(ctx);
-		if (emptyPage)
-			await emptyChecks(ctx);
-		if (plainPage)
-			await plainChecks(ctx);
-		if (dataprof)
-			await lostChecks(ctx);
-		if (dataprof && plainPage) {
-			await annotPlainChecks(ctx);
-			await annotTimeChecks(ctx);
-		}
-		if (rangesPage)
-			await rangesChecks(ctx);
-	} catch (e) {
-		check("the test ran to its end", false, e.stack);
-	} finally {
-		await ctx.close();
-		fs.rmSync(profileDir, { recursive: true, force: true });
+inChromium(async (ctx) => {
+	await fullChecks(ctx);
+	if (emptyPage)
+		await emptyChecks(ctx);
+	if (plainPage)
+		await plainChecks(ctx);
+	if (dataprof)
+		await lostChecks(ctx);
+	if (dataprof && plainPage) {
+		await annotPlainChecks(ctx);
+		await annotTimeChecks(ctx);
 	}
-	console.log(`${passed} passed, ${failed} failed`);
-	process.exit(failed ? 1 : 0);
-})();
+	if (rangesPage)
+		await rangesChecks(ctx);
+});

@@ -1,4 +1,5 @@
 #include "annot_util.h"
+#include "decode_util.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,16 +9,11 @@
 void rec_annotate_each(const char *profile, rec_annotated_fn fn, void *ctx)
 {
 	dp_error err = {{0}};
-	dp_profile *p = dp_profile_open(profile, &err);
-	dp_decoder *d;
+	dp_profile *p;
+	dp_decoder *d = rec_decoder_open(profile, &p);
 	dp_annotator *an;
 	dp_record r;
 
-	if (!p)
-		fail_msg("%s", err.msg);
-	d = dp_decoder_open(p, NULL, &err);
-	if (!d)
-		fail_msg("%s", err.msg);
 	an = dp_annotator_open(d, p, &err);
 	if (!an)
 		fail_msg("%s", err.msg);

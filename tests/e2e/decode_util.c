@@ -5,20 +5,28 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+dp_decoder *rec_decoder_open(const char *profile, dp_profile **p)
+{
+	dp_error err = {{0}};
+	dp_decoder *d;
+
+	*p = dp_profile_open(profile, &err);
+	if (!*p)
+		fail_msg("%s", err.msg);
+	d = dp_decoder_open(*p, NULL, &err);
+	if (!d)
+		fail_msg("%s", err.msg);
+	return d;
+}
+
 void rec_decode_each_with(const char *profile, rec_decoded_d_fn fn, void *ctx, dp_decoder **keep,
 			  dp_profile **keep_p)
 {
-	dp_error err = {{0}};
-	dp_profile *p = dp_profile_open(profile, &err);
-	dp_decoder *d;
+	dp_profile *p;
+	dp_decoder *d = rec_decoder_open(profile, &p);
 	dp_record r;
 	dp_decoded x;
 
-	if (!p)
-		fail_msg("%s", err.msg);
-	d = dp_decoder_open(p, NULL, &err);
-	if (!d)
-		fail_msg("%s", err.msg);
 	while (dp_profile_next(p, &r) > 0) {
 		if (r.kind != DP_R_SAMPLE)
 			continue;

@@ -4,6 +4,10 @@
 
 #include "decode/decode.h"
 
+/* Opens profile (into *p) and its decoder, failing the test when either
+ * cannot be; the caller frees both. */
+dp_decoder *rec_decoder_open(const char *profile, dp_profile **p);
+
 typedef void (*rec_decoded_fn)(void *ctx, const dp_sample *s, const dp_decoded *x);
 
 /* Opens profile and its decoder (failing the test when either cannot be),

@@ -83,7 +83,8 @@ void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)
 	char *args;
 
 	REC_VFORMAT(args, fmt);
-	tu_sh(&res, "'%s' %s", DATAPROF_BIN, args);
+	tu_sh(&res, "cd '%s' && '%s' %s", how & REC_ERR_TMPDIR ? tu_tmpdir() : ".", DATAPROF_BIN,
+	      args);
 	const char *nl = strchr(res.err, '\n');
 	bool refused = how & REC_ERR_USAGE
 			   ? res.status == 1 || res.status == 2
@@ -94,6 +95,23 @@ void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)
 			 res.err, want);
 	tu_result_free(&res);
 	free(args);
+}
+
+void rec_expect_exit(int status, const char *want, const char *fmt, ...)
+{
+	tu_result res;
+	char *cmd;
+
+	REC_VFORMAT(cmd, fmt);
+	tu_sh(&res, "cd '%s' && %s", tu_tmpdir(), cmd);
+	if (res.status != status || !strstr(res.err, want))
+		fail_msg("%s: exit %d (want %d), stderr '%s' (want '%s')", cmd, res.status, status,
+			 res.err, want);
+	/* one line */
+	assert_non_null(strchr(res.err, '\n'));
+	assert_null(strchr(strchr(res.err, '\n') + 1, '\n'));
+	tu_result_free(&res);
+	free(cmd);
 }
 
 size_t rec_fixture_list(const char *fixture, tu_truth **t)

@@ -80,14 +80,20 @@ void rec_pf_check(const char *profile, const char *truth_text, rec_pf_result *ou
 /* How rec_expect_error judges a refusal; 0: any non-zero exit status, and
  * at most one newline in stderr. */
 enum {
-	REC_ERR_NOT3 = 1,  /* exit 3 is an answer ("changed"), not a refusal */
-	REC_ERR_USAGE = 2, /* only 1 (what the input cannot give) or 2 (usage) */
-	REC_ERR_EOL = 4,   /* stderr one line that ends in its newline */
+	REC_ERR_NOT3 = 1,   /* exit 3 is an answer ("changed"), not a refusal */
+	REC_ERR_USAGE = 2,  /* only 1 (what the input cannot give) or 2 (usage) */
+	REC_ERR_EOL = 4,    /* stderr one line that ends in its newline */
+	REC_ERR_TMPDIR = 8, /* run in tu_tmpdir() (relative paths land there) */
 };
 /* Runs dataprof ARGS, ARGS from fmt (a shell word list), and fails the
  * test, naming ARGS, unless dataprof refuses them as how says with want
  * in its stderr, on one line. */
 void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Runs the shell command line from fmt in tu_tmpdir() and fails the test,
+ * naming it, unless it exits status with want in its stderr, and that
+ * stderr has exactly one newline. */
+void rec_expect_exit(int status, const char *want, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* A cmocka test named name that runs fn with *state = arg (a string): one

@@ -427,15 +427,6 @@ static void test_lua_table_lookups(void **state)
 	free(prof);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_members_objects_O2), cmocka_unit_test(test_members_perf_data),
-	    cmocka_unit_test(test_bad_input),	       cmocka_unit_test(test_source_dir),
-	    cmocka_unit_test(test_clang_source),       cmocka_unit_test(test_cpu_clock_split),
-	    cmocka_unit_test(test_lua_table_lookups),
-	};
-
-	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT), NULL, tu_teardown,
+	      test_members_objects_O2, test_members_perf_data, test_bad_input, test_source_dir,
+	      test_clang_source, test_cpu_clock_split, test_lua_table_lookups)

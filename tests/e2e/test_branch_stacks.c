@@ -610,12 +610,5 @@ static void test_filter_words(void **state)
 	assert_int_equal(dp_branch_filter_parse(",", &m, &err), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ranges_truth),  cmocka_unit_test(test_ranges_any_jobs),
-	    cmocka_unit_test(test_perf_lbr_file), cmocka_unit_test(test_record_branch_any),
-	    cmocka_unit_test(test_filter_words),
-	};
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN(NULL, tu_teardown, test_ranges_truth, test_ranges_any_jobs, test_perf_lbr_file,
+	test_record_branch_any, test_filter_words)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tu.h"
+#include "tu_group.h"
 #include "util.h"
 
 typedef struct shared_opt {
@@ -254,12 +254,5 @@ static void test_per_command(void **state)
 			   "--between takes two markers: --between A B", NULL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_bad_values),	cmocka_unit_test(test_values_taken),
-	    cmocka_unit_test(test_help_lines),	cmocka_unit_test(test_unknown_and_missing),
-	    cmocka_unit_test(test_per_command),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL, test_bad_values, test_values_taken, test_help_lines, test_unknown_and_missing,
+	test_per_command)

@@ -25,6 +25,7 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 /* (object, type) pairs kept; more fail the test rather than be dropped unseen */
 #define MAX_SITES 1024
@@ -174,6 +175,18 @@ static size_t in_files(const corpus_ctx *c, const char *const *files, const char
 	return n;
 }
 
+/* Each of files (a NULL-ended list) holds heap samples: prints its share. */
+static void each_file_sampled(const corpus_ctx *c, const char *const *files)
+{
+	for (const char *const *f = files; *f; f++) {
+		const char *one[] = {*f, NULL};
+
+		printf("  %s: %.1f%% of heap samples\n", *f,
+		       100.0 * (double)in_files(c, one, NULL) / (double)c->heap);
+		assert_true(in_files(c, one, NULL) > 0);
+	}
+}
+
 /* Skips the test, saying what to install, when the shell test fails. */
 static bool have(const char *test, const char *what)
 {
@@ -207,13 +220,7 @@ static void test_lua(void **state)
 	assert_true(c->heap >= 50);
 	/* blocks named where tables, strings and closures are made, with
 	 * Lua's own types */
-	for (const char *const *f = creators; *f; f++) {
-		const char *one[] = {*f, NULL};
-
-		printf("  %s: %.1f%% of heap samples\n", *f,
-		       100.0 * (double)in_files(c, one, NULL) / (double)c->heap);
-		assert_true(in_files(c, one, NULL) > 0);
-	}
+	each_file_sampled(c, creators);
 	assert_true(in_files(c, creators, "struct Table") + in_files(c, creators, "union Node") +
 			in_files(c, creators, "struct TString") >
 		    0);
@@ -341,13 +348,7 @@ static void test_python(void **state)
 	measure(prof, "python3.11 dicts.py", c);
 	assert_true(c->heap >= 100);
 	/* dicts, their keys and lists named where CPython makes them */
-	for (const char *const *f = creators; *f; f++) {
-		const char *one[] = {*f, NULL};
-
-		printf("  %s: %.1f%% of heap samples\n", *f,
-		       100.0 * (double)in_files(c, one, NULL) / (double)c->heap);
-		assert_true(in_files(c, one, NULL) > 0);
-	}
+	each_file_sampled(c, creators);
 	printf("  dict and list types: %.1f%% of heap samples\n",
 	       100.0 * (double)of_types(c, types) / (double)c->heap);
 	assert_true(in_files(c, creators, "struct _dictkeysobject") > 0);
@@ -676,21 +677,6 @@ static void test_packed_same_attribution(void **state)
 	free(packed);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_lua),
-	    cmocka_unit_test(test_cxx),
-	    cmocka_unit_test(test_python),
-	    cmocka_unit_test(test_sqlite),
-	    cmocka_unit_test(test_pythonmalloc_env),
-	    cmocka_unit_test(test_packed_same_attribution),
-	};
-
-	int rc;
-
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
-	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	tu_cleanup();
-	return rc;
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT), NULL, tu_teardown, test_lua,
+	      test_cxx, test_python, test_sqlite, test_pythonmalloc_env,
+	      test_packed_same_attribution)

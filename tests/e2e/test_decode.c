@@ -272,22 +272,12 @@ static void test_dump_decoded(void **state)
 
 	(void)state;
 	assert_int_equal(tu_sh(&res, "'%s' dump --decoded '%s'", DATAPROF_BIN, prof), 0);
-	assert_non_null(strstr(res.out, "main+0x"));
-	assert_non_null(strstr(res.out, "(agrees) exact"));
-	assert_non_null(strstr(res.out, "# verdicts per event"));
+	tu_assert_contains(res.out, "main+0x", "(agrees) exact", "# verdicts per event", NULL);
 	assert_null(strstr(res.out, "DIFFERS"));
 	tu_result_free(&res);
 	free(prof);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_page_fault_truth),   cmocka_unit_test(test_stripped_binary),
-	    cmocka_unit_test(test_skid_pointer_chase), cmocka_unit_test(test_missing_binary),
-	    cmocka_unit_test(test_changed_binary),     cmocka_unit_test(test_jit_code),
-	    cmocka_unit_test(test_dump_decoded),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT), NULL,
+	      tu_teardown, test_page_fault_truth, test_stripped_binary, test_skid_pointer_chase,
+	      test_missing_binary, test_changed_binary, test_jit_code, test_dump_decoded)

@@ -22,6 +22,7 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 #define NA 8 /* runs of layout A */
 #define NB 3 /* runs of layout B */
@@ -429,14 +430,12 @@ static void test_formats(void **state)
 	s = sides(prof_a, 2, prof_b, 2);
 	assert_int_equal(tu_sh(&res, "'%s' diff --per run %s --markdown", DATAPROF_BIN, s), 0);
 	printf("%s", res.out);
-	assert_non_null(strstr(res.out, "| member | base | new | change | 95% interval |"));
-	assert_non_null(strstr(res.out, "|---|---|---:|---:|---:|---|"));
-	assert_non_null(strstr(res.out, "| ▼ | `struct item.b` |"));
+	tu_assert_contains(res.out, "| member | base | new | change | 95% interval |",
+			   "|---|---|---:|---:|---:|---|", "| ▼ | `struct item.b` |", NULL);
 	tu_result_free(&res);
 	assert_int_equal(tu_sh(&res, "'%s' diff %s", DATAPROF_BIN, s), 0);
-	assert_non_null(strstr(res.out, "# dataprof diff of layout_O2, event cpu-clock"));
-	assert_non_null(strstr(res.out, "per second of recorded time"));
-	assert_non_null(strstr(res.out, "run-to-run noise measured"));
+	tu_assert_contains(res.out, "# dataprof diff of layout_O2, event cpu-clock",
+			   "per second of recorded time", "run-to-run noise measured", NULL);
 	tu_result_free(&res);
 	free(s);
 }
@@ -537,14 +536,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_layout_change), cmocka_unit_test(test_fail_if),
-	    cmocka_unit_test(test_same_build),	  cmocka_unit_test(test_moved_lines),
-	    cmocka_unit_test(test_formats),	  cmocka_unit_test(test_bad_input),
-	    cmocka_unit_test(test_per_interval),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT), NULL,
+	      teardown, test_layout_change, test_fail_if, test_same_build, test_moved_lines,
+	      test_formats, test_bad_input, test_per_interval)

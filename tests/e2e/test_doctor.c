@@ -44,8 +44,7 @@ static void test_answers(void **state)
 	assert_non_null(strstr(res.out, "# works here:"));
 	tu_result_free(&res);
 	assert_int_equal(tu_sh(&res, "'%s' doctor breakpoint page-faults", DATAPROF_BIN), 0);
-	assert_non_null(strstr(res.out, " breakpoint "));
-	assert_non_null(strstr(res.out, " page-faults "));
+	tu_assert_contains(res.out, " breakpoint ", " page-faults ", NULL);
 	assert_null(strstr(res.out, " task-clock "));
 	tu_result_free(&res);
 }
@@ -103,13 +102,4 @@ static void test_silent_breakpoint(void **state)
 	free(prof);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_answers),
-	    cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_bad_input),
-	    cmocka_unit_test(test_silent_breakpoint),
-	};
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN(NULL, tu_teardown, test_answers, test_json, test_bad_input, test_silent_breakpoint)

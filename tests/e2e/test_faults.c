@@ -85,8 +85,7 @@ static void test_target_execs(void **state)
 	assert_int_equal(tu_sh(&res, "'%s' report --by process,function '%s'", DATAPROF_BIN, prof),
 			 0);
 	printf("%s", res.out);
-	assert_non_null(strstr(res.out, "misbehave_O2  |  burn"));
-	assert_non_null(strstr(res.out, "sleeper_O2  |  burn"));
+	tu_assert_contains(res.out, "misbehave_O2  |  burn", "sleeper_O2  |  burn", NULL);
 	tu_result_free(&res);
 	free(cmd);
 	free(sl);
@@ -271,18 +270,11 @@ static void test_munmap_code_with_samples(void **state)
 		skip();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_target_segfaults),
-		cmocka_unit_test(test_target_aborts),
-		cmocka_unit_test(test_target_execs),
-		cmocka_unit_test(test_target_forks_100),
-		cmocka_unit_test(test_target_1000_threads),
-		cmocka_unit_test(test_dlclose_with_samples),
-		cmocka_unit_test(test_munmap_code_with_samples),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN_AFTER(
+    {
+	    tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
+	    signal(SIGPIPE, SIG_IGN);
+    },
+    NULL, tu_teardown, test_target_segfaults, test_target_aborts, test_target_execs,
+    test_target_forks_100, test_target_1000_threads, test_dlclose_with_samples,
+    test_munmap_code_with_samples)

@@ -171,15 +171,9 @@ static void test_ring_overflow(void **state)
 	free(fx);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sigint),
-		cmocka_unit_test(test_sigterm),
-		cmocka_unit_test(test_sigkill),
-		cmocka_unit_test(test_ring_overflow),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
-	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN_AFTER(
+    {
+	    tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
+	    signal(SIGPIPE, SIG_IGN);
+    },
+    NULL, tu_teardown, test_sigint, test_sigterm, test_sigkill, test_ring_overflow)

@@ -22,6 +22,7 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 static char *db;
 static bool deterministic; /* sim: runs, not cpu-clock */
@@ -215,13 +216,10 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
+/* sim: events when this machine has them: the same run twice; cpu-clock
+ * otherwise */
+static void choose_event(void)
 {
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tables),
-	    cmocka_unit_test(test_show),
-	    cmocka_unit_test(test_bad_input),
-	};
 	const char *why;
 
 	deterministic = rec_have_sim(&why);
@@ -229,5 +227,6 @@ int main(void)
 		tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
 		printf("test_history: cpu-clock runs (%s): c2's flag is not asserted\n", why);
 	}
-	return cmocka_run_group_tests(tests, NULL, teardown);
 }
+
+TU_MAIN_AFTER(choose_event(), NULL, teardown, test_tables, test_show, test_bad_input)

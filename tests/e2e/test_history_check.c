@@ -25,6 +25,7 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 #define COMMITS	  10
 #define REGRESSED 7 /* the first commit of layout A */
@@ -264,12 +265,9 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
+/* sim: events when this machine has them, cpu-clock otherwise */
+static void choose_event(void)
 {
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_gate_sqlite),
-	    cmocka_unit_test(test_gate_postgresql),
-	};
 	const char *why;
 
 	if (rec_have_sim(&why)) {
@@ -280,5 +278,6 @@ int main(void)
 		tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
 		printf("test_history_check: cpu-clock runs (%s)\n", why);
 	}
-	return cmocka_run_group_tests(tests, NULL, teardown);
 }
+
+TU_MAIN_AFTER(choose_event(), NULL, teardown, test_gate_sqlite, test_gate_postgresql)

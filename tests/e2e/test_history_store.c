@@ -31,6 +31,7 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 #define WRITERS	  6
 #define PER	  20
@@ -462,8 +463,8 @@ static void test_sqlite_versions(void **state)
 	assert_int_equal(
 	    tu_sh(&res, "'%s' history --db '%s' show --per run --csv", DATAPROF_BIN, v1), 0);
 	printf("%s", res.out);
-	assert_non_null(strstr(res.out, "\"old1\",1,\"struct s.x\",100000000,0"));
-	assert_non_null(strstr(res.out, "\"old2\",1,\"struct s.x\",300000000,1"));
+	tu_assert_contains(res.out, "\"old1\",1,\"struct s.x\",100000000,0",
+			   "\"old2\",1,\"struct s.x\",300000000,1", NULL);
 	tu_result_free(&res);
 	/* its page: the name's "</script>" escaped, the data whole */
 	assert_int_equal(
@@ -572,14 +573,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_writers_sqlite),     cmocka_unit_test(test_writers_postgresql),
-	    cmocka_unit_test(test_import_export),      cmocka_unit_test(test_bad_input),
-	    cmocka_unit_test(test_dropped_connection), cmocka_unit_test(test_sqlite_versions),
-	    cmocka_unit_test(test_commit_time),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT), NULL, teardown,
+	      test_writers_sqlite, test_writers_postgresql, test_import_export, test_bad_input,
+	      test_dropped_connection, test_sqlite_versions, test_commit_time)

@@ -17,6 +17,7 @@
 
 #include "profile/writer.h"
 #include "record_util.h"
+#include "../unit/synth_records.h"
 #include "tu_group.h"
 #include "tu.h"
 #include "tu_feature.h"
@@ -33,32 +34,19 @@ static void write_profile_ids(const char *prof, const char *path, bool stray_id)
 	dp_writer w;
 	dp_error err;
 	uint64_t id = ID;
-	struct {
-		struct perf_event_header h;
-		uint64_t id, ip;
-		uint32_t pid, tid;
-		uint64_t time, addr;
-		uint32_t cpu, res;
-		uint64_t period;
-	} s = {{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s)},
-	       ID,
-	       0x401000,
-	       1,
-	       1,
-	       200,
-	       0x1000,
-	       0,
-	       0,
-	       1};
+	struct synth_pf_sample s = {{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s)},
+				    ID,
+				    0x401000,
+				    1,
+				    1,
+				    200,
+				    0x1000,
+				    0,
+				    0,
+				    1};
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a = synth_page_fault_attr();
 	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	a.sample_id_all = 1;
 	assert_int_equal(dp_writer_open(&w, prof, 1, 1, &err), 0);
 	dp_writer_add_event(&w, 0, "page-faults", &a, DP_IP_EXACT, DP_EVC_MEMORY, &id, 1);
 	rec_write_exec_mmap(&w, 1, 0x400000, 0x10000, path, ID);
@@ -194,15 +182,10 @@ static void test_packed_damage(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fifo),
-	    cmocka_unit_test(test_directory_and_device),
-	    cmocka_unit_test(test_sample_of_undescribed_event),
-	    cmocka_unit_test(test_packed_damage),
-	};
-	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN_AFTER(
+    {
+	    tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
+	    signal(SIGPIPE, SIG_IGN);
+    },
+    NULL, tu_teardown, test_fifo, test_directory_and_device, test_sample_of_undescribed_event,
+    test_packed_damage)

@@ -15,6 +15,7 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 typedef struct facts {
 	struct {
@@ -168,11 +169,10 @@ static void test_heat(void **state)
 	assert_true(!strncmp(f.order, "a,b,", 4) || !strncmp(f.order, "b,a,", 4));
 	assert_int_equal(tu_sh(&res, "'%s' layout 'struct item' '%s'", DATAPROF_BIN, prof_a), 0);
 	printf("%s", res.out);
-	assert_non_null(strstr(res.out, "touch 2.00 cache lines per visit; they fit in 1"));
-	assert_non_null(strstr(res.out, "cold members flag, count, cold (117 bytes) lie between"));
-	assert_non_null(strstr(res.out, "holes: 3 bytes after flag; 6 bytes of padding"));
-	assert_non_null(strstr(res.out, "instances start at"));
-	assert_non_null(strstr(res.out, "memory levels: none recorded"));
+	tu_assert_contains(res.out, "touch 2.00 cache lines per visit; they fit in 1",
+			   "cold members flag, count, cold (117 bytes) lie between",
+			   "holes: 3 bytes after flag; 6 bytes of padding", "instances start at",
+			   "memory levels: none recorded", NULL);
 	tu_result_free(&res);
 	/* layout B did what the advice says */
 	assert_int_equal(layout(&f, NULL, "'struct item' '%s'", prof_b), 0);
@@ -190,9 +190,8 @@ static void test_diff(void **state)
 	    tu_sh(&res, "'%s' layout --diff '%s' '%s' 'struct item'", DATAPROF_BIN, prof_a, prof_b),
 	    0);
 	printf("%s", res.out);
-	assert_non_null(strstr(res.out, "lines per visit of the hot members: 2.00 -> 1.00"));
-	assert_non_null(strstr(res.out, "~ b "));
-	assert_non_null(strstr(res.out, "128 -> 8 "));
+	tu_assert_contains(res.out, "lines per visit of the hot members: 2.00 -> 1.00", "~ b ",
+			   "128 -> 8 ", NULL);
 	tu_result_free(&res);
 }
 
@@ -300,13 +299,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_pahole), cmocka_unit_test(test_heat),
-	    cmocka_unit_test(test_diff),   cmocka_unit_test(test_false_sharing),
-	    cmocka_unit_test(test_padded), cmocka_unit_test(test_bad_input),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT), NULL,
+	      teardown, test_pahole, test_heat, test_diff, test_false_sharing, test_padded,
+	      test_bad_input)

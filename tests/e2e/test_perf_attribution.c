@@ -163,20 +163,18 @@ static void test_cpu_clock_split(void **state)
 	free(prof);
 }
 
-int main(void)
+/* every test compares with what perf itself records: skipped without it */
+static void require_perf(void)
 {
 	tu_result res;
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_objects_page_faults),
-		cmocka_unit_test(test_breakpoint_verified),
-		cmocka_unit_test(test_cpu_clock_split),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 
+	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	if (tu_sh(&res, "perf record -q -N -e page-faults -o /dev/null -- true") != 0) {
 		printf("perf cannot record here: %s", res.err);
-		return 77;
+		exit(77);
 	}
 	tu_result_free(&res);
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
 }
+
+TU_MAIN_AFTER(require_perf(), NULL, tu_teardown, test_objects_page_faults, test_breakpoint_verified,
+	      test_cpu_clock_split)

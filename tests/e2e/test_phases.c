@@ -23,6 +23,7 @@
 #include "report/marks.h"
 #include "report/timeline.h"
 #include "util.h"
+#include "tu_group.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -362,14 +363,13 @@ static void test_markers_command(void **state)
 
 	(void)state;
 	assert_int_equal(tu_sh(&res, "'%s' markers '%s'", DATAPROF_BIN, prof), 0);
-	assert_non_null(strstr(res.out, "busy begin -> busy end"));
-	assert_non_null(strstr(res.out, "fork begin -> fork end"));
+	tu_assert_contains(res.out, "busy begin -> busy end", "fork begin -> fork end", NULL);
 	tu_result_free(&res);
 	assert_int_equal(tu_sh(&res, "'%s' markers --json -b 'busy begin,busy end' '%s'",
 			       DATAPROF_BIN, prof),
 			 0);
-	assert_non_null(strstr(res.out, "\"from\": \"busy begin\""));
-	assert_non_null(strstr(res.out, "\"occurrences\": [{\"start_ns\": "));
+	tu_assert_contains(res.out, "\"from\": \"busy begin\"",
+			   "\"occurrences\": [{\"start_ns\": ", NULL);
 	assert_null(strstr(res.out, "sleep begin"));
 	tu_result_free(&res);
 	free(prof);
@@ -392,10 +392,8 @@ static void test_stat(void **state)
 			 0);
 	assert_non_null(strstr(res.out, "TRUTH phase name=fork"));
 	/* the summary: counters as totals and rates, gauges as levels */
-	assert_non_null(strstr(res.err, "proc/pid_stat/utime"));
-	assert_non_null(strstr(res.err, "per second"));
-	assert_non_null(strstr(res.err, "proc/pid_stat/rss"));
-	assert_non_null(strstr(res.err, "collector thread:"));
+	tu_assert_contains(res.err, "proc/pid_stat/utime", "per second", "proc/pid_stat/rss",
+			   "collector thread:", NULL);
 	tu_result_free(&res);
 	/* the file: readings, no samples */
 	p = dp_profile_open(prof, &err);
@@ -420,17 +418,14 @@ static void test_list_counters(void **state)
 
 	(void)state;
 	assert_int_equal(tu_sh(&res, "'%s' list --counters", DATAPROF_BIN), 0);
-	assert_non_null(strstr(res.out, "proc/stat/cpu_user#cpuN"));
-	assert_non_null(strstr(res.out, "proc/meminfo/MemFree"));
-	assert_non_null(strstr(res.out, "proc/pid_stat/minflt"));
-	assert_non_null(strstr(res.out, "perf/sw/context-switches"));
+	tu_assert_contains(res.out, "proc/stat/cpu_user#cpuN", "proc/meminfo/MemFree",
+			   "proc/pid_stat/minflt", "perf/sw/context-switches", NULL);
 	tu_result_free(&res);
 	/* and the new commands have help */
 	assert_int_equal(tu_sh(&res, "'%s' stat --help && '%s' markers --help", DATAPROF_BIN,
 			       DATAPROF_BIN),
 			 0);
-	assert_non_null(strstr(res.out, "usage: dataprof stat"));
-	assert_non_null(strstr(res.out, "usage: dataprof markers"));
+	tu_assert_contains(res.out, "usage: dataprof stat", "usage: dataprof markers", NULL);
 	tu_result_free(&res);
 }
 
@@ -438,68 +433,45 @@ static void test_list_counters(void **state)
 
 /* Runs the shell command from fmt in tu_tmpdir(): it exits with status,
  * with one line on stderr that holds want. */
-static void expect_error(int status, const char *want, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void expect_error(int status, const char *want, const char *fmt, ...)
-{
-	tu_result res;
-	char *args;
-
-	REC_VFORMAT(args, fmt);
-	tu_sh(&res, "cd '%s' && %s", tu_tmpdir(), args);
-	if (res.status != status || !strstr(res.err, want))
-		fail_msg("%s: exit %d (want %d), stderr '%s' (want '%s')", args, res.status, status,
-			 res.err, want);
-	assert_non_null(strchr(res.err, '\n'));
-	assert_null(strchr(strchr(res.err, '\n') + 1, '\n'));
-	tu_result_free(&res);
-	free(args);
-}
-
 static void test_errors(void **state)
 {
 	(void)state;
-	expect_error(125,
-		     "unknown counter 'proc/meminfo/MemFre' (did you mean "
-		     "proc/meminfo/MemFree",
-		     "'%s' record -q --counters proc/meminfo/MemFre -- true", DATAPROF_BIN);
-	expect_error(125, "did you mean proc/meminfo/*",
-		     "'%s' stat -q --counters 'proc/memnifo/*' -- true", DATAPROF_BIN);
-	expect_error(125, "--interval '0' has no unit", "'%s' record -q --interval 0 -- true",
-		     DATAPROF_BIN);
-	expect_error(125, "--markers needs a command", "'%s' record -q --markers -p 1 -- true",
-		     DATAPROF_BIN);
-	expect_error(1, "cannot open profile", "'%s' markers /nonexistent.dprof", DATAPROF_BIN);
+	rec_expect_exit(125,
+			"unknown counter 'proc/meminfo/MemFre' (did you mean "
+			"proc/meminfo/MemFree",
+			"'%s' record -q --counters proc/meminfo/MemFre -- true", DATAPROF_BIN);
+	rec_expect_exit(125, "did you mean proc/meminfo/*",
+			"'%s' stat -q --counters 'proc/memnifo/*' -- true", DATAPROF_BIN);
+	rec_expect_exit(125, "--interval '0' has no unit", "'%s' record -q --interval 0 -- true",
+			DATAPROF_BIN);
+	rec_expect_exit(125, "--markers needs a command", "'%s' record -q --markers -p 1 -- true",
+			DATAPROF_BIN);
+	rec_expect_exit(1, "cannot open profile", "'%s' markers /nonexistent.dprof", DATAPROF_BIN);
 	/* no marker collector to be found: markers off, one warning, the run goes on */
-	expect_error(0, "no marker collector",
-		     "DATAPROF_COLLECTOR=/nonexistent.so '%s' record -q -o m.dprof "
-		     "--markers -- '%s/phases_O2' 1 1 1 >/dev/null",
-		     DATAPROF_BIN, FIXTURE_DIR);
+	rec_expect_exit(0, "no marker collector",
+			"DATAPROF_COLLECTOR=/nonexistent.so '%s' record -q -o m.dprof "
+			"--markers -- '%s/phases_O2' 1 1 1 >/dev/null",
+			DATAPROF_BIN, FIXTURE_DIR);
 	/* a collector that does not load: the program says so, once, and runs on */
-	expect_error(0, "dataprof markers: cannot load the collector /etc/hostname",
-		     "DATAPROF_COLLECTOR=/etc/hostname '%s' record -q -o m.dprof --markers "
-		     "-- '%s/phases_O2' 1 1 1 >/dev/null",
-		     DATAPROF_BIN, FIXTURE_DIR);
-	expect_error(1, "has no code marks", "'%s' markers m.dprof", DATAPROF_BIN);
+	rec_expect_exit(0, "dataprof markers: cannot load the collector /etc/hostname",
+			"DATAPROF_COLLECTOR=/etc/hostname '%s' record -q -o m.dprof --markers "
+			"-- '%s/phases_O2' 1 1 1 >/dev/null",
+			DATAPROF_BIN, FIXTURE_DIR);
+	rec_expect_exit(1, "has no code marks", "'%s' markers m.dprof", DATAPROF_BIN);
 	/* PMU counters on a machine without one: a warning, not an error */
 	if (!dp_have_hw_pmu()) {
-		expect_error(0,
-			     "warning: perf/hw/cycles, perf/hw/instructions, "
-			     "perf/hw/cache-misses skipped: no hardware PMU",
-			     "'%s' stat -q --counters 'perf/hw/*,proc/stat/ctxt' -- true",
-			     DATAPROF_BIN);
+		rec_expect_exit(0,
+				"warning: perf/hw/cycles, perf/hw/instructions, "
+				"perf/hw/cache-misses skipped: no hardware PMU",
+				"'%s' stat -q --counters 'perf/hw/*,proc/stat/ctxt' -- true",
+				DATAPROF_BIN);
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_counter_rates),  cmocka_unit_test(test_marker_intervals),
-		cmocka_unit_test(test_sample_regions), cmocka_unit_test(test_markers_command),
-		cmocka_unit_test(test_stat),           cmocka_unit_test(test_list_counters),
-		cmocka_unit_test(test_errors),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TU_MAIN_AFTER(
+    {
+	    tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
+	    signal(SIGPIPE, SIG_IGN);
+    },
+    setup, teardown, test_counter_rates, test_marker_intervals, test_sample_regions,
+    test_markers_command, test_stat, test_list_counters, test_errors)

@@ -16,6 +16,7 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 static char *split_profile;
 
@@ -340,10 +341,8 @@ static void test_default_view(void **state)
 	char *out = report("");
 
 	(void)state;
-	assert_non_null(strstr(out, "by object, then member, then line"));
-	assert_non_null(strstr(out, "struct rec.hot"));
-	assert_non_null(strstr(out, "# verdicts:"));
-	assert_non_null(strstr(out, "heap@split.c:"));
+	tu_assert_contains(out, "by object, then member, then line", "struct rec.hot",
+			   "# verdicts:", "heap@split.c:", NULL);
 	free(out);
 }
 
@@ -456,21 +455,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_member_split),
-	    cmocka_unit_test(test_filter_then_regroup),
-	    cmocka_unit_test(test_formats_against_schema),
-	    cmocka_unit_test(test_sqlite_export),
-	    cmocka_unit_test(test_bad_input),
-	    cmocka_unit_test(test_truncated_profile),
-	    cmocka_unit_test(test_default_view),
-	    cmocka_unit_test(test_marker_regions),
-	    cmocka_unit_test(test_counters_per_bucket),
-	    cmocka_unit_test(test_marks_and_counters_errors),
-	    cmocka_unit_test(test_lost_by_cpu),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT), NULL, teardown,
+	      test_member_split, test_filter_then_regroup, test_formats_against_schema,
+	      test_sqlite_export, test_bad_input, test_truncated_profile, test_default_view,
+	      test_marker_regions, test_counters_per_bucket, test_marks_and_counters_errors,
+	      test_lost_by_cpu)

@@ -17,6 +17,7 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 /* Each part of the report takes 1024 samples in turn (report/part.c): with
  * fewer than this many, some of the 4 parts would have nothing to do. */
@@ -691,27 +692,15 @@ static void test_bad_jobs(void **state)
 	tu_result_free(&res);
 }
 
-int main(void)
+static int teardown(void **state)
 {
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_profile_is_mixed),
-	    cmocka_unit_test(test_same_for_any_jobs),
-	    cmocka_unit_test(test_truncated),
-	    cmocka_unit_test(test_index_or_walk_same),
-	    cmocka_unit_test(test_damaged_chunk),
-	    cmocka_unit_test(test_hostile_chunk_offset),
-	    cmocka_unit_test(test_perf_data),
-	    cmocka_unit_test(test_diff_same_for_any_jobs),
-	    cmocka_unit_test(test_history_same_for_any_jobs),
-	    cmocka_unit_test(test_export_same_for_any_jobs),
-	    cmocka_unit_test(test_sqlite_same_for_any_jobs),
-	    cmocka_unit_test(test_view_annotate_same_for_any_jobs),
-	    cmocka_unit_test(test_annotate_first_pairs),
-	    cmocka_unit_test(test_stdin),
-	    cmocka_unit_test(test_bad_jobs),
-	};
-	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-
+	(void)state;
 	free(mixed_profile);
-	return rc;
+	return 0;
 }
+
+TU_MAIN(NULL, teardown, test_profile_is_mixed, test_same_for_any_jobs, test_truncated,
+	test_index_or_walk_same, test_damaged_chunk, test_hostile_chunk_offset, test_perf_data,
+	test_diff_same_for_any_jobs, test_history_same_for_any_jobs, test_export_same_for_any_jobs,
+	test_sqlite_same_for_any_jobs, test_view_annotate_same_for_any_jobs,
+	test_annotate_first_pairs, test_stdin, test_bad_jobs)

@@ -18,7 +18,7 @@
 #include "dataprof/format.h"
 #include "dataprof/profile.h"
 #include "record_util.h"
-#include "tu.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -316,13 +316,7 @@ static void test_truncated_file(void **state)
 
 static void expect_error(const char *args, const char *words)
 {
-	tu_result res;
-
-	assert_int_not_equal(tu_sh(&res, "cd '%s' && '%s' %s", tu_tmpdir(), DATAPROF_BIN, args), 0);
-	if (!strstr(res.err, words))
-		fail_msg("'%s': expected '%s' in: %s", args, words, res.err);
-	assert_ptr_equal(strchr(res.err, '\n'), res.err + strlen(res.err) - 1); /* one line */
-	tu_result_free(&res);
+	rec_expect_error(REC_ERR_TMPDIR | REC_ERR_EOL, words, "%s", args);
 }
 
 /* Bad options and files that are not one series: one line, non-zero. */
@@ -353,13 +347,6 @@ static void test_bad_input(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_series_by_size), cmocka_unit_test(test_max_files),
-	    cmocka_unit_test(test_series_by_time), cmocka_unit_test(test_series_by_signal),
-	    cmocka_unit_test(test_truncated_file), cmocka_unit_test(test_bad_input),
-	};
-	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT), NULL, NULL,
+	      test_series_by_size, test_max_files, test_series_by_time, test_series_by_signal,
+	      test_truncated_file, test_bad_input)

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "record_util.h"
-#include "tu.h"
+#include "tu_group.h"
 #include "tu_feature.h"
 #include "util.h"
 
@@ -150,13 +150,5 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_two_programs),
-	    cmocka_unit_test(test_one_cpu),
-	    cmocka_unit_test(test_bad_input),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, NULL, teardown);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT), NULL, teardown,
+	      test_two_programs, test_one_cpu, test_bad_input)

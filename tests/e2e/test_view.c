@@ -14,35 +14,21 @@
 #include "record_util.h"
 #include "tu_feature.h"
 #include "util.h"
+#include "tu_group.h"
 
 static char *plain;
 
 /* split, without counters or marks */
 static const char *profile(void)
 {
-	if (!plain) {
-		char *fx = tu_fixture("split_O2"), *cmd = dp_asprintf("'%s' 100", fx);
-		tu_result res;
-
-		plain = tu_path("plain.dprof");
-		assert_int_equal(rec_run(&res, plain, "-e cpu-clock -F 2000", cmd), 0);
-		tu_result_free(&res);
-		free(fx);
-		free(cmd);
-	}
+	if (!plain)
+		plain = rec_fixture("split_O2", "100", "-e cpu-clock -F 2000", "plain.dprof");
 	return plain;
 }
 
 static void expect_error(const char *args, const char *want)
 {
-	tu_result res;
-
-	tu_sh(&res, "cd '%s' && '%s' %s", tu_tmpdir(), DATAPROF_BIN, args);
-	if (res.status == 0 || !strstr(res.err, want) ||
-	    strchr(res.err, '\n') != strrchr(res.err, '\n'))
-		fail_msg("%s: exit %d, stderr '%s' (want one line with '%s')", args, res.status,
-			 res.err, want);
-	tu_result_free(&res);
+	rec_expect_error(REC_ERR_TMPDIR, want, "%s", args);
 }
 
 static void test_help(void **state)
@@ -57,36 +43,29 @@ static void test_help(void **state)
 	assert_non_null(strstr(res.out, "--perfetto FILE"));
 	tu_result_free(&res);
 	assert_int_equal(tu_sh(&res, "'%s' --help", DATAPROF_BIN), 0);
-	assert_non_null(strstr(res.out, "view "));
-	assert_non_null(strstr(res.out, "export "));
+	tu_assert_contains(res.out, "view ", "export ", NULL);
 	tu_result_free(&res);
 }
 
 static void test_bad_input(void **state)
 {
-	char *args;
-
 	(void)state;
 	expect_error("view /nonexistent.dprof", "/nonexistent.dprof");
 	expect_error("export --pprof x.pb.gz /nonexistent.dprof", "/nonexistent.dprof");
 	expect_error("view --buckets 3", "--buckets needs a count from 16 to 262144");
 	expect_error("view --annotate-top x", "--annotate-top needs a count from 0 to 1000");
 	expect_error("export", "export needs --perfetto FILE.json or --pprof FILE.pb.gz");
-	args = dp_asprintf("view --counters 'proc/*' '%s'", profile());
-	expect_error(args, "the profile has no counter readings (record with --counters)");
-	free(args);
-	args = dp_asprintf("view -o /nonexistent/dir/p.html '%s'", profile());
-	expect_error(args, "cannot write '/nonexistent/dir/p.html.tmp'");
-	free(args);
-	args = dp_asprintf("export --perfetto /nonexistent/t.json '%s'", profile());
-	expect_error(args, "cannot write '/nonexistent/t.json'");
-	free(args);
-	args = dp_asprintf("view --where 'frob=1' '%s'", profile());
-	expect_error(args, "unknown attribute 'frob'");
-	free(args);
-	args = dp_asprintf("export --pprof p.pb.gz --where 'frob=1' '%s'", profile());
-	expect_error(args, "unknown attribute 'frob'");
-	free(args);
+	rec_expect_error(REC_ERR_TMPDIR,
+			 "the profile has no counter readings (record with --counters)",
+			 "view --counters 'proc/*' '%s'", profile());
+	rec_expect_error(REC_ERR_TMPDIR, "cannot write '/nonexistent/dir/p.html.tmp'",
+			 "view -o /nonexistent/dir/p.html '%s'", profile());
+	rec_expect_error(REC_ERR_TMPDIR, "cannot write '/nonexistent/t.json'",
+			 "export --perfetto /nonexistent/t.json '%s'", profile());
+	rec_expect_error(REC_ERR_TMPDIR, "unknown attribute 'frob'", "view --where 'frob=1' '%s'",
+			 profile());
+	rec_expect_error(REC_ERR_TMPDIR, "unknown attribute 'frob'",
+			 "export --pprof p.pb.gz --where 'frob=1' '%s'", profile());
 	/* a failed export leaves no file */
 	char *p = tu_path("p.pb.gz");
 	assert_int_not_equal(access(p, F_OK), 0);
@@ -190,15 +169,5 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_help),
-	    cmocka_unit_test(test_bad_input),
-	    cmocka_unit_test(test_default_output),
-	    cmocka_unit_test(test_input_option),
-	    cmocka_unit_test(test_outputs_not_files),
-	};
-	tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT);
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT), setup, teardown, test_help,
+	      test_bad_input, test_default_output, test_input_option, test_outputs_not_files)

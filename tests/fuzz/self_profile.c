@@ -8,20 +8,14 @@
 #include "profile/writer.h"
 #include "profile/writer_timeline.h"
 #include "sampler/synth.h"
+#include "tests/unit/synth_records.h"
 
 #define ID 7
 
 static void sample(dp_writer *w, const struct perf_event_attr *a, uint64_t ip, uint64_t addr,
 		   uint64_t t)
 {
-	struct {
-		struct perf_event_header h;
-		uint64_t id, ip;
-		uint32_t pid, tid;
-		uint64_t time, addr;
-		uint32_t cpu, res;
-		uint64_t period;
-	} s;
+	struct synth_pf_sample s;
 
 	(void)a; /* the layout of IDENTIFIER|IP|TID|TIME|ADDR|CPU|PERIOD */
 	memset(&s, 0, sizeof(s));
@@ -82,14 +76,8 @@ int self_profile_write(const char *path, const self_sample *s, size_t n, uint64_
 	struct dp_rec_alloc al;
 	unsigned char rec[sizeof(al) + 8];
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a = synth_page_fault_attr();
 	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	a.sample_id_all = 1;
 	a.mmap = a.mmap2 = a.comm = a.task = 1;
 	if (dp_writer_open(&w, path, t0, 0, &err) < 0)
 		return -1;

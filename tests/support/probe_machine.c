@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "tu_feature.h"
+#include "tu_group.h"
 
 static void test_probe_machine(void **state)
 {
@@ -13,9 +14,4 @@ static void test_probe_machine(void **state)
 	tu_probe_machine();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_probe_machine)};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL, test_probe_machine)

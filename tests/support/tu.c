@@ -395,3 +395,17 @@ void tu_report_accuracy(const char *what, size_t tp, size_t claimed, size_t rele
 	       claimed, rec, tp, relevant);
 	fflush(stdout);
 }
+
+void tu_assert_contains(const char *text, ...)
+{
+	va_list ap;
+	const char *want;
+
+	va_start(ap, text);
+	while ((want = va_arg(ap, const char *)))
+		if (!text || !strstr(text, want)) {
+			va_end(ap);
+			fail_msg("'%s' not in:\n%s", want, text ? text : "(null)");
+		}
+	va_end(ap);
+}

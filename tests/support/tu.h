@@ -27,6 +27,11 @@ int tu_run(char *const argv[], tu_result *res);
 int tu_sh(tu_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tu_result_free(tu_result *res);
 
+/* Fails the test unless text (a command's output) holds each of the
+ * strings that follow, a list ending with NULL; the message names the
+ * first missing one and shows text. */
+void tu_assert_contains(const char *text, ...) __attribute__((sentinel));
+
 /* A fresh directory under $TMPDIR, removed by tu_cleanup(). */
 const char *tu_tmpdir(void);
 char *tu_path(const char *name); /* tu_tmpdir()/name, malloc'd */

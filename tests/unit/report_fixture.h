@@ -35,13 +35,7 @@ static inline void rfx_open(rfx *f, const char *name)
 	dp_record rec;
 
 	memset(f, 0, sizeof(*f));
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	a.sample_id_all = 1;
+	a = synth_page_fault_attr();
 	f->path = tu_path(name);
 	if (dp_writer_open(&w, f->path, 1000, 2000, &err) < 0)
 		fail_msg("writer: %s", err.msg);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dataprof/format.h"
+#include "profile/writer.h"
 #include "util.h"
 
 /* An event's attr as record opens it: of type and config, sampling
@@ -31,6 +32,35 @@ static inline struct perf_event_attr synth_attr(uint32_t type, uint64_t config,
 
 /* A heap tracker's ALLOC record (a malloc of pid and tid 42) with its n
  * frames, at out; returns its size. */
+/* The page-fault event of the synthetic profiles, each sample with its
+ * identifier, IP, pid and tid, time, data address, CPU and period. */
+#define SYNTH_PF_SAMPLE_TYPE                                                                       \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+/* A sample of that event, in the kernel's layout */
+struct synth_pf_sample {
+	struct perf_event_header h;
+	uint64_t id, ip;
+	uint32_t pid, tid;
+	uint64_t time, addr;
+	uint32_t cpu, res;
+	uint64_t period;
+};
+static inline struct perf_event_attr synth_page_fault_attr(void)
+{
+	return synth_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, SYNTH_PF_SAMPLE_TYPE);
+}
+
+/* The FINISH record a profile ends with, counting samples samples. */
+static inline void synth_finish(dp_writer *w, uint64_t samples)
+{
+	struct dp_rec_finish f;
+
+	memset(&f, 0, sizeof(f));
+	f.samples = samples;
+	dp_writer_add_dp(w, DP_REC_FINISH, (uint8_t *)&f + 8, sizeof(f) - 8);
+}
+
 static inline size_t synth_alloc(uint8_t *out, uint64_t time, uint64_t addr, uint64_t size,
 				 const uint64_t *frames, uint32_t n)
 {

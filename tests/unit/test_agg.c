@@ -15,6 +15,7 @@
 
 #include "report/agg.h"
 #include "report_fixture.h"
+#include "tu_group.h"
 
 static dp_agg_level level(const char *a, const char *b)
 {
@@ -449,15 +450,5 @@ static void test_merge(void **state)
 	dp_agg_free(&whole);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_one_level, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_two_levels, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_ties, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_top, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_time_buckets, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN_EACH(setup, teardown, test_one_level, test_two_levels, test_ties, test_top,
+	     test_time_buckets, test_merge)

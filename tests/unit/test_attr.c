@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report_fixture.h"
+#include "tu_group.h"
 
 static void test_every_name(void **state)
 {
@@ -310,17 +311,6 @@ static void test_key_in(void **state)
 			 DP_V_VERIFIED);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_every_name),
-	    cmocka_unit_test(test_parse),
-	    cmocka_unit_test(test_parse_long_name),
-	    cmocka_unit_test(test_numeric),
-	    cmocka_unit_test_setup_teardown(test_numeric_keys, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_name_keys, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_compare, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_key_in, setup, teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN_PLAIN_THEN_EACH(setup, teardown,
+			(test_every_name, test_parse, test_parse_long_name, test_numeric),
+			test_numeric_keys, test_name_keys, test_compare, test_key_in)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "decode/backtrack.h"
+#include "tu_group.h"
 
 #define BASE 0x1000
 
@@ -323,22 +324,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_skid_over_alu),
-	    cmocka_unit_test(test_clobbered_index),
-	    cmocka_unit_test(test_self_clobber),
-	    cmocka_unit_test(test_call_in_window),
-	    cmocka_unit_test(test_branch_target_in_window),
-	    cmocka_unit_test(test_fused_compare_and_branch),
-	    cmocka_unit_test(test_loads_and_stores),
-	    cmocka_unit_test(test_window),
-	    cmocka_unit_test(test_not_boundary_and_exact),
-	    cmocka_unit_test(test_rep_string),
-	    cmocka_unit_test(test_two_accesses),
-	    cmocka_unit_test(test_fixed_skid),
-	    cmocka_unit_test(test_effective_addresses),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TU_MAIN(setup, teardown, test_skid_over_alu, test_clobbered_index, test_self_clobber,
+	test_call_in_window, test_branch_target_in_window, test_fused_compare_and_branch,
+	test_loads_and_stores, test_window, test_not_boundary_and_exact, test_rep_string,
+	test_two_accesses, test_fixed_skid, test_effective_addresses)

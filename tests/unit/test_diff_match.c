@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "compare/diff.h"
+#include "tu_group.h"
 
 typedef struct line_w {
 	long line;
@@ -121,14 +122,4 @@ static void test_two_shifts(void **state)
 	assert_int_equal(got[3], 86);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_all_moved),
-	    cmocka_unit_test(test_no_crossing),
-	    cmocka_unit_test(test_spanned),
-	    cmocka_unit_test(test_two_shifts),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL, test_all_moved, test_no_crossing, test_spanned, test_two_shifts)

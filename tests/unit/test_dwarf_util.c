@@ -22,6 +22,7 @@
 #include "decode/image.h"
 #include "decode/insn_table.h"
 #include "strtab.h"
+#include "tu_group.h"
 
 typedef struct bin {
 	dp_image *im;
@@ -558,13 +559,5 @@ static void test_constructs(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names_sizes),	 cmocka_unit_test(test_member_paths),
-	    cmocka_unit_test(test_object_paths), cmocka_unit_test(test_code_at),
-	    cmocka_unit_test(test_registers),	 cmocka_unit_test(test_var_location),
-	    cmocka_unit_test(test_constructs),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TU_MAIN(setup, teardown, test_names_sizes, test_member_paths, test_object_paths, test_code_at,
+	test_registers, test_var_location, test_constructs)

@@ -15,6 +15,7 @@
 
 #include "report/expr.h"
 #include "report_fixture.h"
+#include "tu_group.h"
 
 static void ok(const char *src)
 {
@@ -175,8 +176,7 @@ static void test_long_values(void **state)
 	memset(s, 'a', n);
 	strcpy(s + n, "=1");
 	assert_false(dp_expr_check(s, &err));
-	assert_non_null(strstr(err.msg, "unknown attribute"));
-	assert_non_null(strstr(err.msg, "at character 1"));
+	tu_assert_contains(err.msg, "unknown attribute", "at character 1", NULL);
 	free(s);
 }
 
@@ -408,20 +408,7 @@ static void test_precedence(void **state)
 	bad("cpu=1 andcpu=2", "unexpected text", 7);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_syntax),
-	    cmocka_unit_test(test_unknown_names_valid),
-	    cmocka_unit_test(test_overflow),
-	    cmocka_unit_test(test_hostile),
-	    cmocka_unit_test(test_long_values),
-	    cmocka_unit_test(test_garbage),
-	    cmocka_unit_test_setup_teardown(test_numbers, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_times, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_names, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_long_chain, setup, teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN_PLAIN_THEN_EACH(setup, teardown,
+			(test_syntax, test_unknown_names_valid, test_overflow, test_hostile,
+			 test_long_values, test_garbage),
+			test_numbers, test_times, test_names, test_precedence, test_long_chain)

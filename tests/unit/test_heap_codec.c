@@ -17,7 +17,7 @@
 #include "dataprof/format.h"
 #include "profile/heap_codec.h"
 #include "synth_records.h"
-#include "tu.h"
+#include "tu_group.h"
 
 #define CAP (1u << 20)
 
@@ -288,14 +288,5 @@ static void test_codec1_still_read(void **unused)
 	free(back);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_round_trip),
-	    cmocka_unit_test(test_chains_taking_turns),
-	    cmocka_unit_test(test_codec1_still_read),
-	    cmocka_unit_test(test_bound),
-	    cmocka_unit_test(test_damage),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL, test_round_trip, test_chains_taking_turns, test_codec1_still_read, test_bound,
+	test_damage)

@@ -17,7 +17,7 @@
 #include "dataprof/profile.h"
 #include "sampler/heap_pack.h"
 #include "synth_records.h"
-#include "tu.h"
+#include "tu_group.h"
 
 static void check_plain(const char *name, const char *want)
 {
@@ -263,15 +263,5 @@ static void test_pack_damaged(void **state)
 	free(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_plain_names),	 cmocka_unit_test(test_matching),
-	    cmocka_unit_test(test_own_code),	 cmocka_unit_test(test_pack_round_trip),
-	    cmocka_unit_test(test_pack_damaged), cmocka_unit_test(test_stack_height_after_return),
-	};
-	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-
-	tu_cleanup();
-	return rc;
-}
+TU_MAIN(NULL, tu_teardown, test_plain_names, test_matching, test_own_code, test_pack_round_trip,
+	test_pack_damaged, test_stack_height_after_return)

@@ -17,7 +17,7 @@
 
 #include "dataprof/markers.h"
 #include "sampler/agent_sink.h"
-#include "tu.h"
+#include "tu_group.h"
 
 typedef struct child_out {
 	int status;
@@ -313,13 +313,5 @@ static void test_agent_records(void **state)
 	assert_true(dp_agent_record_ok(&u, u.n.h.size));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_collector),    cmocka_unit_test(test_missing_collector),
-		cmocka_unit_test(test_not_a_collector), cmocka_unit_test(test_other_version),
-		cmocka_unit_test(test_no_channel),      cmocka_unit_test(test_block_overflow),
-		cmocka_unit_test(test_agent_records),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL, test_no_collector, test_missing_collector, test_not_a_collector,
+	test_other_version, test_no_channel, test_block_overflow, test_agent_records)

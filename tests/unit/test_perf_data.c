@@ -769,18 +769,6 @@ static void test_byte_flips(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_every_shared_file),
-	    cmocka_unit_test(test_features),
-	    cmocka_unit_test(test_weight_struct_samples),
-	    cmocka_unit_test(test_compressed_straddle),
-	    cmocka_unit_test(test_zstd_bomb),
-	    cmocka_unit_test(test_corrupt_compressed),
-	    cmocka_unit_test(test_refused),
-	    cmocka_unit_test(test_every_prefix),
-	    cmocka_unit_test(test_byte_flips),
-	};
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN(NULL, tu_teardown, test_every_shared_file, test_features, test_weight_struct_samples,
+	test_compressed_straddle, test_zstd_bomb, test_corrupt_compressed, test_refused,
+	test_every_prefix, test_byte_flips)

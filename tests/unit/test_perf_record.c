@@ -9,6 +9,7 @@
 
 #include "profile/perf_record.h"
 #include "synth_records.h"
+#include "tu_group.h"
 
 /* The header of a record built in a u64 array (memcpy: no type punning). */
 static void set_header(uint64_t *rec, uint32_t type, size_t size)
@@ -266,17 +267,6 @@ static void test_aux_record(void **state)
 	assert_null(dp_perf_record_type_name(200));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_field),
-		cmocka_unit_test(test_truncations),
-		cmocka_unit_test(test_hostile_callchain),
-		cmocka_unit_test(test_sample_id_trailer),
-		cmocka_unit_test(test_mmap2_build_id),
-		cmocka_unit_test(test_rare_fields),
-		cmocka_unit_test(test_raw_padding),
-		cmocka_unit_test(test_aux_record),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL, test_every_field, test_truncations, test_hostile_callchain,
+	test_sample_id_trailer, test_mmap2_build_id, test_rare_fields, test_raw_padding,
+	test_aux_record)

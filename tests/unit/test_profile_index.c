@@ -62,10 +62,7 @@ static char *write_profile(const char *name, uint64_t first, int n, const char *
 		if (i % 97 == 0)
 			assert_int_equal(dp_writer_flush(&w), 0);
 	}
-	struct dp_rec_finish f;
-	memset(&f, 0, sizeof(f));
-	f.samples = (uint64_t)n;
-	dp_writer_add_dp(&w, DP_REC_FINISH, (uint8_t *)&f + 8, sizeof(f) - 8);
+	synth_finish(&w, (uint64_t)n);
 	assert_int_equal(dp_writer_close(&w), 0);
 	dp_buf_free(&b);
 	return path;
@@ -354,13 +351,5 @@ static void test_copy_gets_its_own_index(void **state)
 	free(copy);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_index_is_what_a_walk_finds),
-	    cmocka_unit_test(test_damaged_index_is_refused),
-	    cmocka_unit_test(test_series_index),
-	    cmocka_unit_test(test_copy_gets_its_own_index),
-	};
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN(NULL, tu_teardown, test_index_is_what_a_walk_finds, test_damaged_index_is_refused,
+	test_series_index, test_copy_gets_its_own_index)

@@ -20,9 +20,7 @@
 static struct perf_event_attr attr(void)
 {
 	return synth_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
-			  PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
-			      PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER);
+			  SYNTH_PF_SAMPLE_TYPE | PERF_SAMPLE_REGS_USER);
 }
 
 /* Writes a profile of nsamples samples; returns its path. */
@@ -48,12 +46,8 @@ static char *write_profile(const char *name, int nsamples, bool finish)
 		if (i % 7 == 0)
 			assert_int_equal(dp_writer_flush(&w), 0);
 	}
-	if (finish) {
-		struct dp_rec_finish f;
-		memset(&f, 0, sizeof(f));
-		f.samples = (uint64_t)nsamples;
-		dp_writer_add_dp(&w, DP_REC_FINISH, (uint8_t *)&f + 8, sizeof(f) - 8);
-	}
+	if (finish)
+		synth_finish(&w, (uint64_t)nsamples);
 	assert_int_equal(dp_writer_close(&w), 0);
 	dp_buf_free(&b);
 	return path;
@@ -249,12 +243,5 @@ static void test_not_a_profile(void **state)
 	free(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),   cmocka_unit_test(test_every_prefix),
-		cmocka_unit_test(test_corrupt_size), cmocka_unit_test(test_disk_full),
-		cmocka_unit_test(test_not_a_profile),
-	};
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN(NULL, tu_teardown, test_round_trip, test_every_prefix, test_corrupt_size, test_disk_full,
+	test_not_a_profile)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "compare/rate_cmp.h"
+#include "tu_group.h"
 
 static void test_quantile(void **state)
 {
@@ -165,18 +166,24 @@ static int simulate(const double *mean, const double *factor, int nkeys, double 
 	return flagged;
 }
 
+/* 20 keys from plenty of samples down to a handful, as a diff by line has,
+ * none of them changed */
+static void unchanged_keys(double mean[20], double factor[20])
+{
+	for (int k = 0; k < 20; k++) {
+		mean[k] = 2000.0 / (k + 1) / (k + 1) + 1;
+		factor[k] = 1;
+	}
+}
+
 static void test_false_positive_rate(void **state)
 {
-	/* keys from plenty of samples down to a handful, as a diff by line has */
 	double mean[20], factor[20];
 	bool flags[20];
 	int runs = 4000, families = 0, keys = 0;
 
 	(void)state;
-	for (int k = 0; k < 20; k++) {
-		mean[k] = 2000.0 / (k + 1) / (k + 1) + 1;
-		factor[k] = 1;
-	}
+	unchanged_keys(mean, factor);
 	for (int i = 0; i < runs; i++) {
 		/* the new run a little longer: exposures differ */
 		int f = simulate(mean, factor, 20, 1.1, flags);
@@ -197,10 +204,7 @@ static void test_power(void **state)
 	int runs = 1000, found = 0, others = 0;
 
 	(void)state;
-	for (int k = 0; k < 20; k++) {
-		mean[k] = 2000.0 / (k + 1) / (k + 1) + 1;
-		factor[k] = 1;
-	}
+	unchanged_keys(mean, factor);
 	factor[2] = 1.5; /* 223 samples, 50% more */
 	for (int i = 0; i < runs; i++) {
 		simulate(mean, factor, 20, 1, flags);
@@ -215,12 +219,4 @@ static void test_power(void **state)
 	assert_true(others <= runs * 0.05 * 1.3);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_quantile), cmocka_unit_test(test_compare),
-	    cmocka_unit_test(test_tarone),   cmocka_unit_test(test_false_positive_rate),
-	    cmocka_unit_test(test_power),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL, test_quantile, test_compare, test_tarone, test_false_positive_rate, test_power)

@@ -244,12 +244,5 @@ static void test_split_header(void **state)
 	free(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_wrapping_hardware_samples),
-	    cmocka_unit_test(test_wrapping_branch_stacks),
-	    cmocka_unit_test(test_split_header),
-	};
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN(NULL, tu_teardown, test_wrapping_hardware_samples, test_wrapping_branch_stacks,
+	test_split_header)

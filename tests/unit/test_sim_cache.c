@@ -13,7 +13,7 @@
 
 #include "sampler/sim_events.h"
 #include "sim/sim_cache.h"
-#include "tu.h"
+#include "tu_group.h"
 
 static void test_lru(void **state)
 {
@@ -131,16 +131,4 @@ static void test_sysfs(void **state)
 	assert_int_equal(g.llc[0], 32 << 20); /* no level 3: the default */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_lru),
-	    cmocka_unit_test(test_sets_and_straddle),
-	    cmocka_unit_test(test_geometry),
-	    cmocka_unit_test(test_sysfs),
-	};
-	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-
-	tu_cleanup();
-	return rc;
-}
+TU_MAIN(NULL, tu_teardown, test_lru, test_sets_and_straddle, test_geometry, test_sysfs)

@@ -14,7 +14,7 @@
 #include "report/context.h"
 #include "report/marks.h"
 #include "report/timeline.h"
-#include "tu.h"
+#include "tu_group.h"
 
 static dp_timeline *small(void)
 {
@@ -342,12 +342,5 @@ static void test_counter_rates(void **state)
 	free(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_known),  cmocka_unit_test(test_empty_kinds),
-	    cmocka_unit_test(test_random), cmocka_unit_test(test_intervals),
-	    cmocka_unit_test(test_median), cmocka_unit_test(test_counter_rates),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL, test_known, test_empty_kinds, test_random, test_intervals, test_median,
+	test_counter_rates)

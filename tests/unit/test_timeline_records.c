@@ -122,10 +122,4 @@ static void test_round_trip(void **state)
 	free(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-	};
-	return cmocka_run_group_tests(tests, NULL, tu_teardown);
-}
+TU_MAIN(NULL, tu_teardown, test_round_trip)

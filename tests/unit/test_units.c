@@ -10,26 +10,32 @@
 #include <string.h>
 
 #include "units.h"
+#include "tu_group.h"
 
-static void dur_ok(const char *s, uint64_t want)
+/* dp_parse_duration and dp_parse_size: a text to a number, or a reason */
+typedef bool (*parse_fn)(const char *s, uint64_t *v, char *why, size_t whylen);
+
+/* parse takes s as want */
+static void taken(parse_fn parse, const char *s, uint64_t want)
 {
 	char why[160] = "";
-	uint64_t ns = 0;
+	uint64_t v = 0;
 
-	if (!dp_parse_duration(s, &ns, why, sizeof(why)))
+	if (!parse(s, &v, why, sizeof(why)))
 		fail_msg("'%s' refused: %s", s, why);
-	if (ns != want)
-		fail_msg("'%s' gave %llu ns, not %llu", s, (unsigned long long)ns,
+	if (v != want)
+		fail_msg("'%s' gave %llu, not %llu", s, (unsigned long long)v,
 			 (unsigned long long)want);
 }
 
-static void dur_bad(const char *s, const char *reason)
+/* parse refuses s, saying reason */
+static void refused(parse_fn parse, const char *s, const char *reason)
 {
 	char why[160] = "";
-	uint64_t ns = 0;
+	uint64_t v = 0;
 
-	if (dp_parse_duration(s, &ns, why, sizeof(why)))
-		fail_msg("'%s' taken as %llu ns", s, (unsigned long long)ns);
+	if (parse(s, &v, why, sizeof(why)))
+		fail_msg("'%s' taken as %llu", s, (unsigned long long)v);
 	if (!strstr(why, reason))
 		fail_msg("'%s': '%s' lacks '%s'", s, why, reason);
 }
@@ -37,33 +43,36 @@ static void dur_bad(const char *s, const char *reason)
 static void test_durations(void **state)
 {
 	(void)state;
-	dur_ok("100ms", 100000000);
-	dur_ok("2.5s", 2500000000ull);
-	dur_ok("1us", 1000);
-	dur_ok("500ns", 500);
-	dur_ok("0.5us", 500);
-	dur_ok("2min", 120000000000ull);
-	dur_ok("1h", 3600000000000ull);
-	dur_ok("0s", 0);
-	dur_ok("18446744073709549568ns", 0xfffffffffffff800ull); /* 2^64 - 2^11: a double */
-	dur_bad("18446744073709551615ns", "beyond any profile"); /* rounds to 2^64 */
-	dur_bad("100", "has no unit");
-	dur_bad("", "not a duration");
-	dur_bad("ms", "not a duration");
-	dur_bad("-1s", "not a duration");
-	dur_bad("+1s", "not a duration");
-	dur_bad(" 1s", "not a duration");
-	dur_bad("1e3ms", "is not ns, us");
-	dur_bad("0x10ms", "is not ns, us");
-	dur_bad("inf", "not a duration");
-	dur_bad("nan", "not a duration");
-	dur_bad("1.2.3s", "not a duration");
-	dur_bad(".", "not a duration");
-	dur_bad("1 s", "is not ns, us");
-	dur_bad("10parsecs", "is not ns, us");
-	dur_bad("585y", "is not ns, us");
-	dur_bad("600000000000h", "beyond any profile");
-	dur_bad("99999999999999999999999999999999999999999999999999999999999999999s",
+	taken(dp_parse_duration, "100ms", 100000000);
+	taken(dp_parse_duration, "2.5s", 2500000000ull);
+	taken(dp_parse_duration, "1us", 1000);
+	taken(dp_parse_duration, "500ns", 500);
+	taken(dp_parse_duration, "0.5us", 500);
+	taken(dp_parse_duration, "2min", 120000000000ull);
+	taken(dp_parse_duration, "1h", 3600000000000ull);
+	taken(dp_parse_duration, "0s", 0);
+	taken(dp_parse_duration, "18446744073709549568ns",
+	      0xfffffffffffff800ull); /* 2^64 - 2^11: a double */
+	refused(dp_parse_duration, "18446744073709551615ns",
+		"beyond any profile"); /* rounds to 2^64 */
+	refused(dp_parse_duration, "100", "has no unit");
+	refused(dp_parse_duration, "", "not a duration");
+	refused(dp_parse_duration, "ms", "not a duration");
+	refused(dp_parse_duration, "-1s", "not a duration");
+	refused(dp_parse_duration, "+1s", "not a duration");
+	refused(dp_parse_duration, " 1s", "not a duration");
+	refused(dp_parse_duration, "1e3ms", "is not ns, us");
+	refused(dp_parse_duration, "0x10ms", "is not ns, us");
+	refused(dp_parse_duration, "inf", "not a duration");
+	refused(dp_parse_duration, "nan", "not a duration");
+	refused(dp_parse_duration, "1.2.3s", "not a duration");
+	refused(dp_parse_duration, ".", "not a duration");
+	refused(dp_parse_duration, "1 s", "is not ns, us");
+	refused(dp_parse_duration, "10parsecs", "is not ns, us");
+	refused(dp_parse_duration, "585y", "is not ns, us");
+	refused(dp_parse_duration, "600000000000h", "beyond any profile");
+	refused(dp_parse_duration,
+		"99999999999999999999999999999999999999999999999999999999999999999s",
 		"not a duration"); /* longer than any number we read */
 }
 
@@ -104,49 +113,19 @@ static void test_ranges(void **state)
 	range_bad("1h..+18446744073709551615ns", "beyond any profile");
 }
 
-static void size_ok(const char *s, uint64_t want)
-{
-	char why[160] = "";
-	uint64_t n = 0;
-
-	if (!dp_parse_size(s, &n, why, sizeof(why)))
-		fail_msg("'%s' refused: %s", s, why);
-	if (n != want)
-		fail_msg("'%s' gave %llu", s, (unsigned long long)n);
-}
-
-static void size_bad(const char *s, const char *reason)
-{
-	char why[160] = "";
-	uint64_t n;
-
-	if (dp_parse_size(s, &n, why, sizeof(why)))
-		fail_msg("'%s' taken as %llu", s, (unsigned long long)n);
-	if (!strstr(why, reason))
-		fail_msg("'%s': '%s' lacks '%s'", s, why, reason);
-}
-
 static void test_sizes(void **state)
 {
 	(void)state;
-	size_ok("4096", 4096);
-	size_ok("4K", 4096);
-	size_ok("1.5M", 1572864);
-	size_ok("2GiB", 2147483648ull);
-	size_ok("0", 0);
-	size_bad("1.5", "no fraction");
-	size_bad("-4K", "not a size");
-	size_bad("4T", "not K, M or G");
-	size_bad("4 K", "not K, M or G");
-	size_bad("99999999999999999999G", "beyond");
+	taken(dp_parse_size, "4096", 4096);
+	taken(dp_parse_size, "4K", 4096);
+	taken(dp_parse_size, "1.5M", 1572864);
+	taken(dp_parse_size, "2GiB", 2147483648ull);
+	taken(dp_parse_size, "0", 0);
+	refused(dp_parse_size, "1.5", "no fraction");
+	refused(dp_parse_size, "-4K", "not a size");
+	refused(dp_parse_size, "4T", "not K, M or G");
+	refused(dp_parse_size, "4 K", "not K, M or G");
+	refused(dp_parse_size, "99999999999999999999G", "beyond");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_durations),
-	    cmocka_unit_test(test_ranges),
-	    cmocka_unit_test(test_sizes),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL, test_durations, test_ranges, test_sizes)
