@@ -335,50 +335,17 @@ const dp_symbol *dp_image_function(dp_image *im, uint64_t vaddr, struct dp_func_
 {
 	size_t idx;
 	const dp_symbol *s = find_in(im->syms.v, im->syms.n, vaddr, &idx);
-	Dwarf_Addr cbias;
-	Dwarf_CFI *cfi;
-	Dwarf_Frame *frame;
-	Dwarf_Addr start, end;
 
 	if (s) {
 		*table_slot = &im->tables.v[idx];
 		return s;
 	}
-	/* no symbol: the FDE of .eh_frame still bounds the function. Asked
-	 * every time (callers cache per instruction), not found among the
-	 * FDEs known so far: FDEs may overlap (a corrupt or foreign file), and
-	 * the one an address gets must not depend on which came first */
-	cfi = dwfl_module_eh_cfi(im->mod, &cbias);
-	if (!cfi || dwarf_cfi_addrframe(cfi, vaddr - cbias, &frame) != 0)
+	/* no symbol: the FDE of .eh_frame still bounds the function */
+	if (!im->fdes_read)
+		dp_image_read_fdes(im);
+	s = find_in(im->cfi_syms.v, im->cfi_syms.n, vaddr, &idx);
+	if (!s)
 		return NULL;
-	if (dwarf_frame_info(frame, &start, &end, NULL) < 0) {
-		free(frame);
-		return NULL;
-	}
-	free(frame);
-	/* a corrupt FDE may claim a range without vaddr: kept, it would be
-	 * added again on every lookup of vaddr */
-	if (end <= start || vaddr < start + cbias || vaddr - cbias >= end)
-		return NULL;
-	/* keep cfi_syms sorted and tables parallel to it */
-	size_t pos = DP_PARTITION_POINT(im->cfi_syms.n, i, im->cfi_syms.v[i].addr < start + cbias);
-	/* overlapping FDEs (a corrupt file): the lookup above may have found
-	 * the wrong one of two; the one starting here is already known */
-	if (pos < im->cfi_syms.n && im->cfi_syms.v[pos].addr == start + cbias) {
-		*table_slot = &im->cfi_tables.v[pos];
-		return &im->cfi_syms.v[pos];
-	}
-	char *name = dp_asprintf("[0x%llx]", (unsigned long long)(start + cbias));
-	dp_vec_push(&im->owned_names, name);
-	dp_symbol ns = {start + cbias, end - start, name, true};
-	dp_vec_push(&im->cfi_syms, ns);
-	dp_vec_push(&im->cfi_tables, (struct dp_func_table *)NULL);
-	memmove(&im->cfi_syms.v[pos + 1], &im->cfi_syms.v[pos],
-		(im->cfi_syms.n - 1 - pos) * sizeof(dp_symbol));
-	memmove(&im->cfi_tables.v[pos + 1], &im->cfi_tables.v[pos],
-		(im->cfi_tables.n - 1 - pos) * sizeof(*im->cfi_tables.v));
-	im->cfi_syms.v[pos] = ns;
-	im->cfi_tables.v[pos] = NULL;
-	*table_slot = &im->cfi_tables.v[pos];
-	return &im->cfi_syms.v[pos];
+	*table_slot = &im->cfi_tables.v[idx];
+	return s;
 }

@@ -46,6 +46,7 @@ typedef struct dp_image {
 	DP_VEC(char *) owned_names;
 	DP_VEC(struct dp_func_table *) tables; /* per symbol, lazily; index = syms index */
 	DP_VEC(struct dp_func_table *) cfi_tables;
+	bool fdes_read; /* cfi_syms holds every FDE (dp_image_read_fdes) */
 } dp_image;
 
 typedef struct dp_image_opts {
@@ -71,5 +72,9 @@ size_t dp_image_read(const dp_image *im, uint64_t vaddr, void *buf, size_t len);
  * valid until the next call: a function found by CFI is added to im. */
 const dp_symbol *dp_image_function(dp_image *im, uint64_t vaddr,
 				   struct dp_func_table ***table_slot);
+
+/* The FDEs of im's .eh_frame into cfi_syms, sorted, named by address
+ * (image_fde.c): the functions of code without symbols. */
+void dp_image_read_fdes(dp_image *im);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "annotate/heap_index.h"
 #include "dataprof/format.h"
+#include "tu_group.h"
 
 static void observe_alloc(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t size, uint64_t t)
 {
@@ -244,12 +245,5 @@ static void test_shared_history(void **state)
 	dp_heap_free(&b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_random_against_brute_force),
-	    cmocka_unit_test(test_missed_free_newest_wins),
-	    cmocka_unit_test(test_shared_history),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(NULL, NULL, test_random_against_brute_force, test_missed_free_newest_wins,
+	test_shared_history)
