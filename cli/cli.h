@@ -66,8 +66,7 @@ typedef struct cli_opt {
 	size_t off; /* CLI_K_STR (const char *), CLI_K_SET (bool): the field's offset */
 } cli_opt;
 /* offsetof(type, field), and a compile error unless the field is a T */
-#define CLI_FIELD_(type, field, T)                                                                 \
-	(offsetof(type, field) + 0 * sizeof(&((type *)0)->field - (T *)0))
+#define CLI_FIELD_(type, field, T) _Generic(&((type *)0)->field, T * : offsetof(type, field))
 /* "input,where,time": the shared options of these names, in this order */
 #define CLI_SHARED(names)                                                                          \
 	{                                                                                          \

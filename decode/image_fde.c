@@ -177,7 +177,8 @@ void dp_image_read_fdes(dp_image *im)
 	if (im->mod)
 		dwfl_module_eh_cfi(im->mod, &bias);
 	read_fdes(im, scn, &sh, bias);
-	qsort(im->cfi_syms.v, im->cfi_syms.n, sizeof(dp_symbol), cmp_sym);
+	if (im->cfi_syms.n > 1)
+		qsort(im->cfi_syms.v, im->cfi_syms.n, sizeof(dp_symbol), cmp_sym);
 	/* two FDEs at one address (a corrupt or foreign file): the shorter kept */
 	for (size_t i = 0; i < im->cfi_syms.n; i++)
 		if (!n || im->cfi_syms.v[i].addr != im->cfi_syms.v[n - 1].addr)

@@ -15,25 +15,24 @@
 
 static void observe_alloc(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t size, uint64_t t)
 {
-	struct {
-		struct dp_rec_alloc a;
-		uint64_t frame;
-	} rec;
+	/* the record and its one frame, 8-byte aligned */
+	uint64_t buf[sizeof(struct dp_rec_alloc) / 8 + 1];
+	struct dp_rec_alloc *a = (struct dp_rec_alloc *)buf;
 	dp_record r;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.a.h.type = DP_REC_ALLOC;
-	rec.a.h.size = sizeof(rec);
-	rec.a.time = t;
-	rec.a.pid = rec.a.tid = pid;
-	rec.a.addr = addr;
-	rec.a.size = size;
-	rec.a.kind = DP_ALLOC_MALLOC;
-	rec.a.nframes = 1;
-	rec.frame = 0x401000 + size;
+	memset(buf, 0, sizeof(buf));
+	a->h.type = DP_REC_ALLOC;
+	a->h.size = sizeof(buf);
+	a->time = t;
+	a->pid = a->tid = pid;
+	a->addr = addr;
+	a->size = size;
+	a->kind = DP_ALLOC_MALLOC;
+	a->nframes = 1;
+	a->frames[0] = 0x401000 + size;
 	memset(&r, 0, sizeof(r));
 	r.kind = DP_R_ALLOC;
-	r.alloc = &rec.a;
+	r.alloc = a;
 	dp_heap_observe(h, &r);
 }
 
