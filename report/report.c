@@ -18,9 +18,10 @@
  * starting a pipeline (side-band pass, DWARF) costs more than it saves. */
 #define MIN_BYTES_PER_JOB (4u << 20)
 /* ... and at least this many samples: every part replays the side-band
- * records (a --heap profile's millions of blocks) and opens the DWARF, so
- * a profile mostly of side band is read faster in one part (a 1 s Python
- * --heap run: 2.4 s in one part, 4.5 s in two) */
+ * records (a --heap profile's blocks entering and leaving its cells) and
+ * opens the DWARF, so a profile mostly of side band is read faster in one
+ * part (a 1 s Python --heap run: 2.4 s in one part, 4.5 s in two, before
+ * the parts shared the first one's heap history) */
 #define MIN_SAMPLES_PER_JOB (64u << 10)
 
 unsigned dp_report_jobs_default(void)
