@@ -319,8 +319,6 @@ static void advance(dp_heap_index *h, uint64_t t)
 		else
 			enter_block(h, bi);
 	}
-	if (t > h->now)
-		h->now = t;
 }
 
 static bool covers(const dp_heap_block *b, uint32_t pid, uint64_t addr, uint64_t t)

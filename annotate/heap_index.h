@@ -81,7 +81,6 @@ typedef struct dp_heap_index {
 	DP_VEC(struct heap_freed) freed; /* the cells' lists of freed blocks */
 	size_t at_level[DP_HEAP_LEVELS]; /* cells made there */
 	size_t next_ev;			 /* replay position */
-	uint64_t now;
 } dp_heap_index;
 
 void dp_heap_init(dp_heap_index *h);
