@@ -20,12 +20,15 @@ function tlOverlap(extents) {
 	return any && lo <= hi ? [lo, hi] : null;
 }
 
-/* The first index whose time is >= t. */
-function tlLower(times, t) {
-	let lo = 0, hi = times.length;
+/* The first index in sorted arr (a typed array) whose value is >= x. Here,
+ * not in util.js, so that this file stands alone (tests/browser loads it
+ * in node); the page's other files use it too. */
+function lowerBound(arr, x, lo, hi) {
+	lo = lo || 0;
+	hi = hi === undefined ? arr.length : hi;
 	while (lo < hi) {
 		const mid = (lo + hi) >>> 1;
-		if (times[mid] < t)
+		if (arr[mid] < x)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -41,7 +44,7 @@ function tlFind(times, overlap, t, dir, filter) {
 	const n = times.length;
 	if (!overlap || t < overlap[0] || t > overlap[1] || !n)
 		return -1;
-	let at = tlLower(times, t);
+	let at = lowerBound(times, t);
 	while (at < n && times[at] === t)
 		at++;
 	let before = -1, after = -1;
@@ -55,7 +58,7 @@ function tlFind(times, overlap, t, dir, filter) {
 			return before;
 	}
 	if (dir === TL_AFTER)
-		at = tlLower(times, t);
+		at = lowerBound(times, t);
 	for (let i = at; i < n; i++) {
 		if (before >= 0 && times[i] - t > t - times[before])
 			break;
@@ -72,4 +75,4 @@ function tlFind(times, overlap, t, dir, filter) {
 }
 
 if (typeof module !== "undefined")
-	module.exports = { tlLower, tlOverlap, tlFind, TL_NEAREST, TL_BEFORE, TL_AFTER };
+	module.exports = { lowerBound, tlOverlap, tlFind, TL_NEAREST, TL_BEFORE, TL_AFTER };

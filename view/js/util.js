@@ -91,16 +91,5 @@ function varintReader(bytes) {
 	};
 }
 
-/* The first index in sorted arr (a typed array) whose value is >= x. */
-function lowerBound(arr, x, lo, hi) {
-	lo = lo || 0;
-	hi = hi === undefined ? arr.length : hi;
-	while (lo < hi) {
-		const mid = (lo + hi) >>> 1;
-		if (arr[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
+/* lowerBound (the first index of a sorted array at or above a value):
+ * timeline.js. */
