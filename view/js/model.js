@@ -1,6 +1,21 @@
 /* The page's data (view/model.c's JSON, docs/view.md) decoded into typed
  * arrays, and the sums the panels draw from it. */
 
+/* The records of data (model.c's cells or groups: base64 varints), lane by
+ * lane, those of lane l from index l[first] to l[end]: each starts with its
+ * bucket's step from the lane's previous record; each(i, bucket, l, next)
+ * reads the rest of record i with next. */
+function laneRecords(lanes, data, first, end, each) {
+	const next = varintReader(b64bytes(data));
+	for (const l of lanes) {
+		let b = 0;
+		for (let i = l[first]; i < l[end]; i++) {
+			b += next();
+			each(i, b, l, next);
+		}
+	}
+}
+
 function loadModel(d) {
 	const S = d.strings;
 	const m = {
@@ -24,36 +39,26 @@ function loadModel(d) {
 	m.cCombo = new Uint32Array(nc);
 	m.cCount = new Float64Array(nc);
 	m.cPeriod = new Float64Array(nc);
-	let next = varintReader(b64bytes(d.cells));
-	for (const l of m.lanes) {
-		let b = 0;
-		for (let i = l.c0; i < l.c1; i++) {
-			b += next();
-			m.cBucket[i] = b;
-			m.cCombo[i] = next();
-			const c = next();
-			m.cCount[i] = c;
-			m.cPeriod[i] = next();
-			l.total += c;
-		}
-	}
+	laneRecords(m.lanes, d.cells, "c0", "c1", (i, b, l, next) => {
+		m.cBucket[i] = b;
+		m.cCombo[i] = next();
+		const c = next();
+		m.cCount[i] = c;
+		m.cPeriod[i] = next();
+		l.total += c;
+	});
 	/* sample groups: per thread and bucket, the count and the mean time */
 	const ng = d.ngroups;
 	m.gBucket = new Uint32Array(ng);
 	m.gCount = new Float64Array(ng);
 	m.gTime = new Float64Array(ng);
 	m.gLane = new Uint32Array(ng);
-	next = varintReader(b64bytes(d.groups));
-	for (const l of m.lanes) {
-		let b = 0;
-		for (let i = l.g0; i < l.g1; i++) {
-			b += next();
-			m.gBucket[i] = b;
-			m.gCount[i] = next();
-			m.gTime[i] = b * m.bw + next();
-			m.gLane[i] = l.i;
-		}
-	}
+	laneRecords(m.lanes, d.groups, "g0", "g1", (i, b, l, next) => {
+		m.gBucket[i] = b;
+		m.gCount[i] = next();
+		m.gTime[i] = b * m.bw + next();
+		m.gLane[i] = l.i;
+	});
 	m.threads = m.lanes.filter((l) => l.kind === "thread");
 	m.cpus = m.lanes.filter((l) => l.kind === "cpu");
 	m.samples = m.threads.reduce((s, l) => s + l.total, 0);
