@@ -91,7 +91,7 @@ static int count(const char *arg, uint64_t *v, bool zero_ok, uint64_t max, const
 	return 0;
 }
 
-/* -e, -c, -F, -g, -b, -j, -m, --no-regs: what is sampled, and how */
+/* -e, -c, -F, -b, -j, -m: what is sampled, and how */
 static int sampling_opt(cli_record_args *a, int c, const char *arg)
 {
 	dp_record_opts *o = &a->o;
@@ -107,9 +107,6 @@ static int sampling_opt(cli_record_args *a, int c, const char *arg)
 	case 'F':
 		return taken(
 		    count(arg, &o->freq, false, UINT64_MAX, "-F needs a positive frequency in Hz"));
-	case 'g':
-		o->callchain = true;
-		return CLI_OPT_TAKEN;
 	case 'b':
 		o->branch_mode |= PERF_SAMPLE_BRANCH_ANY;
 		return CLI_OPT_TAKEN;
@@ -127,15 +124,12 @@ static int sampling_opt(cli_record_args *a, int c, const char *arg)
 		}
 		o->mmap_pages = (size_t)v;
 		return CLI_OPT_TAKEN;
-	case 'R':
-		o->no_regs = true;
-		return CLI_OPT_TAKEN;
 	}
 	return CLI_OPT_SHARED;
 }
 
-/* -p, -a, -C, --duration, -o, --switch-output, --max-files, -q: whom, for
- * how long, and where to */
+/* -p, -C, --duration, --switch-output, --max-files: whom, for how long, and
+ * where to */
 static int target_opt(cli_record_args *a, int c, const char *arg)
 {
 	dp_record_opts *o = &a->o;
@@ -143,26 +137,17 @@ static int target_opt(cli_record_args *a, int c, const char *arg)
 	switch (c) {
 	case 'p':
 		return taken(cli_parse_pid(arg, &o->pid));
-	case 'a':
-		o->system_wide = true;
-		return CLI_OPT_TAKEN;
 	case 'C':
 		o->system_wide = true; /* as perf: the CPUs' every process */
 		o->cpu_list = arg;
 		return CLI_OPT_TAKEN;
 	case 'T':
 		return taken(parse_duration(arg, &o->duration_ns));
-	case 'o':
-		o->output = arg;
-		return CLI_OPT_TAKEN;
 	case 'W':
 		return taken(parse_switch(arg, o));
 	case 'X':
 		return taken(count(arg, &o->max_files, false, UINT64_MAX,
 				   "--max-files needs a number of files, 1 or more"));
-	case 'q':
-		o->quiet = true;
-		return CLI_OPT_TAKEN;
 	}
 	return CLI_OPT_SHARED;
 }
@@ -194,19 +179,12 @@ static int heap_opt(cli_record_args *a, int c, const char *arg)
 	return CLI_OPT_SHARED;
 }
 
-/* --counters, --interval, --markers, --sim-cache, --sim-skid, --sim-clock:
- * what else is recorded */
+/* --interval, --sim-cache, --sim-skid, --sim-clock: what else is recorded */
 static int more_opt(cli_record_args *a, int c, const char *arg)
 {
 	switch (c) {
-	case 'N':
-		a->o.counters = arg;
-		return CLI_OPT_TAKEN;
 	case 'I':
 		return taken(cli_parse_interval(arg, &a->o.interval_ns));
-	case 'M':
-		a->markers = true;
-		return CLI_OPT_TAKEN;
 	case 'S':
 		a->sim_cache = arg;
 		break;
@@ -231,7 +209,8 @@ static int more_opt(cli_record_args *a, int c, const char *arg)
 	return CLI_OPT_TAKEN;
 }
 
-/* Every option is record's own: -h and the unknown ones included. */
+/* The options the table does not store: every one is record's own, -h and
+ * the unknown ones included. */
 static int record_opt(void *ctx, int c, const char *arg)
 {
 	static int (*const groups[])(cli_record_args *, int,
@@ -254,23 +233,23 @@ int cli_record_parse(cli_record_args *a, int argc, char **argv, void (*usage)(FI
 	    CLI_OWN("count", required_argument, 'c'),
 	    CLI_OWN("freq", required_argument, 'F'),
 	    CLI_OWN("pid", required_argument, 'p'),
-	    CLI_OWN("output", required_argument, 'o'),
-	    CLI_OWN("call-graph", no_argument, 'g'),
+	    CLI_STR("output", 'o', cli_record_args, o.output),
+	    CLI_SET("call-graph", 'g', cli_record_args, o.callchain),
 	    CLI_OWN("branch-any", no_argument, 'b'),
 	    CLI_OWN("branch-filter", required_argument, 'j'),
 	    CLI_OWN("mmap-pages", required_argument, 'm'),
-	    CLI_OWN("no-regs", no_argument, 'R'),
-	    CLI_OWN("quiet", no_argument, 'q'),
+	    CLI_SET("no-regs", 'R', cli_record_args, o.no_regs),
+	    CLI_SET("quiet", 'q', cli_record_args, o.quiet),
 	    CLI_SHARED("help"),
 	    CLI_OWN("heap", optional_argument, 'H'),
 	    CLI_OWN("heap-depth", required_argument, 'D'),
 	    CLI_OWN("alloc-fn", required_argument, 'A'),
-	    CLI_OWN("counters", required_argument, 'N'),
-	    CLI_OWN("all-cpus", no_argument, 'a'),
+	    CLI_STR("counters", 'N', cli_record_args, o.counters),
+	    CLI_SET("all-cpus", 'a', cli_record_args, o.system_wide),
 	    CLI_OWN("cpu", required_argument, 'C'),
 	    CLI_OWN("duration", required_argument, 'T'),
 	    CLI_OWN("interval", required_argument, 'I'),
-	    CLI_OWN("markers", no_argument, 'M'),
+	    CLI_SET("markers", 'M', cli_record_args, markers),
 	    CLI_OWN("sim-cache", required_argument, 'S'),
 	    CLI_OWN("sim-skid", required_argument, 'K'),
 	    CLI_OWN("sim-clock", required_argument, 'L'),
