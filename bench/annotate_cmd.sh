@@ -10,7 +10,6 @@ build=${1:-build}
 samples=${2:-1000000}
 dataprof=$build/dataprof
 bench_tmp
-regs=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15
 work=("$build/examples/hashtable" 1048576 30000000)
 
 # the wall and CPU (user + system) seconds of one command, best of 3 by
@@ -30,7 +29,7 @@ awk -v t="$t" -v c="$tc" -v n="$n" -v s="$shown" -v r="$rows" 'BEGIN {
 	printf "dataprof annotate -n 20: %d functions shown (%d lines) from %d samples in %.3f s wall, %.3f s CPU (%s)\n",
 		s, r, n, t, c, t < 1 ? "under a second" : c < 1 ? "CPU under a second; wall over, on a loaded machine" : "OVER A SECOND" }'
 
-if ! perf record -q -N -e cpu-clock -F 20000 --user-regs=$regs -o "$tmp/p.data" -- \
+if ! perf record -q -N -e cpu-clock -F 20000 --user-regs="$bench_regs" -o "$tmp/p.data" -- \
 	"${work[@]}" >/dev/null 2>&1; then
 	echo "perf record failed here: no comparison with perf annotate"
 	exit 0

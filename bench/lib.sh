@@ -1,5 +1,11 @@
 # Shared by the benchmark scripts (sourced, not run).
 
+# The user registers dataprof records with a sample (DP_X86_REGS_MASK in
+# sampler/recorder.h, but CS and SS), for perf record --user-regs=$bench_regs
+# in the comparisons with perf.
+# shellcheck disable=SC2034 # the scripts read it
+bench_regs=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15
+
 # bench_best RUNS OUT COMMAND...: prints "WALL CPU", the seconds of the run
 # with the best wall time of RUNS runs and its CPU time (user + system).
 # The command's stdout goes to OUT (the last run's stays there). A run that

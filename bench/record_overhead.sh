@@ -12,7 +12,6 @@ work=$build/bench/memwalk
 args=(256 40)
 . "$(dirname "$0")/lib.sh"
 bench_tmp
-regs=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15
 
 # the workload's own time (it prints it), median of $runs
 measure() {
@@ -29,7 +28,7 @@ printf '%-10s %-28s %10s %9s\n' freq recorder seconds slowdown
 printf '%-10s %-28s %10.4f %9s\n' - "none" "$base" -
 for f in 1000 10000; do
 	dp=$(measure "$dataprof" record -q -e cpu-clock -F $f -o "$tmp/d.dprof" -- "$work" "${args[@]}")
-	pf=$(measure perf record -q -N -e cpu-clock -F $f --user-regs=$regs -o "$tmp/p.data" -- \
+	pf=$(measure perf record -q -N -e cpu-clock -F $f --user-regs="$bench_regs" -o "$tmp/p.data" -- \
 		"$work" "${args[@]}")
 	awk -v f=$f -v b="$base" -v d="$dp" -v p="$pf" 'BEGIN {
 		sd = (d / b - 1) * 100; sp = (p / b - 1) * 100

@@ -10,11 +10,10 @@ build=${1:-build}
 dataprof=$build/dataprof
 . "$(dirname "$0")/lib.sh"
 bench_tmp
-regs=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15
 work=("$build/examples/hashtable" 1048576 30000000)
 
 "$dataprof" record -q -e cpu-clock -F 20000 -o "$tmp/d.dprof" -- "${work[@]}" >/dev/null
-perf record -q -N -e cpu-clock -F 20000 --user-regs=$regs -o "$tmp/p.data" -- "${work[@]}" \
+perf record -q -N -e cpu-clock -F 20000 --user-regs="$bench_regs" -o "$tmp/p.data" -- "${work[@]}" \
 	>/dev/null 2>&1
 ds=$("$dataprof" dump -s "$tmp/d.dprof" | sed -n 's/.* records, \([0-9]*\) samples.*/\1/p')
 ps=$(perf report -i "$tmp/p.data" --stdio --sort dso 2>/dev/null |

@@ -19,11 +19,10 @@ dataprof=$build/dataprof
 here=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/lib.sh"
 bench_tmp
-regs=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15
 work=("$build/examples/hashtable" 1048576 10000000)
 ncpu=$("$dataprof" report --help >/dev/null && nproc)
 
-perf record -q -N -e cpu-clock -F 20000 --user-regs=$regs -o "$tmp/rec.data" -- "${work[@]}" \
+perf record -q -N -e cpu-clock -F 20000 --user-regs="$bench_regs" -o "$tmp/rec.data" -- "${work[@]}" \
 	>/dev/null 2>&1
 
 # best of $runs by wall time: "WALL CPU PEAK_KIB" of that run
