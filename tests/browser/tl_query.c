@@ -8,15 +8,13 @@
 #include <stdlib.h>
 
 #include "report/timeline.h"
+#include "tests/support/tu_rand.h"
 
 static uint64_t rng = 88172645463325252ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return tu_xorshift64(&rng);
 }
 
 int main(int argc, char **argv)

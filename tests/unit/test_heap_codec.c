@@ -18,6 +18,7 @@
 #include "profile/heap_codec.h"
 #include "synth_records.h"
 #include "tu_group.h"
+#include "tu_rand.h"
 
 #define CAP (1u << 20)
 
@@ -25,10 +26,7 @@ static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return tu_xorshift64(&rnd_state);
 }
 
 /* Appends records like the tracker's, with every odd case now and then. */

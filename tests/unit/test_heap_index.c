@@ -12,6 +12,7 @@
 #include "annotate/heap_index.h"
 #include "dataprof/format.h"
 #include "tu_group.h"
+#include "tu_rand.h"
 
 static void observe_alloc(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t size, uint64_t t)
 {
@@ -61,10 +62,7 @@ struct truth {
 
 static uint64_t rnd(uint64_t *s)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
+	return tu_xorshift64(s);
 }
 
 /* Sizes from 8 bytes to 300 MiB: every level of the index, and blocks
