@@ -19,8 +19,10 @@ typedef struct line_w {
 } line_w;
 
 /* Matches base[] against new_[] (lines of layout.c in walk()) with
- * --line-tolerance 5; writes each base line's partner (0: none) to got[]. */
-static void match(const line_w *base, size_t nb, const line_w *new_, size_t nn, long *got)
+ * --line-tolerance 5; fails unless each base line's partner is the one in
+ * want[] (0: none). */
+static void expect_match(const line_w *base, size_t nb, const line_w *new_, size_t nn,
+			 const long *want, size_t nwant)
 {
 	dp_diff_opts o;
 	dp_diff_result r;
@@ -28,7 +30,9 @@ static void match(const line_w *base, size_t nb, const line_w *new_, size_t nn, 
 	const line_w *side[2] = {base, new_};
 	size_t n[2] = {nb, nn};
 	uint32_t bkeys[16];
+	long got[16];
 
+	assert_int_equal(nwant, nb);
 	memset(&o, 0, sizeof(o));
 	assert_true(dp_attr_parse("line", &o.by.attrs[0], &err));
 	o.by.nattrs = 1;
@@ -61,20 +65,25 @@ static void match(const line_w *base, size_t nb, const line_w *new_, size_t nn, 
 		printf("layout.c:%ld -> %ld\n", base[i].line, got[i]);
 	}
 	dp_diff_free(&r);
+	for (size_t i = 0; i < nb; i++)
+		if (got[i] != want[i])
+			fail_msg("layout.c:%ld paired with %ld, not %ld", base[i].line, got[i],
+				 want[i]);
 }
+
+/* expect_match on arrays: base, new_ and want of as many lines */
+#define N_(a)			       (sizeof(a) / sizeof(*(a)))
+#define EXPECT_MATCH(base, new_, want) expect_match(base, N_(base), new_, N_(new_), want, N_(want))
 
 /* Everything moved by 3: all pairs by 3, none by the text they now share
  * (line 73 of the base is not line 73 of the new build). */
 static void test_all_moved(void **state)
 {
 	const line_w b[] = {{70, 400}, {73, 50}, {76, 30}}, n[] = {{73, 420}, {76, 45}, {79, 28}};
-	long got[3];
+	const long want[] = {73, 76, 79};
 
 	(void)state;
-	match(b, 3, n, 3, got);
-	assert_int_equal(got[0], 73);
-	assert_int_equal(got[1], 76);
-	assert_int_equal(got[2], 79);
+	EXPECT_MATCH(b, n, want);
 }
 
 /* The bug of test_diff's moved_lines (CI, 2026-11-26): line 71 of the base
@@ -84,12 +93,10 @@ static void test_all_moved(void **state)
 static void test_no_crossing(void **state)
 {
 	const line_w b[] = {{70, 377}, {71, 83}}, n[] = {{73, 447}, {69, 2}};
-	long got[2];
+	const long want[] = {73, 0};
 
 	(void)state;
-	match(b, 2, n, 2, got);
-	assert_int_equal(got[0], 73);
-	assert_int_equal(got[1], 0);
+	EXPECT_MATCH(b, n, want);
 }
 
 /* A line between two that moved by 3 moved by 3 too: not paired by another
@@ -97,13 +104,10 @@ static void test_no_crossing(void **state)
 static void test_spanned(void **state)
 {
 	const line_w b[] = {{70, 300}, {72, 40}, {75, 200}}, n[] = {{73, 310}, {78, 190}, {74, 5}};
-	long got[3];
+	const long want[] = {73, 0, 78};
 
 	(void)state;
-	match(b, 3, n, 3, got);
-	assert_int_equal(got[0], 73);
-	assert_int_equal(got[1], 0);
-	assert_int_equal(got[2], 78);
+	EXPECT_MATCH(b, n, want);
 }
 
 /* Two shifts in one function (lines added in its middle): the lines above
@@ -112,14 +116,10 @@ static void test_two_shifts(void **state)
 {
 	const line_w b[] = {{70, 300}, {71, 200}, {80, 100}, {81, 90}},
 		     n[] = {{73, 290}, {74, 210}, {85, 95}, {86, 80}};
-	long got[4];
+	const long want[] = {73, 74, 85, 86};
 
 	(void)state;
-	match(b, 4, n, 4, got);
-	assert_int_equal(got[0], 73);
-	assert_int_equal(got[1], 74);
-	assert_int_equal(got[2], 85);
-	assert_int_equal(got[3], 86);
+	EXPECT_MATCH(b, n, want);
 }
 
 TU_MAIN(NULL, NULL, test_all_moved, test_no_crossing, test_spanned, test_two_shifts)
