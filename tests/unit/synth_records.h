@@ -61,16 +61,25 @@ static inline void synth_finish(dp_writer *w, uint64_t samples)
 	dp_writer_add_dp(w, DP_REC_FINISH, (uint8_t *)&f + 8, sizeof(f) - 8);
 }
 
+/* Zeroes rec, a tracker record (struct dp_rec_alloc, _free, _thread), and
+ * sets the fields they all start with: of its type, its own size. */
+#define SYNTH_REC_START(rec, type_, time_, pid_, tid_)                                             \
+	do {                                                                                       \
+		memset(&(rec), 0, sizeof(rec));                                                    \
+		(rec).h.type = (type_);                                                            \
+		(rec).h.size = sizeof(rec);                                                        \
+		(rec).time = (time_);                                                              \
+		(rec).pid = (pid_);                                                                \
+		(rec).tid = (tid_);                                                                \
+	} while (0)
+
 static inline size_t synth_alloc(uint8_t *out, uint64_t time, uint64_t addr, uint64_t size,
 				 const uint64_t *frames, uint32_t n)
 {
 	struct dp_rec_alloc a;
 
-	memset(&a, 0, sizeof(a));
-	a.h.type = DP_REC_ALLOC;
+	SYNTH_REC_START(a, DP_REC_ALLOC, time, 42, 42);
 	a.h.size = (uint16_t)(sizeof(a) + n * 8);
-	a.time = time;
-	a.pid = a.tid = 42;
 	a.addr = addr;
 	a.size = size;
 	a.kind = DP_ALLOC_MALLOC;
@@ -93,24 +102,20 @@ static inline void synth_sample_br(dp_buf *b, const struct perf_event_attr *a, u
 	size_t start = b->len;
 	uint64_t st = a->sample_type;
 	uint32_t pt[2] = {pid, tid}, cr[2] = {cpu, 0};
+	/* the 8-byte fields that come first, in the kernel's order */
+	const struct {
+		uint64_t bit;
+		const void *v;
+	} head[] = {
+	    {PERF_SAMPLE_IDENTIFIER, &id}, {PERF_SAMPLE_IP, &ip},	  {PERF_SAMPLE_TID, pt},
+	    {PERF_SAMPLE_TIME, &time},	   {PERF_SAMPLE_ADDR, &addr},	  {PERF_SAMPLE_ID, &id},
+	    {PERF_SAMPLE_CPU, cr},	   {PERF_SAMPLE_PERIOD, &period},
+	};
 
 	dp_buf_add(b, &h, sizeof(h));
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		dp_buf_add(b, &id, 8);
-	if (st & PERF_SAMPLE_IP)
-		dp_buf_add(b, &ip, 8);
-	if (st & PERF_SAMPLE_TID)
-		dp_buf_add(b, pt, 8);
-	if (st & PERF_SAMPLE_TIME)
-		dp_buf_add(b, &time, 8);
-	if (st & PERF_SAMPLE_ADDR)
-		dp_buf_add(b, &addr, 8);
-	if (st & PERF_SAMPLE_ID)
-		dp_buf_add(b, &id, 8);
-	if (st & PERF_SAMPLE_CPU)
-		dp_buf_add(b, cr, 8);
-	if (st & PERF_SAMPLE_PERIOD)
-		dp_buf_add(b, &period, 8);
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		if (st & head[i].bit)
+			dp_buf_add(b, head[i].v, 8);
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		dp_buf_add(b, &chain_nr, 8);
 		dp_buf_add(b, chain, chain_nr * 8);

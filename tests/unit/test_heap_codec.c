@@ -55,13 +55,9 @@ static size_t make_records(uint8_t *buf, size_t want)
 			unsigned s = (unsigned)(rnd() % 4);
 			uint32_t n = r == 7 ? 20 : r == 8 ? 0 : nsites[s];
 
-			memset(&a, 0, sizeof(a));
-			a.h.type = DP_REC_ALLOC;
+			SYNTH_REC_START(a, DP_REC_ALLOC, time, r == 10 ? 7 : 42, tid);
 			a.h.misc = r == 9 ? 1 : 0;
 			a.h.size = (uint16_t)(sizeof(a) + n * 8);
-			a.time = time;
-			a.pid = r == 10 ? 7 : 42;
-			a.tid = tid;
 			addr += (rnd() % 4096) - 1024;
 			a.addr = addr;
 			a.size = rnd() % (r == 11 ? UINT64_MAX : 5000);
@@ -76,12 +72,7 @@ static size_t make_records(uint8_t *buf, size_t want)
 		} else if (r < 90) {
 			struct dp_rec_free f;
 
-			memset(&f, 0, sizeof(f));
-			f.h.type = DP_REC_FREE;
-			f.h.size = sizeof(f);
-			f.time = time;
-			f.pid = 42;
-			f.tid = tid;
+			SYNTH_REC_START(f, DP_REC_FREE, time, 42, tid);
 			f.addr = addr - rnd() % 100000;
 			f.kind = r == 50 ? DP_ALLOC_MMAP : 0;
 			f.size = r == 50 ? 1 << 20 : 0;
@@ -91,12 +82,7 @@ static size_t make_records(uint8_t *buf, size_t want)
 		} else {
 			struct dp_rec_thread t;
 
-			memset(&t, 0, sizeof(t));
-			t.h.type = DP_REC_THREAD;
-			t.h.size = sizeof(t);
-			t.time = time;
-			t.pid = 42;
-			t.tid = tid;
+			SYNTH_REC_START(t, DP_REC_THREAD, time, 42, tid);
 			t.fs_base = rnd();
 			memcpy(buf + len, &t, sizeof(t));
 			len += sizeof(t);
@@ -146,12 +132,10 @@ static void test_bound(void **unused)
 	while (len + 256 < cap) {
 		struct dp_rec_alloc a;
 
-		memset(&a, 0, sizeof(a));
-		a.h.type = DP_REC_ALLOC;
+		/* a thread change each */
+		SYNTH_REC_START(a, DP_REC_ALLOC, rnd() | 1ull << 63,
+				UINT32_MAX - (uint32_t)(len >> 3 & 1), UINT32_MAX);
 		a.h.size = (uint16_t)(sizeof(a) + 15 * 8);
-		a.time = rnd() | 1ull << 63;
-		a.pid = UINT32_MAX - (uint32_t)(len >> 3 & 1); /* a thread change each */
-		a.tid = UINT32_MAX;
 		a.addr = rnd() | 1ull << 63;
 		a.size = UINT64_MAX;
 		a.kind = UINT32_MAX;

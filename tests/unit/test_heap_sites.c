@@ -185,11 +185,7 @@ static void test_pack_round_trip(void **state)
 
 		dp_heap_pack_add(&k, rec, synth_alloc(rec, time, addr, 48, frames, 2), &w);
 		if (i & 1) {
-			memset(&f, 0, sizeof(f));
-			f.h.type = DP_REC_FREE;
-			f.h.size = sizeof(f);
-			f.time = time + 5;
-			f.pid = f.tid = 42;
+			SYNTH_REC_START(f, DP_REC_FREE, time + 5, 42, 42);
 			f.addr = addr;
 			dp_heap_pack_add(&k, &f, sizeof(f), &w);
 		}
