@@ -96,6 +96,31 @@ static void test_member_split(void **state)
 	free(out);
 }
 
+/* A member's samples: summed by hand, from --where, from --then */
+enum { BY_HAND, FILTERED, NESTED };
+typedef struct member_sums {
+	char member[160];
+	long n[3];
+} member_sums;
+
+/* Where csv (a report's CSV, cut up by strtok_r) has a row of depth level
+ * whose column col names one of m's members: the samples in the next
+ * column, into that member's n[which]. */
+static void read_member_samples(char *csv, const char *level, int col, member_sums *m, int nm,
+				int which)
+{
+	char *save = NULL;
+
+	for (char *l = strtok_r(csv, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		csv_row r;
+		if (csv_split(l, &r) < col + 2 || strcmp(r.f[0], level))
+			continue;
+		for (int k = 0; k < nm; k++)
+			if (!strcmp(m[k].member, r.f[col]))
+				m[k].n[which] = atol(r.f[col + 1]);
+	}
+}
+
 /* Summing the flat CSV by hand gives what --where then --by gives. */
 static void test_filter_then_regroup(void **state)
 {
@@ -103,10 +128,7 @@ static void test_filter_then_regroup(void **state)
 	char *kept = report("--by member --where 'object!=\"[unresolvable]\" and kind=heap' --csv "
 			    "--metric samples");
 	char *nested = report("--by kind --where 'kind=heap' --then member --csv --metric samples");
-	struct {
-		char member[160];
-		long by_hand, filtered, nested;
-	} m[64];
+	member_sums m[64];
 	int nm = 0;
 	char *save = NULL;
 
@@ -137,30 +159,16 @@ static void test_filter_then_regroup(void **state)
 			;
 		if (k == nm && nm < 64)
 			snprintf(m[nm++].member, sizeof(m[0].member), "%s", r.f[2]);
-		m[k].by_hand += atol(r.f[3]);
+		m[k].n[BY_HAND] += atol(r.f[3]);
 	}
-	for (char *l = strtok_r(kept, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		csv_row r;
-		if (csv_split(l, &r) < 3 || strcmp(r.f[0], "1"))
-			continue;
-		for (int k = 0; k < nm; k++)
-			if (!strcmp(m[k].member, r.f[1]))
-				m[k].filtered = atol(r.f[2]);
-	}
-	for (char *l = strtok_r(nested, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		csv_row r;
-		if (csv_split(l, &r) < 4 || strcmp(r.f[0], "2"))
-			continue;
-		for (int k = 0; k < nm; k++)
-			if (!strcmp(m[k].member, r.f[2]))
-				m[k].nested = atol(r.f[3]);
-	}
+	read_member_samples(kept, "1", 1, m, nm, FILTERED);
+	read_member_samples(nested, "2", 2, m, nm, NESTED);
 	assert_true(nm >= 2);
 	for (int k = 0; k < nm; k++) {
-		printf("%-24s by hand %6ld  --where %6ld  --then %6ld\n", m[k].member, m[k].by_hand,
-		       m[k].filtered, m[k].nested);
-		assert_int_equal(m[k].by_hand, m[k].filtered);
-		assert_int_equal(m[k].by_hand, m[k].nested);
+		printf("%-24s by hand %6ld  --where %6ld  --then %6ld\n", m[k].member,
+		       m[k].n[BY_HAND], m[k].n[FILTERED], m[k].n[NESTED]);
+		assert_int_equal(m[k].n[BY_HAND], m[k].n[FILTERED]);
+		assert_int_equal(m[k].n[BY_HAND], m[k].n[NESTED]);
 	}
 	free(flat);
 	free(kept);
