@@ -278,6 +278,15 @@ static void test_cpu_clock_split(void **state)
 	free(prof);
 }
 
+/* annotate count_slots of prof with --source-dir dir/sub: it must succeed */
+static void annotate_source_dir(tu_result *res, const char *prof, const char *dir, const char *sub,
+				unsigned strip)
+{
+	tu_sh(res, "'%s' annotate -i '%s' count_slots --source-dir '%s/%s' --prefix-strip %u",
+	      DATAPROF_BIN, prof, dir, sub, strip);
+	assert_int_equal(res->status, 0);
+}
+
 /* A moved tree: --source-dir with --prefix-strip finds the source; a
  * wrong one gives the assembly with one line saying which path failed. */
 static void test_source_dir(void **state)
@@ -296,15 +305,11 @@ static void test_source_dir(void **state)
 	    dir, SOURCE_DIR, dir);
 	assert_int_equal(res.status, 0);
 	tu_result_free(&res);
-	tu_sh(&res, "'%s' annotate -i '%s' count_slots --source-dir '%s/moved' --prefix-strip %u",
-	      DATAPROF_BIN, prof, dir, strip);
-	assert_int_equal(res.status, 0);
+	annotate_source_dir(&res, prof, dir, "moved", strip);
 	assert_non_null(strstr(res.out, "static long count_slots(uintptr_t base"));
 	assert_null(strstr(res.out, "assembly only"));
 	tu_result_free(&res);
-	tu_sh(&res, "'%s' annotate -i '%s' count_slots --source-dir '%s/nowhere' --prefix-strip %u",
-	      DATAPROF_BIN, prof, dir, strip);
-	assert_int_equal(res.status, 0);
+	annotate_source_dir(&res, prof, dir, "nowhere", strip);
 	assert_null(strstr(res.out, "static long count_slots(uintptr_t base"));
 	assert_non_null(strstr(res.out, "nowhere/fixtures/objects.c: No such file"));
 	assert_non_null(strstr(res.out, "movq")); /* the assembly is there */
