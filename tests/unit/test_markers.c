@@ -133,6 +133,17 @@ static void expect_off(const char *const *env, bool chan, const char *why)
 	free_out(&o);
 }
 
+/* expect_off with the collector library at path (DATAPROF_COLLECTOR) */
+static void expect_off_with(const char *path, bool chan, const char *why)
+{
+	char var[4096];
+	const char *env[] = {var, NULL};
+
+	assert_true((size_t)snprintf(var, sizeof(var), "DATAPROF_COLLECTOR=%s", path) <
+		    sizeof(var));
+	expect_off(env, chan, why);
+}
+
 static void test_no_collector(void **state)
 {
 	(void)state;
@@ -141,34 +152,28 @@ static void test_no_collector(void **state)
 
 static void test_missing_collector(void **state)
 {
-	const char *env[] = {"DATAPROF_COLLECTOR=/nonexistent/libdataprof_collector.so", NULL};
-
 	(void)state;
-	expect_off(env, true, "cannot load the collector /nonexistent");
+	expect_off_with("/nonexistent/libdataprof_collector.so", true,
+			"cannot load the collector /nonexistent");
 }
 
 static void test_not_a_collector(void **state)
 {
-	const char *env[] = {"DATAPROF_COLLECTOR=" FAKE_NO_ENTRY, NULL};
-
 	(void)state;
-	expect_off(env, true, "is not a dataprof marker collector (no dp_collector_api_v1)");
+	expect_off_with(FAKE_NO_ENTRY, true,
+			"is not a dataprof marker collector (no dp_collector_api_v1)");
 }
 
 static void test_other_version(void **state)
 {
-	const char *env[] = {"DATAPROF_COLLECTOR=" FAKE_OTHER_VERSION, NULL};
-
 	(void)state;
-	expect_off(env, true, "is of another version (99");
+	expect_off_with(FAKE_OTHER_VERSION, true, "is of another version (99");
 }
 
 static void test_no_channel(void **state)
 {
-	const char *env[] = {"DATAPROF_COLLECTOR=" COLLECTOR, NULL};
-
 	(void)state;
-	expect_off(env, false, "no channel to dataprof");
+	expect_off_with(COLLECTOR, false, "no channel to dataprof");
 }
 
 /* ---- on: every mark arrives ---- */
