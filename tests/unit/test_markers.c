@@ -25,6 +25,18 @@ typedef struct child_out {
 	dp_buf err;  /* its stderr */
 } child_out;
 
+/* One read of the pipe *fd into b, closing it (*fd = -1) at its end */
+static void read_some(int *fd, dp_buf *b)
+{
+	char buf[65536];
+	ssize_t n = read(*fd, buf, sizeof(buf));
+
+	if (n > 0)
+		dp_buf_add(b, buf, (size_t)n);
+	else
+		close(*fd), *fd = -1;
+}
+
 /* Runs fn in a child with the given environment (NAME=value, NULL-ended)
  * and an agent channel when chan is true. */
 static void run_child(void (*fn)(void), const char *const *env, bool chan, child_out *out)
@@ -58,24 +70,13 @@ static void run_child(void (*fn)(void), const char *const *env, bool chan, child
 	close(ep[1]);
 	/* read both until the child is done, so that it never blocks on a full pipe */
 	for (int open_fds = 2; open_fds;) {
-		char buf[65536];
-		ssize_t n;
-
 		open_fds = 0;
 		if (cp[0] >= 0) {
-			n = read(cp[0], buf, sizeof(buf));
-			if (n > 0)
-				dp_buf_add(&out->chan, buf, (size_t)n);
-			else
-				close(cp[0]), cp[0] = -1;
+			read_some(&cp[0], &out->chan);
 			open_fds++;
 		}
 		if (cp[0] < 0 && ep[0] >= 0) {
-			n = read(ep[0], buf, sizeof(buf));
-			if (n > 0)
-				dp_buf_add(&out->err, buf, (size_t)n);
-			else
-				close(ep[0]), ep[0] = -1;
+			read_some(&ep[0], &out->err);
 			open_fds++;
 		}
 	}
