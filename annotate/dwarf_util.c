@@ -517,21 +517,26 @@ dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, unsigned access_siz
 	return DP_PATH_OK;
 }
 
+/* t peeled; when it is an array, its element's type instead, and the
+ * element's size in es. */
+static bool array_step(Dwarf_Die *t, uint64_t *es)
+{
+	Dwarf_Die u, elem;
+
+	dp_type_peel(t, &u);
+	if (dwarf_tag(&u) != DW_TAG_array_type || !array_element(&u, es, &elem))
+		return false;
+	*t = elem;
+	return true;
+}
+
 uint64_t dp_array_stride(Dwarf_Die *type)
 {
-	Dwarf_Die t = *type, u;
-	uint64_t stride = 0;
+	Dwarf_Die t = *type;
+	uint64_t stride = 0, es;
 
-	for (int i = 0; i < 8; i++) {
-		uint64_t es;
-		Dwarf_Die elem;
-
-		dp_type_peel(&t, &u);
-		if (dwarf_tag(&u) != DW_TAG_array_type || !array_element(&u, &es, &elem))
-			break;
+	for (int i = 0; i < 8 && array_step(&t, &es); i++)
 		stride = es;
-		t = elem;
-	}
 	return stride;
 }
 
@@ -540,17 +545,11 @@ dp_path_result dp_object_path(Dwarf_Die *type, uint64_t off, unsigned access_siz
 {
 	Dwarf_Die t = *type, u;
 	bool array = false;
+	uint64_t es;
 
 	/* an array object: the access goes through one of its elements */
-	for (int i = 0; i < 8; i++) {
-		uint64_t es;
-		Dwarf_Die elem;
-
-		dp_type_peel(&t, &u);
-		if (dwarf_tag(&u) != DW_TAG_array_type || !array_element(&u, &es, &elem))
-			break;
+	for (int i = 0; i < 8 && array_step(&t, &es); i++) {
 		off %= es;
-		t = elem;
 		array = true;
 	}
 	dp_type_peel(&t, &u);

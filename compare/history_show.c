@@ -4,6 +4,7 @@
  * and the trend a diff of the first shown against the last. The same model
  * feeds the text, the CSV and the trend page (history_page.c in view/). */
 #include "history.h"
+#include "csv.h"
 #include "json.h"
 
 #include <stdlib.h>
@@ -205,17 +206,6 @@ static void print_text(const dp_history_model *m, FILE *f, const char *path)
 		fprintf(f, "  (%zu more; --top shows more)\n", m->keys.n - top);
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void print_csv(const dp_history_model *m, FILE *f)
 {
 	const dp_history_commit *c = m->commits.v;
@@ -228,9 +218,9 @@ static void print_csv(const dp_history_model *m, FILE *f)
 		for (size_t i = 0; i < m->commits.n; i++) {
 			const dp_history_key *t = &m->keys.v[k];
 
-			csv_field(f, c[i].sha);
+			dp_csv_field(f, c[i].sha, true);
 			fprintf(f, ",%d,", c[i].runs);
-			csv_field(f, t->key);
+			dp_csv_field(f, t->key, true);
 			fprintf(f, ",%.10g,%d\n", t->have[i] ? t->v[i] : 0, t->sig[i]);
 		}
 }

@@ -1,23 +1,14 @@
 /* The report as CSV (RFC 4180): one row per group at every level; the key
  * columns of deeper levels are empty on a parent's row. */
 #include "export.h"
+#include "csv.h"
 
 #include <inttypes.h>
 #include <string.h>
 
 static void field(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	dp_csv_field(f, s, false);
 }
 
 static void row(const dp_report_result *r, FILE *f, uint32_t idx, const char **keys)

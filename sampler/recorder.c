@@ -702,15 +702,6 @@ static void print_summary(const recorder *r, const dp_record_opts *o)
 			(unsigned long long)r->throttles);
 }
 
-static int exit_code_of(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 1;
-}
-
 typedef DP_VEC(char *) env_vec;
 
 /* The command's extra environment: the caller's, plus the agent channel. */
@@ -914,7 +905,7 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 	warn_silent_breakpoints(&r);
 	finish(&r, false);
 	rc = 0;
-	res->exit_code = r.attached ? 0 : exit_code_of(r.child_status);
+	res->exit_code = r.attached ? 0 : dp_target_exit_code(r.child_status);
 	if (r.disk_full)
 		res->exit_code = res->exit_code ? res->exit_code : 1;
 	res->samples = r.samples;
@@ -928,7 +919,6 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 	res->collector_wall_ns = r.coll.wall_ns;
 out_writer:
 	close_events(&r);
-	res->bytes = r.bytes_before + r.w.written;
 	{
 		char *path = dp_strdup(r.w.path ? r.w.path : o->output);
 
@@ -939,6 +929,7 @@ out_writer:
 		}
 		free(path);
 	}
+	res->bytes = r.bytes_before + r.w.written; /* the index included */
 	if (r.switching && rc == 0) {
 		dp_out_series_done(&r.series);
 		res->files_removed = r.series.removed;

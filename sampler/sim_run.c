@@ -288,15 +288,6 @@ static void read_tool(sim_sink *s, int fd)
 	}
 }
 
-static int exit_code_of(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 1;
-}
-
 /* The command as Valgrind would start it, checked first: a command not
  * found fails as under a kernel event (exit 127, the same line), and a
  * program the tool cannot run (it is built for x86-64 only: Valgrind
@@ -405,7 +396,7 @@ int dp_sim_run(const dp_sim_opts *o, dp_sim_result *res, dp_error *err)
 	dp_buf_free(&sink.pending);
 	while (waitpid(t.pid, &status, 0) < 0 && errno == EINTR)
 		;
-	res->exit_code = exit_code_of(status);
+	res->exit_code = dp_target_exit_code(status);
 	memset(&f, 0, sizeof(f));
 	f.time = sink.last_time; /* simulated: two runs write the same file */
 	f.wait_status = status;

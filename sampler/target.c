@@ -126,3 +126,12 @@ void dp_target_abort(dp_target *t)
 		t->pid = 0;
 	}
 }
+
+int dp_target_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}

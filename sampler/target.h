@@ -27,5 +27,8 @@ int dp_target_go(dp_target *t, const char *cmd, dp_error *err);
 int dp_target_find(const char *cmd, char *path, size_t len, dp_error *err);
 /* Kills and reaps a child that never went. */
 void dp_target_abort(dp_target *t);
+/* The command's exit code from its wait status, as a shell gives it (128 +
+ * the signal that ended it). */
+int dp_target_exit_code(int status);
 
 #endif
