@@ -26,17 +26,18 @@ static bool header_at(const dp_profile *p, uint64_t off, uint64_t end, struct dp
  * reader passes by, and a check of every offset of a 10 GB file would
  * otherwise hold a few hundred MiB until then. */
 #define AROUND 0x10000u
-static void release(const dp_profile *p, uint64_t lo, uint64_t hi)
+static void release(dp_profile *p, uint64_t lo, uint64_t hi)
 {
 	lo &= ~(uint64_t)(AROUND - 1);
 	hi = (hi | (AROUND - 1)) + 1;
+	dp_win_forget(&p->win, lo, hi);
 	if (p->map && lo < p->size)
 		madvise((uint8_t *)p->map + lo, (hi < p->size ? hi : p->size) - lo, MADV_DONTNEED);
 }
 
 /* Offsets strictly ascending, each at a whole record before end that is
  * not a sample. */
-static bool side_agrees(const dp_profile *p, const uint64_t *v, size_t n, uint64_t end)
+static bool side_agrees(dp_profile *p, const uint64_t *v, size_t n, uint64_t end)
 {
 	struct dp_rec_header h;
 	size_t from = 0;

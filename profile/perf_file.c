@@ -252,6 +252,7 @@ static int walk(dp_profile *p, raw_rec *out)
 			p->st.truncated_at = p->pos;
 			return 0;
 		}
+		dp_win_need(&p->win, p->pos, sizeof(h));
 		memcpy(&h, p->data + p->pos, sizeof(h));
 		if (h.size < sizeof(h)) {
 			corrupt(p,
@@ -280,6 +281,7 @@ static int walk(dp_profile *p, raw_rec *out)
 		}
 		out->off = p->pos;
 		out->inner = false;
+		dp_win_need(&p->win, p->pos, h.size);
 		out->rec = aligned(p, p->data + p->pos, h.size, p->pos);
 		if (h.type == DP_PERF_COMPRESSED || h.type == DP_PERF_COMPRESSED2)
 			enter_compressed(p, out->rec, h.size, p->pos);

@@ -341,7 +341,8 @@ void dp_profile_release_consumed(dp_profile *p, size_t upto)
 {
 	size_t pg = 4096, end = upto & ~(pg - 1);
 
-	if (!p->map || end < p->dropped + RELEASE_STEP)
+	/* (read through windows, the file's own pages are hardly touched) */
+	if (!p->map || p->win.fd >= 0 || end < p->dropped + RELEASE_STEP)
 		return;
 	madvise((uint8_t *)p->map + p->dropped, end - p->dropped, MADV_DONTNEED);
 	p->dropped = end;
@@ -472,6 +473,7 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 			dp_profile_seg_enter(p, p->seg + 1);
 			continue;
 		}
+		dp_win_need(&p->win, p->pos, sizeof(*h));
 		h = (const void *)(p->data + p->pos);
 		if (h->size < sizeof(*h) || (h->size & 7)) {
 			snprintf(p->st.error, sizeof(p->st.error),
@@ -488,6 +490,7 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 			dp_profile_seg_enter(p, p->seg + 1);
 			continue;
 		}
+		dp_win_need(&p->win, p->pos, h->size);
 		if (h->type == PERF_RECORD_SAMPLE &&
 		    dp_profile_skips_sample(p, p->base + p->pos, false)) {
 			p->pos += h->size;
@@ -591,6 +594,7 @@ dp_profile *dp_profile_open_file(const char *path, dp_error *err)
 	int fd = !strcmp(path, "-") ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	dp_record r;
 
+	p->win.fd = -1;
 	p->path = dp_strdup(path);
 	if (fd < 0) {
 		dp_error_set(err, "cannot open profile '%s': %s%s", path, strerror(errno),
@@ -601,6 +605,10 @@ dp_profile *dp_profile_open_file(const char *path, dp_error *err)
 	bool ok = read_whole(fd, p, err);
 	if (fd > 0)
 		close(fd);
+	if (ok && p->map) {
+		dp_win_open(&p->win, path, &p->map, p->size);
+		p->data = p->map;
+	}
 	if (!ok) {
 		dp_profile_close(p);
 		return NULL;
@@ -808,6 +816,7 @@ void dp_profile_close(dp_profile *p)
 	if (p->ops && p->ops->close)
 		p->ops->close(p);
 	dp_profile_segs_free(p);
+	dp_win_off(&p->win);
 	if (p->map)
 		munmap(p->map, p->size);
 	free(p->owned);

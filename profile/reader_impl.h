@@ -5,6 +5,7 @@
 #include "dataprof/profile.h"
 #include "hashmap.h"
 #include "util.h"
+#include "window.h"
 
 typedef struct dp_meta_kv {
 	char *key, *value;
@@ -76,6 +77,7 @@ struct dp_profile {
 	DP_VEC(uint64_t) stored_side, stored_chunks;
 	DP_VEC(uint64_t) stored_seq; /* a series': each chunk's first sample */
 	size_t dropped;	 /* pages of the mapping before this were given back */
+	dp_window win;	 /* the mapping, read through buffers (window.h) */
 	/* the records of the PACKED record being read (decompressed) */
 	uint8_t *inner;
 	size_t inner_len, inner_cap, inner_pos, inner_off;

@@ -130,6 +130,9 @@ static dp_profile *join(part *v, size_t n)
 	dp_vec_free(&files);
 	for (size_t i = 0; i < n; i++) {
 		dp_profile *q = v[i].p;
+
+		/* the segments are plain mappings, given back as they are left */
+		dp_win_off(&q->win);
 		dp_profile_seg s = {q->map, q->owned, q->data, q->size, q->first, base};
 
 		dp_vec_push(&p->segs, s);

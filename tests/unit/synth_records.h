@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dataprof/format.h"
+#include "dataprof/profile.h"
 #include "profile/writer.h"
 #include "util.h"
 
@@ -146,6 +147,18 @@ static inline void synth_sample(dp_buf *b, const struct perf_event_attr *a, uint
 {
 	synth_sample_br(b, a, id, ip, pid, tid, time, addr, cpu, period, weight, data_src, regs,
 			chain, chain_nr, NULL, 0);
+}
+
+/* Reading back: the IP of the first sample at or after pos. */
+static inline uint64_t synth_sample_ip_at(dp_profile *p, uint64_t pos)
+{
+	dp_record r;
+
+	dp_profile_seek(p, pos);
+	while (dp_profile_next(p, &r) > 0)
+		if (r.kind == DP_R_SAMPLE)
+			return r.sample->ip;
+	return 0;
 }
 
 #endif

@@ -108,18 +108,6 @@ static bool same_map(const dp_profile_map *x, const walked *m)
 	       !memcmp(x->chunks, m->chunks.v, m->chunks.n * 8);
 }
 
-/* The IP of the first sample at or after pos. */
-static uint64_t sample_ip_at(dp_profile *p, uint64_t pos)
-{
-	dp_record r;
-
-	dp_profile_seek(p, pos);
-	while (dp_profile_next(p, &r) > 0)
-		if (r.kind == DP_R_SAMPLE)
-			return r.sample->ip;
-	return 0;
-}
-
 static void test_index_is_what_a_walk_finds(void **state)
 {
 	char *path = write_profile("idx.dprof", 0, 5000, NULL);
@@ -138,7 +126,7 @@ static void test_index_is_what_a_walk_finds(void **state)
 	assert_int_equal(w.samples, 5000);
 	assert_true(same_map(&m, &w));
 	for (size_t c = 0; c < m.nchunks; c++)
-		assert_int_equal(sample_ip_at(p, m.chunks[c]), IP0 + c * DP_INDEX_CHUNK);
+		assert_int_equal(synth_sample_ip_at(p, m.chunks[c]), IP0 + c * DP_INDEX_CHUNK);
 	/* the index records are not the program's: read as nothing */
 	dp_record r;
 	dp_profile_rewind(p);
@@ -305,7 +293,7 @@ static void test_series_index(void **state)
 	assert_non_null(m.seq);
 	for (size_t c = 0; c < m.nchunks; c++) {
 		assert_int_equal(m.seq[c], want_seq[c]);
-		assert_int_equal(sample_ip_at(p, m.chunks[c]), IP0 + want_seq[c]);
+		assert_int_equal(synth_sample_ip_at(p, m.chunks[c]), IP0 + want_seq[c]);
 	}
 	dp_profile_close(p);
 

@@ -1,0 +1,242 @@
+#include "window.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* One huge page: a buffer moves over a window by one page-table entry, and
+ * a window is one pread. The parts of a report read runs of chunks
+ * (report/part.c), so that a window is mostly one part's. */
+#define WINDOW_BYTES (2u << 20)
+#define PAGE	     4096u
+
+/* len bytes of address space at a multiple of align, reserved */
+static uint8_t *reserve_aligned(size_t len, size_t align)
+{
+	uint8_t *r = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			  -1, 0),
+		*a;
+
+	if (r == MAP_FAILED)
+		return NULL;
+	a = (uint8_t *)(((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1));
+	if (a > r)
+		munmap(r, (size_t)(a - r));
+	munmap(a + len, (size_t)(r + len + align - (a + len)));
+	return a;
+}
+
+/* A window's size: a power of two, at least a page. DATAPROF_READ_WINDOW
+ * (KiB; 0: no windows) sets another, to compare and to test. */
+static unsigned window_shift(void)
+{
+	const char *e = getenv("DATAPROF_READ_WINDOW");
+	unsigned long kib = e && *e ? strtoul(e, NULL, 10) : WINDOW_BYTES >> 10;
+	unsigned shift = 12;
+
+	if (!kib)
+		return 0;
+	while (shift < 30 && (2ul << shift) <= kib << 10)
+		shift++;
+	return shift;
+}
+
+void dp_win_open(dp_window *w, const char *path, void **map, size_t size)
+{
+	unsigned shift = window_shift();
+	size_t bytes = (size_t)1 << shift, len = (size + bytes - 1) & ~(bytes - 1);
+	size_t pages = (size + PAGE - 1) & ~(size_t)(PAGE - 1);
+	uint8_t *home = NULL, *m = NULL;
+
+	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+	if (!shift || !size)
+		return;
+	/* buffers and windows at multiples of their size: a 2 MiB buffer is
+	 * then one huge page, moved whole; the mapping grows to whole windows,
+	 * for the last one's buffer (past the end of the file, never read) */
+	home = reserve_aligned(DP_WIN_SLOTS * bytes, bytes);
+	m = reserve_aligned(len, bytes);
+	if (!home || !m ||
+	    mmap(home, DP_WIN_SLOTS * bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED ||
+	    (w->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    mremap(*map, pages, len, MREMAP_MAYMOVE | MREMAP_FIXED, m) == MAP_FAILED) {
+		if (home)
+			munmap(home, DP_WIN_SLOTS * bytes);
+		if (m)
+			munmap(m, len);
+		if (w->fd >= 0)
+			close(w->fd);
+		w->fd = -1;
+		return;
+	}
+	madvise(home, DP_WIN_SLOTS * bytes, MADV_HUGEPAGE);
+	*map = m;
+	w->map = m;
+	w->home = home;
+	w->shift = shift;
+	w->bytes = bytes;
+	w->size = size;
+	w->map_len = len;
+	w->cur = SIZE_MAX;
+	for (int i = 0; i < DP_WIN_SLOTS; i++)
+		w->slot[i].at = SIZE_MAX;
+}
+
+/* Window k is the file's pages again (its buffer was moved away). */
+static void map_file(dp_window *w, size_t k)
+{
+	if (mmap(w->map + k * w->bytes, w->bytes, PROT_READ, MAP_PRIVATE | MAP_FIXED, w->fd,
+		 (off_t)(k * w->bytes)) == MAP_FAILED) {
+		/* a hole in the mapping would fault at the next read */
+		fprintf(stderr, "dataprof: out of memory mapping the profile: %s\n",
+			strerror(errno));
+		abort();
+	}
+}
+
+/* The pages of from, moved to to. The place they leave stays mapped (empty
+ * anonymous memory) until the caller maps there what belongs: never a
+ * hole, which another thread's mmap could take in between. */
+static bool move(uint8_t *from, uint8_t *to, size_t n)
+{
+	return mremap(from, n, n, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, to) !=
+	       MAP_FAILED;
+}
+
+/* Slot i's buffer, back at its home. */
+static void go_home(dp_window *w, int i)
+{
+	struct dp_win_slot *s = &w->slot[i];
+
+	if (!move(w->map + s->at * w->bytes, w->home + (size_t)i * w->bytes, w->bytes)) {
+		/* the buffer stays where it is: the file's bytes are in it */
+		return;
+	}
+	map_file(w, s->at);
+	if (w->cur == s->at)
+		w->cur = SIZE_MAX;
+	s->at = SIZE_MAX;
+}
+
+static bool read_all(int fd, uint8_t *to, size_t n, size_t off)
+{
+	while (n) {
+		ssize_t got = pread(fd, to, n, (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return false;
+		to += got, off += (size_t)got, n -= (size_t)got;
+	}
+	return true;
+}
+
+/* Slot i's buffer over window k, filled from the file. */
+static bool move_in(dp_window *w, int i, size_t k)
+{
+	struct dp_win_slot *s = &w->slot[i];
+	uint8_t *from =
+	    s->at == SIZE_MAX ? w->home + (size_t)i * w->bytes : w->map + s->at * w->bytes;
+	uint8_t *to = w->map + k * w->bytes;
+	size_t n = w->size - k * w->bytes < w->bytes ? w->size - k * w->bytes : w->bytes;
+
+	if (!move(from, to, w->bytes))
+		return false;
+	if (s->at != SIZE_MAX)
+		map_file(w, s->at); /* its home stays, empty, for dp_win_forget */
+	s->at = SIZE_MAX;
+	if (!read_all(w->fd, to, n, k * w->bytes)) {
+		/* the buffer is lost: the file's pages again */
+		map_file(w, k);
+		return false;
+	}
+	s->at = k;
+	w->fills++;
+	return true;
+}
+
+/* The slot for window k, never one holding a window in [lo, hi]: the one
+ * that holds k (*have), else a free one, else the least recently used. */
+static int slot_for(const dp_window *w, size_t k, size_t lo, size_t hi, bool *have)
+{
+	int best = -1;
+
+	*have = false;
+	for (int i = 0; i < DP_WIN_SLOTS; i++)
+		if (w->slot[i].at == k) {
+			*have = true;
+			return i;
+		}
+	for (int i = 0; i < DP_WIN_SLOTS; i++) {
+		size_t at = w->slot[i].at;
+
+		if (at == SIZE_MAX)
+			return i;
+		if ((at < lo || at > hi) && (best < 0 || w->slot[i].used < w->slot[best].used))
+			best = i;
+	}
+	return best;
+}
+
+void dp_win_fill(dp_window *w, size_t off, size_t len)
+{
+	size_t lo, hi;
+
+	if (!len || off >= w->size)
+		return;
+	if (len > w->size - off)
+		len = w->size - off;
+	lo = off >> w->shift;
+	hi = (off + len - 1) >> w->shift;
+	if (hi - lo >= DP_WIN_SLOTS)
+		hi = lo + DP_WIN_SLOTS - 1; /* the rest read as the file's pages */
+	for (size_t k = lo; k <= hi; k++) {
+		bool have;
+		int i = slot_for(w, k, lo, hi, &have);
+
+		if (i < 0)
+			return;
+		if (!have && !move_in(w, i, k)) {
+			/* (a kernel before 5.7 cannot move and keep the place:
+			 * every window would fail alike) the file's pages, plainly */
+			dp_win_off(w);
+			return;
+		}
+		w->slot[i].used = ++w->clock;
+	}
+	w->cur = hi;
+}
+
+void dp_win_forget(dp_window *w, size_t lo, size_t hi)
+{
+	if (w->fd < 0)
+		return;
+	for (int i = 0; i < DP_WIN_SLOTS; i++) {
+		size_t at = w->slot[i].at;
+
+		if (at != SIZE_MAX && at * w->bytes < hi && (at + 1) * w->bytes > lo)
+			go_home(w, i);
+	}
+}
+
+void dp_win_off(dp_window *w)
+{
+	size_t pages;
+
+	if (w->fd < 0)
+		return;
+	dp_win_forget(w, 0, w->map_len);
+	munmap(w->home, DP_WIN_SLOTS * w->bytes);
+	pages = (w->size + PAGE - 1) / PAGE * PAGE;
+	if (w->map_len > pages)
+		munmap(w->map + pages, w->map_len - pages);
+	close(w->fd);
+	w->fd = -1;
+}
