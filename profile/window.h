@@ -7,7 +7,7 @@
  * moved over that part of the mapping (mremap); a window given up gets the
  * file's pages mapped back. Every byte of the mapping reads the file's
  * content at all times: a pointer kept into a window given up reads the
- * same bytes, through the file again. The same report then took 2.5 s. */
+ * same bytes, through the file again. The same report then took 2.4 s. */
 #ifndef DP_PROFILE_WINDOW_H
 #define DP_PROFILE_WINDOW_H
 
