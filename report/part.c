@@ -256,7 +256,6 @@ static void note_damage(dp_report_part *w, uint64_t end)
  * one report share w->deal), so that one slower part does not keep the
  * others waiting; or, without, every nparts-th from its index. What a
  * part reads does not change the output (report.h). */
-
 static size_t first_chunk(dp_report_part *w)
 {
 	return w->deal ? atomic_fetch_add(w->deal, RUN) : w->index;
