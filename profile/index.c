@@ -30,9 +30,7 @@ static void release(dp_profile *p, uint64_t lo, uint64_t hi)
 {
 	lo &= ~(uint64_t)(AROUND - 1);
 	hi = (hi | (AROUND - 1)) + 1;
-	dp_win_forget(&p->win, lo, hi);
-	if (p->map && lo < p->size)
-		madvise((uint8_t *)p->map + lo, (hi < p->size ? hi : p->size) - lo, MADV_DONTNEED);
+	dp_profile_give_back(p, lo, hi);
 }
 
 /* Offsets strictly ascending, each at a whole record before end that is

@@ -337,14 +337,24 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 /* A long profile is read once from start to end: give the pages before the
  * current record back to the kernel as we go (they are the file's, read
  * again on a rewind), so memory does not grow with the profile's size. */
+void dp_profile_give_back(dp_profile *p, size_t lo, size_t hi)
+{
+	if (hi > p->size)
+		hi = p->size;
+	if (!p->map || lo >= hi)
+		return;
+	dp_win_forget(&p->win, lo, hi); /* their buffers would be emptied */
+	madvise((uint8_t *)p->map + lo, hi - lo, MADV_DONTNEED);
+}
+
 void dp_profile_release_consumed(dp_profile *p, size_t upto)
 {
 	size_t pg = 4096, end = upto & ~(pg - 1);
 
 	/* (read through windows, the file's own pages are hardly touched) */
-	if (!p->map || p->win.fd >= 0 || end < p->dropped + RELEASE_STEP)
+	if (p->win.fd >= 0 || end < p->dropped + RELEASE_STEP)
 		return;
-	madvise((uint8_t *)p->map + p->dropped, end - p->dropped, MADV_DONTNEED);
+	dp_profile_give_back(p, p->dropped, end);
 	p->dropped = end;
 }
 

@@ -148,6 +148,9 @@ int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_rec
 /* Gives the mapped file's pages before offset upto back to the kernel (a
  * long profile is read front to back; a rewind reads them again). */
 void dp_profile_release_consumed(dp_profile *p, size_t upto);
+/* [lo, hi) of the file's mapping back to the kernel (read again from the
+ * file when touched): the one way pages are given back. */
+void dp_profile_give_back(dp_profile *p, size_t lo, size_t hi);
 
 /* perf.data containers (perf_file.c): sets p->ops. */
 int dp_perf_open(dp_profile *p, struct dp_error *err);

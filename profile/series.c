@@ -210,8 +210,7 @@ void dp_profile_seg_enter(dp_profile *p, size_t k)
 	const dp_profile_seg *s = &p->segs.v[k];
 
 	/* the file left behind is read again only on a rewind */
-	if (p->map && p->dropped < p->size)
-		madvise((uint8_t *)p->map + p->dropped, p->size - p->dropped, MADV_DONTNEED);
+	dp_profile_give_back(p, p->dropped, p->size);
 	p->seg = k;
 	p->map = s->map;
 	p->owned = s->owned;

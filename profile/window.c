@@ -80,19 +80,23 @@ void dp_win_open(dp_window *w, const char *path, void **map, size_t size)
 	w->map = m;
 	w->home = home;
 	w->shift = shift;
-	w->bytes = bytes;
 	w->size = size;
-	w->map_len = len;
 	w->cur = SIZE_MAX;
 	for (int i = 0; i < DP_WIN_SLOTS; i++)
 		w->slot[i].at = SIZE_MAX;
 }
 
+/* The mapping's length: the file's size, to whole windows. */
+static size_t map_len(const dp_window *w)
+{
+	return (w->size + dp_win_bytes(w) - 1) & ~(dp_win_bytes(w) - 1);
+}
+
 /* Window k is the file's pages again (its buffer was moved away). */
 static void map_file(dp_window *w, size_t k)
 {
-	if (mmap(w->map + k * w->bytes, w->bytes, PROT_READ, MAP_PRIVATE | MAP_FIXED, w->fd,
-		 (off_t)(k * w->bytes)) == MAP_FAILED) {
+	if (mmap(w->map + k * dp_win_bytes(w), dp_win_bytes(w), PROT_READ, MAP_PRIVATE | MAP_FIXED,
+		 w->fd, (off_t)(k * dp_win_bytes(w))) == MAP_FAILED) {
 		/* a hole in the mapping would fault at the next read */
 		fprintf(stderr, "dataprof: out of memory mapping the profile: %s\n",
 			strerror(errno));
@@ -114,7 +118,8 @@ static void go_home(dp_window *w, int i)
 {
 	struct dp_win_slot *s = &w->slot[i];
 
-	if (!move(w->map + s->at * w->bytes, w->home + (size_t)i * w->bytes, w->bytes)) {
+	if (!move(w->map + s->at * dp_win_bytes(w), w->home + (size_t)i * dp_win_bytes(w),
+		  dp_win_bytes(w))) {
 		/* the buffer stays where it is: the file's bytes are in it */
 		return;
 	}
@@ -142,17 +147,18 @@ static bool read_all(int fd, uint8_t *to, size_t n, size_t off)
 static bool move_in(dp_window *w, int i, size_t k)
 {
 	struct dp_win_slot *s = &w->slot[i];
-	uint8_t *from =
-	    s->at == SIZE_MAX ? w->home + (size_t)i * w->bytes : w->map + s->at * w->bytes;
-	uint8_t *to = w->map + k * w->bytes;
-	size_t n = w->size - k * w->bytes < w->bytes ? w->size - k * w->bytes : w->bytes;
+	uint8_t *from = s->at == SIZE_MAX ? w->home + (size_t)i * dp_win_bytes(w)
+					  : w->map + s->at * dp_win_bytes(w);
+	uint8_t *to = w->map + k * dp_win_bytes(w);
+	size_t n = w->size - k * dp_win_bytes(w) < dp_win_bytes(w) ? w->size - k * dp_win_bytes(w)
+								   : dp_win_bytes(w);
 
-	if (!move(from, to, w->bytes))
+	if (!move(from, to, dp_win_bytes(w)))
 		return false;
 	if (s->at != SIZE_MAX)
 		map_file(w, s->at); /* its home stays, empty, for dp_win_forget */
 	s->at = SIZE_MAX;
-	if (!read_all(w->fd, to, n, k * w->bytes)) {
+	if (!read_all(w->fd, to, n, k * dp_win_bytes(w))) {
 		/* the buffer is lost: the file's pages again */
 		map_file(w, k);
 		return false;
@@ -221,7 +227,7 @@ void dp_win_forget(dp_window *w, size_t lo, size_t hi)
 	for (int i = 0; i < DP_WIN_SLOTS; i++) {
 		size_t at = w->slot[i].at;
 
-		if (at != SIZE_MAX && at * w->bytes < hi && (at + 1) * w->bytes > lo)
+		if (at != SIZE_MAX && at * dp_win_bytes(w) < hi && (at + 1) * dp_win_bytes(w) > lo)
 			go_home(w, i);
 	}
 }
@@ -232,11 +238,11 @@ void dp_win_off(dp_window *w)
 
 	if (w->fd < 0)
 		return;
-	dp_win_forget(w, 0, w->map_len);
-	munmap(w->home, DP_WIN_SLOTS * w->bytes);
+	dp_win_forget(w, 0, map_len(w));
+	munmap(w->home, DP_WIN_SLOTS * dp_win_bytes(w));
 	pages = (w->size + PAGE - 1) / PAGE * PAGE;
-	if (w->map_len > pages)
-		munmap(w->map + pages, w->map_len - pages);
+	if (map_len(w) > pages)
+		munmap(w->map + pages, map_len(w) - pages);
 	close(w->fd);
 	w->fd = -1;
 }

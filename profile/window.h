@@ -20,9 +20,7 @@
 typedef struct dp_window {
 	int fd;		/* the file, for pread; -1: windows off */
 	unsigned shift; /* a window's size: 1 << shift bytes */
-	size_t bytes;
 	size_t size;	/* the file's */
-	size_t map_len; /* the mapping's length: the file's size, to whole windows */
 	uint8_t *map;	/* the mapping */
 	size_t cur;	/* the window of the last dp_win_need (SIZE_MAX: none) */
 	uint64_t clock; /* for the least recently used */
@@ -35,6 +33,11 @@ typedef struct dp_window {
 } dp_window;
 
 struct dp_profile;
+
+static inline size_t dp_win_bytes(const dp_window *w)
+{
+	return (size_t)1 << w->shift;
+}
 
 /* Windows for p's mapping of path (size bytes, mapped at *map, which may
  * move: the mapping grows to whole windows). Off when the file cannot be

@@ -114,7 +114,7 @@ static void test_windows_read_what_the_mapping_reads(void **state)
 	(void)state;
 	assert_int_equal(p->win.fd, -1); /* 0: no windows */
 	assert_true(q->win.fd >= 0);
-	assert_int_equal(q->win.bytes, 4096);
+	assert_int_equal(dp_win_bytes(&q->win), 4096);
 	n = read_all(p, plain, max);
 	m = read_all(q, win, max);
 	assert_true(n > SAMPLES);
