@@ -413,7 +413,7 @@ void *realloc(void *old, size_t n)
 	void *p = __libc_realloc(old, n);
 
 	if (was && (p || !n))
-		record_free(old, 0, 0);
+		record_free(old, DP_ALLOC_REALLOC, 0);
 	record_alloc(p, n, DP_ALLOC_REALLOC, CALLER, SLOT);
 	return p;
 }

@@ -2,11 +2,13 @@
 #include "path_cache.h"
 #include "heap_index.h"
 #include "alloc_fns.h"
+#include "alloc_type.h"
 #include "alloc_wrapper.h"
 #include "stack_height.h"
 #include "special.h"
 
 #include <asm/perf_regs.h>
+#include <dwarf.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,10 @@
 
 struct site {
 	uint32_t site, func, object;
-	bool has_type; /* what the standard library's allocator was asked for */
+	/* what the standard library's allocator was asked for, or else what
+	 * the code that asked for the block takes it for */
+	bool has_type;
+	bool array; /* the block is an array of type, not one of it */
 	Dwarf_Die type;
 };
 
@@ -52,6 +57,9 @@ struct dp_annotator {
 	dp_hashmap sites; /* (pid, call chain) hash -> site record index */
 	dp_alloc_fns alloc_fns;
 	dp_hashmap wrappers; /* image id << 48 | return vaddr -> 1 wrapper, 2 not */
+	/* image id << 48 | return vaddr -> index + 1 in result_v; 0: no type */
+	dp_hashmap result_types;
+	DP_VEC(Dwarf_Die) result_v;
 	DP_VEC(struct site) site_v;
 	uint32_t s_stack, s_heap, s_anon, s_dataprof, s_allocator;
 	dp_annotate_stats st;
@@ -116,6 +124,7 @@ dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err)
 	dp_hashmap_init(&a->sites, 256);
 	dp_alloc_fns_init(&a->alloc_fns);
 	dp_hashmap_init(&a->wrappers, 64);
+	dp_hashmap_init(&a->result_types, 64);
 	if (p && dp_profile_meta(p, "alloc_fn"))
 		dp_alloc_fns_add(&a->alloc_fns, dp_profile_meta(p, "alloc_fn"));
 	dp_path_cache_init(&a->paths);
@@ -167,6 +176,8 @@ void dp_annotator_free(dp_annotator *a)
 	dp_hashmap_free(&a->sites);
 	dp_alloc_fns_free(&a->alloc_fns);
 	dp_hashmap_free(&a->wrappers);
+	dp_hashmap_free(&a->result_types);
+	dp_vec_free(&a->result_v);
 	dp_vec_free(&a->site_v);
 	dp_vec_free_each(&a->images, dp_image_dwarf_free);
 	dp_path_cache_free(&a->paths);
@@ -279,6 +290,30 @@ static bool simple_wrapper(dp_annotator *a, dp_image *im, uint64_t ret)
 	return v == 1;
 }
 
+/* The type the code that the call returning to ret (an ELF virtual
+ * address of im) made takes the block for (alloc_type.c). Decided once per
+ * call site. */
+static bool result_type(dp_annotator *a, dp_image *im, dp_image_dwarf *id, uint64_t ret,
+			Dwarf_Die *type)
+{
+	uint64_t key = (uint64_t)im->id << 48 | (ret & ((1ull << 48) - 1)), v;
+
+	if (!dp_hashmap_get(&a->result_types, key, &v)) {
+		Dwarf_Die t;
+
+		v = 0;
+		if (dp_alloc_result_type(id, &a->strs, dp_decoder_function_table(a->dec, im, ret),
+					 ret, &t)) {
+			dp_vec_push(&a->result_v, t);
+			v = a->result_v.n;
+		}
+		dp_hashmap_put(&a->result_types, key, v);
+	}
+	if (v)
+		*type = a->result_v.v[v - 1];
+	return v != 0;
+}
+
 /* The allocation site of a heap block: the line of the first call on its
  * chain outside allocator code (malloc, operator new, the standard
  * library's allocators, luaM_*, ...: alloc_fns.c, and functions that only
@@ -315,7 +350,7 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 		 * the instructions that touch it give no type */
 		if (id && nf && !s.has_type &&
 		    dp_alloc_fns_match(&a->alloc_fns, &a->strs, fr[0].function))
-			s.has_type = dp_code_alloc_type(id, vaddr, &s.type);
+			s.array = s.has_type = dp_code_alloc_type(id, vaddr, &s.type);
 		for (k = 0; k < nf; k++) {
 			/* the physical function, its callee allocator code: a
 			 * wrapper if all it does is return the block */
@@ -345,6 +380,18 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 			if (k < nf) {
 				s.site = fr[k].line_id;
 				s.func = fr[k].function;
+				/* what it takes the block for, where the standard
+				 * library's allocator did not say */
+				if (!s.has_type && result_type(a, im, id, vaddr + 1, &s.type)) {
+					Dwarf_Die t;
+
+					/* an array of scalars or pointers; a struct
+					 * may be the header of a larger object */
+					dp_type_peel(&s.type, &t);
+					s.has_type = true;
+					s.array = dwarf_tag(&t) == DW_TAG_base_type ||
+						  dwarf_tag(&t) == DW_TAG_pointer_type;
+				}
 			}
 			break;
 		}
@@ -375,6 +422,26 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 	dp_vec_push(&a->site_v, s);
 	dp_hashmap_put(&a->sites, key, a->site_v.n - 1);
 	return &a->site_v.v[a->site_v.n - 1];
+}
+
+/* The site whose type block b has: its own, or, for a block realloc made
+ * from another, the largest of those its contents came through (a string
+ * made as a `PyCompactUnicodeObject`, resized as a `PyObject`). */
+static const struct site *typed_site(dp_annotator *a, const dp_heap_block *b, const struct site *st)
+{
+	const struct site *best = st;
+	uint64_t size = st->has_type ? dp_type_size((Dwarf_Die *)&st->type) : 0;
+
+	for (int hops = 0; hops < 16 && (b = dp_heap_origin(&a->heap, b)); hops++) {
+		const struct site *o = site_of(a, b);
+		uint64_t osize = o->has_type ? dp_type_size((Dwarf_Die *)&o->type) : 0;
+
+		if (osize > size) {
+			best = o;
+			size = osize;
+		}
+	}
+	return best;
 }
 
 /* Type and member path of an object whose DWARF type is known. */
@@ -503,7 +570,7 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 	if (b) {
 		const struct site *st = site_of(a, b);
 
-		*site = st;
+		*site = typed_site(a, b, st);
 		o->obj_kind = DP_OBJ_HEAP;
 		o->object = st->object;
 		o->site = st->site;
@@ -846,13 +913,22 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 			o->type_reason = kreason;
 		}
 		/* none from the code (a hash node reached through its base's
-		 * pointer: past the base, padding): the allocator's T */
+		 * pointer: past the base, padding; code without debug
+		 * information): the type the block was made for */
 		if (!o->type && st && st->has_type) {
 			uint64_t tsz = dp_type_size((Dwarf_Die *)&st->type),
 				 off = x->data_addr - o->obj_addr;
+			const dp_object_path_entry *e =
+			    dp_path_cache_get(&a->paths, &a->strs, (Dwarf_Die *)&st->type,
+					      tsz && st->array ? off % tsz : off, x->size);
 
-			o->type_reason = DP_AR_NONE;
-			typed_object(a, (Dwarf_Die *)&st->type, tsz ? off % tsz : off, x->size, o);
+			/* past it: the block is more than that type says */
+			if (e->result != DP_PATH_OUTSIDE) {
+				o->type = e->type;
+				o->member = e->member;
+				o->type_reason =
+				    e->result == DP_PATH_OK ? DP_AR_NONE : DP_AR_PADDING;
+			}
 		}
 	} else {
 		o->obj_reason = DP_AR_NO_ADDRESS;

@@ -1,4 +1,5 @@
 #include "construct.h"
+#include "reg_var.h"
 
 #include <asm/perf_regs.h>
 #include <dwarf.h>
@@ -58,49 +59,19 @@ typedef struct ctx {
  * whose value is the register, its own type in o->pointee. */
 static bool var_in_reg(ctx *c, uint64_t pc, int reg, bool pointer, ptr_type *o)
 {
-	Dwarf_Addr cb;
-	Dwarf_Die *cu = dp_image_cu(c->id, pc, &cb), scopes[32];
-	int n;
+	dp_reg_var v;
+	bool not_pointer = false;
 
-	if (!cu)
+	if (!dp_reg_var_at(c->id, c->strs, pc, reg, pointer, &v, &not_pointer)) {
+		if (not_pointer)
+			o->fail = DP_AR_NOT_POINTER;
 		return false;
-	n = dp_scope_index_scopes(&c->id->scopes, cu, pc - cb, scopes, 32);
-	/* innermost scope first: its variables shadow outer ones */
-	for (int i = n - 1; i >= 0; i--) {
-		Dwarf_Die v;
-
-		if (dwarf_child(&scopes[i], &v) != 0)
-			continue;
-		do {
-			int tag = dwarf_tag(&v);
-			dp_loc loc;
-			Dwarf_Die type;
-
-			if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
-				continue;
-			dp_var_location(&v, pc - cb, &loc);
-			if (!((loc.kind == DP_LOC_REG && loc.reg == reg) ||
-			      (pointer && loc.kind == DP_LOC_VALUE && loc.reg == reg)))
-				continue;
-			if (!dp_die_type(&v, &type))
-				continue;
-			if (!pointer) {
-				o->pointee = type;
-			} else if (!dp_type_pointee(&type, &o->pointee)) {
-				o->fail = DP_AR_NOT_POINTER;
-				continue;
-			}
-			Dwarf_Attribute at;
-			const char *nm = dwarf_attr_integrate(&v, DW_AT_name, &at)
-						 ? dwarf_formstring(&at)
-						 : NULL;
-			o->found = true;
-			o->adj = loc.kind == DP_LOC_VALUE ? -loc.off : 0;
-			o->var = dp_strtab_intern(c->strs, nm);
-			return true;
-		} while (dwarf_siblingof(&v, &v) == 0);
 	}
-	return false;
+	o->found = true;
+	o->pointee = v.type;
+	o->adj = v.adj;
+	o->var = v.name;
+	return true;
 }
 
 static bool falls_through(const dp_insn *in)
@@ -141,27 +112,7 @@ static void member_type_at(ctx *c, Dwarf_Die *obj, int64_t off, ptr_type *o);
 static bool stack_slot(ctx *c, uint64_t pc, int base, int64_t disp, Dwarf_Die *type, int64_t *rel,
 		       uint32_t *name)
 {
-	const dp_frame_info *f = dp_frame_at(c->id, c->strs, pc);
-
-	for (size_t v = 0; v < f->vars.n; v++) {
-		const dp_frame_var *fv = &f->vars.v[v];
-		int64_t r;
-
-		if (fv->reg == base)
-			r = disp - fv->off;
-		else if (fv->reg < 0 && f->cfa_known && f->cfa_reg == base)
-			r = disp - f->cfa_off - fv->off; /* addr - CFA - the variable's offset */
-		else
-			continue;
-		if (r < 0 || (uint64_t)r >= DP_MAX(fv->size, 1))
-			continue;
-		*type = fv->type;
-		*rel = r;
-		if (name)
-			*name = fv->name;
-		return true;
-	}
-	return false;
+	return dp_stack_var_at(c->id, c->strs, pc, base, disp, type, rel, name);
 }
 static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o);
 

@@ -30,6 +30,7 @@ void dp_heap_init(dp_heap_index *h)
 	h->hist = dp_calloc(1, sizeof(*h->hist));
 	h->hist->users = 1;
 	dp_hashmap_init(&h->hist->chain_of, 1024);
+	dp_hashmap_init(&h->hist->realloc_from, 64);
 	dp_hashmap_init(&h->cell_of, 1024);
 }
 
@@ -43,6 +44,7 @@ static void history_release(dp_heap_history *y)
 		free(y->chain_pages.v[i]);
 	dp_vec_free(&y->chain_pages);
 	dp_hashmap_free(&y->chain_of);
+	dp_hashmap_free(&y->realloc_from);
 	free(y);
 }
 
@@ -125,10 +127,19 @@ void dp_heap_observe(dp_heap_index *x, const dp_record *r)
 		const struct dp_rec_alloc *a = r->alloc;
 		dp_heap_block b;
 
+		const struct dp_rec_free *f = h->last_free.time ? &h->last_free : NULL;
+
+		h->last_free.time = 0;
 		/* (a block's index must leave HEAP_FREED clear) */
 		if (!a->size || a->addr + a->size < a->addr || h->blocks.n >= HEAP_FREED - 1)
 			return;
+		/* realloc records the old block's FREE, then the new block, one
+		 * thread's records staying together */
+		if (a->kind == DP_ALLOC_REALLOC && f && f->kind == DP_ALLOC_REALLOC &&
+		    f->pid == a->pid && f->tid == a->tid && f->time <= a->time)
+			dp_hashmap_put(&h->realloc_from, h->blocks.n, f->addr);
 		memset(&b, 0, sizeof(b));
+		b.origin = NIL;
 		b.addr = a->addr;
 		b.size = a->size;
 		b.t_alloc = a->time;
@@ -143,6 +154,8 @@ void dp_heap_observe(dp_heap_index *x, const dp_record *r)
 	} else if (r->kind == DP_R_FREE) {
 		/* matched to its block when replayed, in time order */
 		push_event(h, r->free_rec->time, NIL, r->free_rec->pid, r->free_rec->addr);
+		h->last_free = *r->free_rec;
+		h->last_free.time |= !h->last_free.time; /* (0 says none) */
 	}
 }
 
@@ -153,9 +166,11 @@ static int cmp_ev(const void *a, const void *b)
 
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
-	/* at equal times: allocations before frees (realloc gives both) */
+	/* at equal times: frees before allocations (a realloc in place
+	 * records the FREE first, and an address is given again only once
+	 * freed) */
 	if (xf != yf)
-		return xf ? 1 : -1;
+		return xf ? -1 : 1;
 	if (!xf)
 		return x->block < y->block ? -1 : x->block > y->block;
 	/* frees of one time: in any order, the same outcome */
@@ -169,9 +184,11 @@ static int cmp_ev(const void *a, const void *b)
  * only the blocks entering and leaving its cells. */
 static void match_frees(dp_heap_history *h)
 {
-	dp_hashmap live; /* (pid, addr) -> the block allocated there last, NIL once freed */
+	/* (pid, addr) -> the block allocated there last, with HEAP_FREED once
+	 * freed */
+	dp_hashmap live;
 	size_t n = 0;
-	uint64_t v;
+	uint64_t v, from;
 
 	dp_hashmap_init(&live, 1024);
 	for (size_t i = 0; i < h->nev; i++) {
@@ -179,11 +196,15 @@ static void match_frees(dp_heap_history *h)
 		uint64_t k = key_of(e.pid, e.addr);
 
 		if (e.block != NIL) {
+			/* a realloc's new block: the one its old address held */
+			if (h->realloc_from.n && dp_hashmap_get(&h->realloc_from, e.block, &from) &&
+			    dp_hashmap_get(&live, key_of(e.pid, from), &v))
+				h->blocks.v[e.block].origin = (uint32_t)v & ~HEAP_FREED;
 			dp_hashmap_put(&live, k, e.block);
-		} else if (dp_hashmap_get(&live, k, &v) && v != NIL) {
+		} else if (dp_hashmap_get(&live, k, &v) && !(v & HEAP_FREED)) {
 			h->blocks.v[v].t_free = e.time;
 			e.block = (uint32_t)v | HEAP_FREED;
-			dp_hashmap_put(&live, k, NIL);
+			dp_hashmap_put(&live, k, v | HEAP_FREED);
 		} else {
 			h->unmatched_frees++;
 			continue;
@@ -206,6 +227,8 @@ void dp_heap_finish(dp_heap_index *x)
 	if (i < h->nev)
 		qsort(h->ev, h->nev, sizeof(*h->ev), cmp_ev);
 	match_frees(h);
+	dp_hashmap_free(&h->realloc_from);
+	dp_hashmap_init(&h->realloc_from, 1);
 }
 
 /* The level of block b, and the first and last cells it covers there. */

@@ -41,8 +41,11 @@ typedef struct dp_heap_block {
 	uint64_t addr, size;
 	uint64_t t_alloc, t_free; /* t_free UINT64_MAX: never freed */
 	uint32_t pid, tid;
-	uint32_t kind;
-	uint32_t nframes;
+	uint8_t kind;
+	uint8_t nframes;
+	/* the block a realloc made this one from (its contents, so its type),
+	 * UINT32_MAX: none */
+	uint32_t origin;
 	/* the allocation's return addresses, innermost first; bits 48-63: the
 	 * stack word where the tracker found it (0: an exact unwind). One copy
 	 * per distinct chain, shared by its blocks (the index's chains). */
@@ -69,6 +72,10 @@ typedef struct dp_heap_history {
 	DP_VEC(uint64_t *) chain_pages;
 	size_t chain_used;   /* words used of the last page */
 	dp_hashmap chain_of; /* hash of a chain (+ probe) -> its words */
+	/* a realloc's block -> the address it was asked to move from (the
+	 * FREE its thread recorded just before it), until dp_heap_finish */
+	dp_hashmap realloc_from;
+	struct dp_rec_free last_free; /* the last record, if a FREE (time != 0) */
 	uint64_t unmatched_frees;
 	unsigned users; /* the indexes that read it */
 } dp_heap_history;
@@ -95,6 +102,11 @@ void dp_heap_finish(dp_heap_index *h);
 void dp_heap_share(dp_heap_index *h, dp_heap_index *from);
 /* The block of pid holding addr at time t, or NULL. */
 const dp_heap_block *dp_heap_find(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t t);
+/* The block that realloc moved or grew into b, or NULL. */
+static inline const dp_heap_block *dp_heap_origin(const dp_heap_index *h, const dp_heap_block *b)
+{
+	return b->origin < h->hist->blocks.n ? &h->hist->blocks.v[b->origin] : NULL;
+}
 static inline bool dp_heap_empty(const dp_heap_index *h)
 {
 	return h->hist->blocks.n == 0;

@@ -244,7 +244,10 @@ static void print_simple(FILE *f, const dp_record *r)
 		break;
 	case DP_R_FREE:
 		fprintf(f, " pid %u/%u 0x%" PRIx64 "%s", r->free_rec->pid, r->free_rec->tid,
-			r->free_rec->addr, r->free_rec->kind == DP_ALLOC_MMAP ? " (munmap)" : "");
+			r->free_rec->addr,
+			r->free_rec->kind == DP_ALLOC_MMAP	? " (munmap)"
+			: r->free_rec->kind == DP_ALLOC_REALLOC ? " (realloc)"
+								: "");
 		break;
 	case DP_R_AUX:
 		fprintf(f, " offset 0x%" PRIx64 " size %" PRIu64 " flags 0x%" PRIx64, r->aux.offset,

@@ -207,7 +207,8 @@ struct dp_rec_free {
 	uint64_t time;
 	uint32_t pid, tid;
 	uint64_t addr;
-	uint32_t kind; /* DP_ALLOC_MMAP for munmap, else 0 */
+	uint32_t kind; /* DP_ALLOC_MMAP for munmap, DP_ALLOC_REALLOC for realloc's old
+			* block (its new one's ALLOC follows in the same thread), else 0 */
 	uint32_t reserved;
 	uint64_t size; /* munmap length; 0 for free() */
 };

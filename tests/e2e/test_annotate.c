@@ -395,6 +395,11 @@ int main(void)
 	     * the block or do more are the site themselves (fixture wrappers.c) */
 	    REC_FIXTURE_TEST(test_truth, "wrappers_O0"),
 	    REC_FIXTURE_TEST(test_truth, "wrappers_O2"),
+	    /* blocks touched through untyped pointers: typed by the pointers
+	     * their allocation's result went to, and by the block a realloc
+	     * grew (fixture alloc_types.c) */
+	    REC_FIXTURE_TEST(test_truth, "alloc_types_O0"),
+	    REC_FIXTURE_TEST(test_truth, "alloc_types_O2"),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, tu_teardown);

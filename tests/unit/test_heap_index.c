@@ -14,7 +14,8 @@
 #include "tu_group.h"
 #include "tu_rand.h"
 
-static void observe_alloc(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t size, uint64_t t)
+static void observe_alloc_kind(dp_heap_index *h, uint32_t pid, uint32_t tid, uint64_t addr,
+			       uint64_t size, uint64_t t, uint32_t kind)
 {
 	/* the record and its one frame, 8-byte aligned */
 	uint64_t buf[sizeof(struct dp_rec_alloc) / 8 + 1];
@@ -25,10 +26,11 @@ static void observe_alloc(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_
 	a->h.type = DP_REC_ALLOC;
 	a->h.size = sizeof(buf);
 	a->time = t;
-	a->pid = a->tid = pid;
+	a->pid = pid;
+	a->tid = tid;
 	a->addr = addr;
 	a->size = size;
-	a->kind = DP_ALLOC_MALLOC;
+	a->kind = kind;
 	a->nframes = 1;
 	a->frames[0] = 0x401000 + size;
 	memset(&r, 0, sizeof(r));
@@ -37,7 +39,13 @@ static void observe_alloc(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_
 	dp_heap_observe(h, &r);
 }
 
-static void observe_free(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t t)
+static void observe_alloc(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t size, uint64_t t)
+{
+	observe_alloc_kind(h, pid, pid, addr, size, t, DP_ALLOC_MALLOC);
+}
+
+static void observe_free_kind(dp_heap_index *h, uint32_t pid, uint32_t tid, uint64_t addr,
+			      uint64_t t, uint32_t kind)
 {
 	struct dp_rec_free f;
 	dp_record r;
@@ -46,12 +54,19 @@ static void observe_free(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t
 	f.h.type = DP_REC_FREE;
 	f.h.size = sizeof(f);
 	f.time = t;
-	f.pid = f.tid = pid;
+	f.pid = pid;
+	f.tid = tid;
 	f.addr = addr;
+	f.kind = kind;
 	memset(&r, 0, sizeof(r));
 	r.kind = DP_R_FREE;
 	r.free_rec = &f;
 	dp_heap_observe(h, &r);
+}
+
+static void observe_free(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t t)
+{
+	observe_free_kind(h, pid, pid, addr, t, 0);
 }
 
 /* A program's blocks as the tracker saw them: the truth. */
@@ -242,5 +257,55 @@ static void test_shared_history(void **state)
 	dp_heap_free(&b);
 }
 
+/* realloc's FREE (kind DP_ALLOC_REALLOC) and its new block, one thread's
+ * records in a row: the new block knows the one it came from, moved or
+ * in place, even at one time; a plain free before a realloc of a block
+ * never recorded, or another thread's, links nothing. */
+static void test_realloc_origin(void **state)
+{
+	dp_heap_index h;
+	const dp_heap_block *b, *o;
+
+	(void)state;
+	dp_heap_init(&h);
+	observe_alloc(&h, 7, 0x1000, 16, 10);				 /* 0 */
+	observe_free_kind(&h, 7, 7, 0x1000, 20, DP_ALLOC_REALLOC);	 /* moved: */
+	observe_alloc_kind(&h, 7, 7, 0x2000, 64, 21, DP_ALLOC_REALLOC);	 /* 1 */
+	observe_free_kind(&h, 7, 7, 0x2000, 30, DP_ALLOC_REALLOC);	 /* in place, */
+	observe_alloc_kind(&h, 7, 7, 0x2000, 128, 30, DP_ALLOC_REALLOC); /* 2: one time */
+	observe_alloc(&h, 7, 0x9000, 16, 40);				 /* 3 */
+	observe_free(&h, 7, 0x9000, 41);				 /* a free, then */
+	observe_alloc_kind(&h, 7, 7, 0x5000, 32, 42, DP_ALLOC_REALLOC);	 /* 4: not its */
+	observe_alloc(&h, 7, 0x6000, 16, 50);				 /* 5 */
+	observe_free_kind(&h, 7, 8, 0x6000, 51, DP_ALLOC_REALLOC);	 /* thread 8's, */
+	observe_alloc_kind(&h, 7, 7, 0x7000, 32, 52, DP_ALLOC_REALLOC);	 /* 6: 7's */
+	dp_heap_finish(&h);
+
+	b = dp_heap_find(&h, 7, 0x2010, 25);
+	assert_non_null(b);
+	o = dp_heap_origin(&h, b);
+	assert_non_null(o);
+	assert_int_equal(o->addr, 0x1000);
+	assert_int_equal(o->t_free, 20);
+	/* in place at one time: the FREE goes first, the new block lives on */
+	b = dp_heap_find(&h, 7, 0x2070, 35);
+	assert_non_null(b);
+	assert_int_equal(b->size, 128);
+	assert_int_equal(b->t_free, UINT64_MAX);
+	o = dp_heap_origin(&h, b);
+	assert_non_null(o);
+	assert_int_equal(o->size, 64);
+	assert_int_equal(o->t_free, 30);
+	assert_non_null(dp_heap_origin(&h, o));
+	b = dp_heap_find(&h, 7, 0x5000, 45);
+	assert_non_null(b);
+	assert_null(dp_heap_origin(&h, b));
+	b = dp_heap_find(&h, 7, 0x7000, 55);
+	assert_non_null(b);
+	assert_null(dp_heap_origin(&h, b));
+	assert_null(dp_heap_origin(&h, dp_heap_find(&h, 7, 0x1000, 15)));
+	dp_heap_free(&h);
+}
+
 TU_MAIN(NULL, NULL, test_random_against_brute_force, test_missed_free_newest_wins,
-	test_shared_history)
+	test_shared_history, test_realloc_origin)

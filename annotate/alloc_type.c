@@ -1,0 +1,168 @@
+#include "alloc_type.h"
+
+#include <asm/perf_regs.h>
+
+#include "reg_var.h"
+
+#define MAX_STEPS 96 /* instructions on all paths */
+#define MAX_OPEN  8  /* branches waiting to be followed */
+#define MAX_SLOTS 4  /* stack slots holding the pointer (-O0 spills) */
+
+/* What a call keeps: the System V ABI's callee-saved registers. */
+#define CALLEE_SAVED                                                                               \
+	(1u << PERF_REG_X86_BX | 1u << PERF_REG_X86_BP | 1u << PERF_REG_X86_R12 |                  \
+	 1u << PERF_REG_X86_R13 | 1u << PERF_REG_X86_R14 | 1u << PERF_REG_X86_R15)
+
+/* Where the pointer is, on one path: registers and stack slots that hold
+ * exactly it (not a step into the block). */
+struct holds {
+	long i;
+	uint32_t regs;
+	int8_t slot_base[MAX_SLOTS]; /* DP_REG_NONE: free */
+	int64_t slot_disp[MAX_SLOTS];
+};
+
+struct best {
+	dp_image_dwarf *id;
+	dp_strtab *strs;
+	bool found;
+	uint64_t size;
+	Dwarf_Die type;
+};
+
+static void consider(void *arg, Dwarf_Die *pointee)
+{
+	struct best *b = arg;
+	uint64_t size = dp_type_size(pointee);
+
+	if (size > b->size) {
+		b->found = true;
+		b->size = size;
+		b->type = *pointee;
+	}
+}
+
+static void consider_reg(struct best *b, uint64_t pc, int reg)
+{
+	dp_reg_pointees_each(b->id, pc, reg, consider, b);
+}
+
+static int slot_find(const struct holds *h, const dp_memop *m)
+{
+	if (m->index != DP_REG_NONE || (m->base != PERF_REG_X86_SP && m->base != PERF_REG_X86_BP))
+		return -1;
+	for (int k = 0; k < MAX_SLOTS; k++)
+		if (h->slot_base[k] == m->base && h->slot_disp[k] == m->disp)
+			return k;
+	return -1;
+}
+
+/* A store of the pointer, or of something else, to a stack slot. */
+static void store(struct best *b, const dp_insn *in, struct holds *h, bool held)
+{
+	const dp_memop *m = &in->mem[0];
+	int k = slot_find(h, m);
+	Dwarf_Die slot, pointee;
+	int64_t rel;
+
+	if (k >= 0 && !held)
+		h->slot_base[k] = DP_REG_NONE;
+	if (!held || (m->base != PERF_REG_X86_SP && m->base != PERF_REG_X86_BP) ||
+	    m->index != DP_REG_NONE)
+		return;
+	/* -O0 keeps every variable in its slot */
+	if (dp_stack_var_at(b->id, b->strs, in->addr, m->base, m->disp, &slot, &rel, NULL) &&
+	    rel == 0 && dp_type_pointee(&slot, &pointee))
+		consider(b, &pointee);
+	if (k >= 0)
+		return;
+	for (k = 0; k < MAX_SLOTS; k++)
+		if (h->slot_base[k] == DP_REG_NONE) {
+			h->slot_base[k] = m->base;
+			h->slot_disp[k] = m->disp;
+			break;
+		}
+}
+
+/* What in does to where the pointer is. */
+static void step(struct best *b, const dp_insn *in, struct holds *h)
+{
+	bool src = in->df_src >= 0 && (h->regs >> in->df_src & 1);
+	uint32_t written = in->regs_written, dst = in->df_dst >= 0 ? 1u << in->df_dst : 0;
+
+	switch (in->df) {
+	case DP_DF_STORE:
+		if (in->nmem)
+			store(b, in, h, src);
+		return;
+	case DP_DF_MOV:
+		h->regs = (h->regs & ~dst) | (src ? dst : 0);
+		return;
+	case DP_DF_LEA: /* the same pointer only without a step */
+		h->regs = (h->regs & ~dst) | (src && !in->df_imm && !in->df_indexed ? dst : 0);
+		return;
+	case DP_DF_LOAD:
+		h->regs = (h->regs & ~dst) | (in->nmem && slot_find(h, &in->mem[0]) >= 0 ? dst : 0);
+		return;
+	default:
+		break;
+	}
+	if (in->flags & DP_INSN_CALL) {
+		/* a constructor, an init function: its first parameter says what
+		 * it takes the block for */
+		if (in->target && !(in->flags & DP_INSN_INDIRECT) &&
+		    (h->regs >> PERF_REG_X86_DI & 1))
+			consider_reg(b, in->target, PERF_REG_X86_DI);
+		h->regs &= CALLEE_SAVED;
+	}
+	h->regs &= ~written;
+}
+
+bool dp_alloc_result_type(dp_image_dwarf *id, dp_strtab *strs, const dp_func_table *t, uint64_t ret,
+			  Dwarf_Die *type)
+{
+	struct best b = {.id = id, .strs = strs};
+	struct holds open[MAX_OPEN], h;
+	int nopen = 1, steps = 0;
+
+	if (!t || !id || !id->dw)
+		return false;
+	h.i = dp_func_table_find(t, ret);
+	h.regs = 1u << PERF_REG_X86_AX;
+	for (int k = 0; k < MAX_SLOTS; k++)
+		h.slot_base[k] = DP_REG_NONE, h.slot_disp[k] = 0;
+	if (h.i < 0)
+		return false;
+	open[0] = h;
+	while (nopen && steps < MAX_STEPS) {
+		h = open[--nopen];
+		while (h.i >= 0 && h.i < (long)t->insns.n && ++steps <= MAX_STEPS) {
+			const dp_insn *in = &t->insns.v[h.i];
+			bool held_slot = false;
+
+			for (int k = 0; k < MAX_SLOTS; k++)
+				held_slot |= h.slot_base[k] != DP_REG_NONE;
+			if (!h.regs && !held_slot)
+				break; /* nothing holds it any more on this path */
+			for (uint32_t r = h.regs; r; r &= r - 1)
+				consider_reg(&b, in->addr, __builtin_ctz(r));
+			if (in->flags & (DP_INSN_INVALID | DP_INSN_RET) ||
+			    (in->flags & (DP_INSN_JUMP | DP_INSN_INDIRECT)) ==
+				(DP_INSN_JUMP | DP_INSN_INDIRECT))
+				break;
+			step(&b, in, &h);
+			if (in->flags & DP_INSN_JUMP) {
+				h.i = in->target ? dp_func_table_find(t, in->target) : -1;
+				continue;
+			}
+			if ((in->flags & DP_INSN_COND) && in->target && nopen < MAX_OPEN) {
+				open[nopen] = h;
+				open[nopen++].i = dp_func_table_find(t, in->target);
+			}
+			h.i++;
+		}
+	}
+	if (b.found)
+		*type = b.type;
+	return b.found;
+}
