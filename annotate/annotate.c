@@ -429,7 +429,8 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
  * made as a `PyCompactUnicodeObject`, resized as a `PyObject`). */
 static const struct site *typed_site(dp_annotator *a, const dp_heap_block *b, const struct site *st)
 {
-	const struct site *best = st;
+	/* an index: site_of may grow the vector the sites are in */
+	size_t best = (size_t)(st - a->site_v.v);
 	uint64_t size = st->has_type ? dp_type_size((Dwarf_Die *)&st->type) : 0;
 
 	for (int hops = 0; hops < 16 && (b = dp_heap_origin(&a->heap, b)); hops++) {
@@ -437,11 +438,11 @@ static const struct site *typed_site(dp_annotator *a, const dp_heap_block *b, co
 		uint64_t osize = o->has_type ? dp_type_size((Dwarf_Die *)&o->type) : 0;
 
 		if (osize > size) {
-			best = o;
+			best = (size_t)(o - a->site_v.v);
 			size = osize;
 		}
 	}
-	return best;
+	return &a->site_v.v[best];
 }
 
 /* Type and member path of an object whose DWARF type is known. */
@@ -570,13 +571,13 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 	if (b) {
 		const struct site *st = site_of(a, b);
 
-		*site = typed_site(a, b, st);
 		o->obj_kind = DP_OBJ_HEAP;
 		o->object = st->object;
 		o->site = st->site;
 		o->site_func = st->func;
 		o->obj_addr = b->addr;
 		o->obj_size = b->size;
+		*site = typed_site(a, b, st); /* (may move the sites: st is gone) */
 		return;
 	}
 	m = dp_maps_find(maps, s->pid, addr, s->time);
@@ -752,7 +753,8 @@ static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, cons
 		n.reason = k->type ? DP_AR_NONE : k->reason;
 		n.indexed = k->type && k->indexed;
 		n.weak = k->origin == DP_CO_VALUE;
-		if (n.indexed)
+		/* an array of the type, but for the struct hack */
+		if (n.indexed && !dp_type_flexible((Dwarf_Die *)&k->type_die))
 			n.type_size = dp_type_size((Dwarf_Die *)&k->type_die);
 	} else {
 		n.reason = !dp_image_has_dwarf(id) ? DP_AR_NO_DEBUG_INFO : DP_AR_NO_INSN;
@@ -914,8 +916,10 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 		}
 		/* none from the code (a hash node reached through its base's
 		 * pointer: past the base, padding; code without debug
-		 * information): the type the block was made for */
-		if (!o->type && st && st->has_type) {
+		 * information), or a bare scalar (`int16_t *indices` into a
+		 * dict's keys): the type the block was made for, where it names
+		 * what the address is in */
+		if ((!o->type || !o->member) && st && st->has_type) {
 			uint64_t tsz = dp_type_size((Dwarf_Die *)&st->type),
 				 off = x->data_addr - o->obj_addr;
 			const dp_object_path_entry *e =
@@ -923,11 +927,14 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 					      tsz && st->array ? off % tsz : off, x->size);
 
 			/* past it: the block is more than that type says */
-			if (e->result != DP_PATH_OUTSIDE) {
+			if (!o->type && e->result != DP_PATH_OUTSIDE) {
 				o->type = e->type;
 				o->member = e->member;
 				o->type_reason =
 				    e->result == DP_PATH_OK ? DP_AR_NONE : DP_AR_PADDING;
+			} else if (e->result == DP_PATH_OK && e->member) {
+				o->type = e->type;
+				o->member = e->member;
 			}
 		}
 	} else {

@@ -302,8 +302,9 @@ static void set_path(ctx *c, dp_construct *k, Dwarf_Die *type, int64_t off, bool
 		k->reason = DP_AR_OFFSET_OUTSIDE;
 		return;
 	}
-	/* through a pointer, one element of an array of the type */
-	if (wrap && size && (uint64_t)off >= size)
+	/* through a pointer, one element of an array of the type (unless the
+	 * type's last member runs on past it) */
+	if (wrap && size && (uint64_t)off >= size && !dp_type_flexible(type))
 		off %= (int64_t)size;
 	pr = dp_object_path(type, (uint64_t)off, access_size, &tn, &member);
 	if (pr != DP_PATH_OK) {

@@ -461,10 +461,56 @@ static uint64_t leaf_size(Dwarf_Die *type, uint64_t off, int depth)
 	return leaf_size(&mt, off - mo, depth + 1);
 }
 
+/* The struct hack: aggregate u (peeled, size bytes) ends in an array of
+ * at most one element, or of none given (`char data[1]`, `long tail[]`),
+ * which the program's blocks run on past the struct. That member and its
+ * offset. */
+static bool flexible_tail(Dwarf_Die *u, uint64_t size, Dwarf_Die *out, uint64_t *out_off)
+{
+	Dwarf_Die m, last, at, arr;
+	uint64_t mo, es, asz;
+	bool have = false;
+
+	if (dwarf_tag(u) != DW_TAG_structure_type && dwarf_tag(u) != DW_TAG_class_type)
+		return false;
+	if (dwarf_child(u, &m) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&m) == DW_TAG_member) {
+			last = m;
+			have = true;
+		}
+	} while (dwarf_siblingof(&m, &m) == 0);
+	if (!have || !member_offset(&last, &mo) || !dp_die_type(&last, &at))
+		return false;
+	dp_type_peel(&at, &arr);
+	if (dwarf_tag(&arr) != DW_TAG_array_type || !array_element(&arr, &es, &at))
+		return false;
+	asz = dp_type_size(&arr);
+	/* one element at most, and nothing after it but padding */
+	if (asz > es || mo + asz > size || size - (mo + asz) >= 16)
+		return false;
+	*out = last;
+	*out_off = mo;
+	return true;
+}
+
+bool dp_type_flexible(Dwarf_Die *type)
+{
+	Dwarf_Die u, m;
+	uint64_t mo;
+
+	dp_type_peel(type, &u);
+	if (dwarf_tag(&u) == DW_TAG_typedef && !dp_die_type(&u, &u))
+		return false;
+	return flexible_tail(&u, dp_type_size(&u), &m, &mo);
+}
+
 dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, unsigned access_size, dp_buf *out,
 			      Dwarf_Die *leaf)
 {
 	Dwarf_Die t = *type;
+	bool flexible = false; /* t is a trailing array the struct runs on in */
 
 	dp_type_name(type, out);
 	for (int depth = 0; depth < 32; depth++) {
@@ -484,8 +530,9 @@ dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, unsigned access_siz
 				break;
 			/* past the last element is outside, not in an element again */
 			uint64_t size = dp_type_size(&u);
-			if (size && off >= size)
+			if (size && off >= size && !flexible)
 				return DP_PATH_OUTSIDE;
+			flexible = false;
 			for (int d = 0; d < dims; d++)
 				dp_buf_puts(out, "[]");
 			off %= es;
@@ -495,12 +542,19 @@ dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, unsigned access_siz
 		if (!is_aggregate(tag))
 			break;
 		uint64_t size = dp_type_size(&u);
-		if (size && off >= size)
-			return DP_PATH_OUTSIDE;
 		Dwarf_Die best, mtype;
 		uint64_t best_off = 0;
-		if (!covering_member(&u, off, access_size, &best, &best_off, depth))
-			return DP_PATH_PADDING;
+		flexible = false;
+		if (size && off >= size) {
+			if (!flexible_tail(&u, size, &best, &best_off))
+				return DP_PATH_OUTSIDE;
+			flexible = true;
+		} else if (!covering_member(&u, off, access_size, &best, &best_off, depth)) {
+			/* (the element of a trailing `[1]` is covered) */
+			if (!flexible_tail(&u, size, &best, &best_off) || off < best_off)
+				return DP_PATH_PADDING;
+			flexible = true;
+		}
 		const char *mn = dwarf_diename(&best);
 		dp_die_type(&best, &mtype);
 		if (dwarf_tag(&best) == DW_TAG_inheritance) {

@@ -71,6 +71,12 @@ dp_path_result dp_member_path(Dwarf_Die *t, uint64_t off, unsigned access_size, 
  * member. type_name gets the element type's name, member the path. */
 dp_path_result dp_object_path(Dwarf_Die *t, uint64_t off, unsigned access_size,
 			      dp_buf *type_name, dp_buf *member);
+/* Whether type is a struct that ends in an array of at most one element
+ * (or none given), which its objects run on past the struct (the struct
+ * hack): offsets beyond its size are that array's elements, not a next
+ * struct of an array of them. */
+bool dp_type_flexible(Dwarf_Die *type);
+
 /* The element size dp_object_path reduces an offset in an array object by
  * (its innermost element's); 0 when t is not an array. */
 uint64_t dp_array_stride(Dwarf_Die *t);

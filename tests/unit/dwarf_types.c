@@ -50,6 +50,18 @@ struct outer {
 	struct inner *pin; /* 16 */
 };
 
+/* the struct hack, old style and C99's: blocks run on past the struct */
+struct chunk1 {
+	long size;    /* 0 */
+	int n;	      /* 8 */
+	char data[1]; /* 12; 13..16 padding */
+};
+
+struct chunkf {
+	long size;    /* 0 */
+	long items[]; /* 8 */
+};
+
 typedef const struct node *node_cp;
 
 struct node nodes[8];
@@ -62,6 +74,8 @@ char *name_ptr;
 node_cp cnode;
 int matrix[3][5];
 volatile long counter;
+struct chunk1 chunk1_one;
+struct chunkf *chunkf_ptr;
 
 __attribute__((noinline)) long get_next_v(struct node *n)
 {

@@ -258,6 +258,28 @@ static void test_member_paths(void **state)
 	/* beyond the array: outside, not wrapped into an element */
 	assert_string_equal(path(&nodes, 8 * 32 + 8, 8), "outside");
 	assert_string_equal(path(&matrix, 60, 4), "outside");
+	assert_false(dp_type_flexible(&node));
+	assert_false(dp_type_flexible(&grid));
+}
+
+/* A struct ending in an array of one element or none (the struct hack):
+ * offsets past it, and its padding after a [1], are that array's. */
+static void test_flexible_tail(void **state)
+{
+	bin *b = *state;
+	Dwarf_Die c1 = named(b, DW_TAG_structure_type, "chunk1");
+	Dwarf_Die cf = named(b, DW_TAG_structure_type, "chunkf");
+
+	assert_true(dp_type_flexible(&c1));
+	assert_true(dp_type_flexible(&cf));
+	assert_string_equal(path(&c1, 8, 4), "struct chunk1.n");
+	assert_string_equal(path(&c1, 12, 1), "struct chunk1.data[]");
+	assert_string_equal(path(&c1, 14, 1), "struct chunk1.data[]");
+	assert_string_equal(path(&c1, 16, 1), "struct chunk1.data[]");
+	assert_string_equal(path(&c1, 4000, 1), "struct chunk1.data[]");
+	assert_string_equal(path(&cf, 0, 8), "struct chunkf.size");
+	assert_string_equal(path(&cf, 8, 8), "struct chunkf.items[]");
+	assert_string_equal(path(&cf, 8 + 8 * 50, 8), "struct chunkf.items[]");
 }
 
 static const char *obj_path(Dwarf_Die *t, uint64_t off, unsigned size, const char **member)
@@ -559,5 +581,5 @@ static void test_constructs(void **state)
 	}
 }
 
-TU_MAIN(setup, teardown, test_names_sizes, test_member_paths, test_object_paths, test_code_at,
-	test_registers, test_var_location, test_constructs)
+TU_MAIN(setup, teardown, test_names_sizes, test_member_paths, test_flexible_tail, test_object_paths,
+	test_code_at, test_registers, test_var_location, test_constructs)
