@@ -22,6 +22,7 @@ struct site {
 	bool has_type;
 	bool array; /* the block is an array of type, not one of it */
 	Dwarf_Die type;
+	uint64_t type_size; /* (asked of libdw once, not per sample) */
 };
 
 /* What a sample needs of its instruction, in one place: its source
@@ -418,6 +419,8 @@ static const struct site *site_of(dp_annotator *a, const dp_heap_block *b)
 			 via);
 	else
 		snprintf(buf, sizeof(buf), "heap@%s", dp_strtab_get(&a->strs, s.site));
+	if (s.has_type)
+		s.type_size = dp_type_size(&s.type);
 	s.object = dp_strtab_intern(&a->strs, buf);
 	dp_vec_push(&a->site_v, s);
 	dp_hashmap_put(&a->sites, key, a->site_v.n - 1);
@@ -431,15 +434,14 @@ static const struct site *typed_site(dp_annotator *a, const dp_heap_block *b, co
 {
 	/* an index: site_of may grow the vector the sites are in */
 	size_t best = (size_t)(st - a->site_v.v);
-	uint64_t size = st->has_type ? dp_type_size((Dwarf_Die *)&st->type) : 0;
+	uint64_t size = st->type_size;
 
 	for (int hops = 0; hops < 16 && (b = dp_heap_origin(&a->heap, b)); hops++) {
 		const struct site *o = site_of(a, b);
-		uint64_t osize = o->has_type ? dp_type_size((Dwarf_Die *)&o->type) : 0;
 
-		if (osize > size) {
+		if (o->type_size > size) {
 			best = (size_t)(o - a->site_v.v);
-			size = osize;
+			size = o->type_size;
 		}
 	}
 	return &a->site_v.v[best];
@@ -920,8 +922,7 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 		 * dict's keys): the type the block was made for, where it names
 		 * what the address is in */
 		if ((!o->type || !o->member) && st && st->has_type) {
-			uint64_t tsz = dp_type_size((Dwarf_Die *)&st->type),
-				 off = x->data_addr - o->obj_addr;
+			uint64_t tsz = st->type_size, off = x->data_addr - o->obj_addr;
 			const dp_object_path_entry *e =
 			    dp_path_cache_get(&a->paths, &a->strs, (Dwarf_Die *)&st->type,
 					      tsz && st->array ? off % tsz : off, x->size);
