@@ -18,7 +18,7 @@
 #define DP_AGENT_RING_ENV   "DATAPROF_AGENT_RING"
 #define DP_RING_MAGIC	    0x314752504144ull /* "DAPRG1" */
 #define DP_RING_SLOTS	    64
-#define DP_RING_SLOT_BYTES  (1u << 20) /* ~8 ms of the busiest allocator measured */
+#define DP_RING_SLOT_BYTES  (1u << 22) /* ~30 ms of the busiest allocator measured */
 #define DP_RING_SLOT_FREE   0u
 #define DP_RING_SLOT_OWNED  1u
 #define DP_RING_SLOT_CLOSED 2u /* its thread ended: the recorder frees it once empty */

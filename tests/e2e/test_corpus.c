@@ -353,6 +353,16 @@ static void test_python(void **state)
 	       100.0 * (double)of_types(c, types) / (double)c->heap);
 	assert_true(in_files(c, creators, "struct _dictkeysobject") > 0);
 	assert_true(in_files(c, creators, "PyDictObject") > 0);
+	/* strings (the keys' hashes read by the lookups, no type in the
+	 * code): typed as PyUnicode_New made them, through resize_compact's
+	 * realloc, which takes them for a PyObject */
+	{
+		static const char *const strings[] = {"unicodeobject.c", NULL};
+
+		printf("  strings typed PyCompactUnicodeObject: %zu heap samples\n",
+		       in_files(c, strings, "PyCompactUnicodeObject"));
+		assert_true(in_files(c, strings, "PyCompactUnicodeObject") > 0);
+	}
 	/* the allocator's wrappers hold at most 5%, no arena is left */
 	printf("  obmalloc.c + gcmodule.c + object.c: %.1f%% of heap samples\n",
 	       100.0 * (double)in_files(c, wrappers, NULL) / (double)c->heap);
