@@ -110,9 +110,12 @@ static void step(struct best *b, const dp_insn *in, struct holds *h)
 	if (in->flags & DP_INSN_CALL) {
 		/* a constructor, an init function: its first parameter says what
 		 * it takes the block for */
+		Dwarf_Die pointee;
+
 		if (in->target && !(in->flags & DP_INSN_INDIRECT) &&
-		    (h->regs >> PERF_REG_X86_DI & 1))
-			consider_reg(b, in->target, PERF_REG_X86_DI);
+		    (h->regs >> PERF_REG_X86_DI & 1) &&
+		    dp_first_param_pointee(b->id, in->target, &pointee))
+			consider(b, &pointee);
 		h->regs &= CALLEE_SAVED;
 	}
 	h->regs &= ~written;

@@ -97,6 +97,24 @@ void dp_reg_pointees_each(dp_image_dwarf *id, uint64_t pc, int reg,
 	each_var(id, pc, reg, true, each_pointee, &e);
 }
 
+bool dp_first_param_pointee(dp_image_dwarf *id, uint64_t entry, Dwarf_Die *pointee)
+{
+	Dwarf_Addr cb;
+	Dwarf_Die *cu = dp_image_cu(id, entry, &cb), scopes[32], v, type;
+	int n;
+
+	if (!cu)
+		return false;
+	n = dp_scope_index_scopes(&id->scopes, cu, entry - cb, scopes, 32);
+	if (n < 1 || dwarf_tag(&scopes[0]) != DW_TAG_subprogram || dwarf_child(&scopes[0], &v) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&v) == DW_TAG_formal_parameter)
+			return dp_die_type(&v, &type) && dp_type_pointee(&type, pointee);
+	} while (dwarf_siblingof(&v, &v) == 0);
+	return false;
+}
+
 bool dp_stack_var_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t pc, int base, int64_t disp,
 		     Dwarf_Die *type, int64_t *rel, uint32_t *name)
 {

@@ -28,6 +28,12 @@ bool dp_reg_var_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t pc, int reg, bo
 void dp_reg_pointees_each(dp_image_dwarf *id, uint64_t pc, int reg,
 			  void (*fn)(void *arg, Dwarf_Die *pointee), void *arg);
 
+/* The pointee of the first parameter of the function that starts at
+ * entry, when it is a pointer: what the function takes the pointer passed
+ * in the first argument register for (a constructor's `this`), whatever
+ * its location says at entry (at -O0 its stack slot, not yet written). */
+bool dp_first_param_pointee(dp_image_dwarf *id, uint64_t entry, Dwarf_Die *pointee);
+
 /* The frame's variable at base + disp at pc (base the stack pointer or the
  * frame's base register): its type, the offset into it, its name (may be
  * NULL). */

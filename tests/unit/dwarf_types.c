@@ -1,6 +1,7 @@
 /* Types and functions whose DWARF test_dwarf_util reads (issue 17): built
  * with -g at -O0 and at -O2, never run. The offsets the test expects are
  * in the comments (x86-64). */
+#include <stdlib.h>
 struct node {
 	int key;	   /* 0; 4..8 padding */
 	struct node *next; /* 8 */
@@ -123,6 +124,54 @@ __attribute__((noinline)) long join_unknown(struct node *n, long k)
 	return v;
 }
 
+/* Blocks typed by the code that asked for them (annotate/alloc_type.c):
+ * malloc's result held as the header and as the whole record, the record
+ * the larger; */
+struct hdr {
+	long kind;
+};
+
+struct rec {
+	struct hdr h;
+	long body[4];
+};
+
+__attribute__((noinline)) struct rec *rec_make(void)
+{
+	struct hdr *h = malloc(sizeof(struct rec));
+	struct rec *r = (struct rec *)h;
+
+	if (!h)
+		return NULL;
+	h->kind = 1;
+	r->body[0] = 0;
+	return r;
+}
+
+/* held by a void * only, and stepped into: nothing says */
+__attribute__((noinline)) long *raw_make(void)
+{
+	void *p = malloc(64);
+
+	return p ? (long *)((char *)p + 8) : NULL;
+}
+
+/* handed to the function that fills it in: its parameter's type */
+__attribute__((noinline)) void node_init(struct node *n)
+{
+	n->key = 0;
+	n->next = NULL;
+}
+
+__attribute__((noinline)) void *node_make(void)
+{
+	void *p = malloc(sizeof(struct node));
+
+	if (p)
+		node_init(p);
+	return p;
+}
+
 int main(void)
 {
 	nodes[0].next = &nodes[1];
@@ -131,6 +180,7 @@ int main(void)
 	outer_one.pin = &outer_one.in;
 	counter = get_next_v(&nodes[0]) + (long)grid_cell(&the_grid, 1, 2) + sum_keys(&nodes[0]) +
 		  tagged_one.u.i + pts[1].y + (long)samples[3] + matrix[1][2] +
-		  (long)skip_varint((const unsigned char *)name_ptr) + join_unknown(&nodes[0], 0);
+		  (long)skip_varint((const unsigned char *)name_ptr) + join_unknown(&nodes[0], 0) +
+		  rec_make()->h.kind + *raw_make() + (long)node_make();
 	return (int)counter;
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotate/alloc_type.h"
 #include "annotate/construct.h"
 #include "annotate/dwarf_util.h"
 #include "annotate/image_dwarf.h"
@@ -581,5 +582,49 @@ static void test_constructs(void **state)
 	}
 }
 
+/* The type the code a function's first call (malloc) returns to takes
+ * its result for: "" when nothing says. */
+static const char *result_type(bin *b, const char *fn)
+{
+	Dwarf_Die f = named(b, DW_TAG_subprogram, fn), t;
+	Dwarf_Addr lo;
+	dp_func_table **slot = NULL;
+	const dp_symbol *sym;
+	dp_func_table *tab;
+	const char *got = NULL;
+
+	assert_int_equal(dwarf_lowpc(&f, &lo), 0);
+	sym = dp_image_function(b->im, lo, &slot);
+	assert_non_null(sym);
+	tab = dp_func_table_build(b->arch, b->im, sym);
+	assert_non_null(tab);
+	for (size_t i = 0; i < tab->insns.n && !got; i++) {
+		const dp_insn *in = &tab->insns.v[i];
+
+		if (in->flags & DP_INSN_CALL)
+			got = dp_alloc_result_type(b->id, &b->strs, tab, in->addr + in->len, &t)
+				  ? type_name(&t)
+				  : "";
+	}
+	dp_func_table_free(tab);
+	assert_non_null(got);
+	return got;
+}
+
+/* A block's type from the pointer variables its allocation's result
+ * goes to: the whole record over its header, through stack slots at -O0
+ * and registers at -O2; a function's parameter it is passed to; nothing
+ * for a void * and a step into the block. */
+static void test_alloc_result_types(void **state)
+{
+	bin *b = *state;
+
+	for (int o = 0; o < 2; o++) {
+		assert_string_equal(result_type(&b[o], "rec_make"), "struct rec");
+		assert_string_equal(result_type(&b[o], "node_make"), "struct node");
+		assert_string_equal(result_type(&b[o], "raw_make"), "");
+	}
+}
+
 TU_MAIN(setup, teardown, test_names_sizes, test_member_paths, test_flexible_tail, test_object_paths,
-	test_code_at, test_registers, test_var_location, test_constructs)
+	test_code_at, test_registers, test_var_location, test_constructs, test_alloc_result_types)
