@@ -2,6 +2,7 @@
 
 #include <asm/perf_regs.h>
 
+#include "construct.h"
 #include "reg_var.h"
 
 #define MAX_STEPS 96 /* instructions on all paths */
@@ -25,6 +26,7 @@ struct holds {
 struct best {
 	dp_image_dwarf *id;
 	dp_strtab *strs;
+	const dp_func_table *t;
 	bool found;
 	uint64_t size;
 	Dwarf_Die type;
@@ -57,9 +59,50 @@ static int slot_find(const struct holds *h, const dp_memop *m)
 	return -1;
 }
 
-/* A store of the pointer, or of something else, to a stack slot. */
-static void store(struct best *b, const dp_insn *in, struct holds *h, bool held)
+/* The pointer stored into a typed object's member (`t->slots =
+ * calloc(...)`, `g_table = malloc(...)`): what that member points to. */
+static void store_to_member(struct best *b, long i)
 {
+	const dp_insn *in = &b->t->insns.v[i];
+	const dp_memop *m = &in->mem[0];
+	Dwarf_Die type, leaf, pointee;
+	int64_t off;
+	uint64_t size;
+	dp_buf path = {0};
+
+	if (m->index != DP_REG_NONE || m->size != 8)
+		return;
+	if (m->base == PERF_REG_X86_IP) {
+		uint64_t a = in->addr + in->len + (uint64_t)m->disp;
+		const dp_static_var *v = dp_static_at(b->id, b->strs, a, in->addr);
+
+		if (!v || !v->has_type)
+			return;
+		type = v->type;
+		off = (int64_t)(a - v->addr);
+	} else {
+		const dp_construct *k = dp_construct_of(b->id, b->strs, b->t, i, in->addr, 0);
+
+		if (!k->type || k->indexed ||
+		    (k->origin != DP_CO_POINTER && k->origin != DP_CO_TRACKED))
+			return;
+		type = k->type_die;
+		off = k->adj + m->disp;
+		size = dp_type_size(&type);
+		if (off >= 0 && size && (uint64_t)off >= size && !dp_type_flexible(&type))
+			off %= (int64_t)size; /* one of an array of them */
+	}
+	if (off >= 0 && dp_member_path(&type, (uint64_t)off, 8, &path, &leaf) == DP_PATH_OK &&
+	    dp_type_pointee(&leaf, &pointee))
+		consider(b, &pointee);
+	dp_buf_free(&path);
+}
+
+/* A store of the pointer, or of something else: to a stack slot, or into
+ * an object. */
+static void store(struct best *b, long i, struct holds *h, bool held)
+{
+	const dp_insn *in = &b->t->insns.v[i];
 	const dp_memop *m = &in->mem[0];
 	int k = slot_find(h, m);
 	Dwarf_Die slot, pointee;
@@ -67,6 +110,8 @@ static void store(struct best *b, const dp_insn *in, struct holds *h, bool held)
 
 	if (k >= 0 && !held)
 		h->slot_base[k] = DP_REG_NONE;
+	if (held && m->base != PERF_REG_X86_SP && m->base != PERF_REG_X86_BP)
+		store_to_member(b, i);
 	if (!held || (m->base != PERF_REG_X86_SP && m->base != PERF_REG_X86_BP) ||
 	    m->index != DP_REG_NONE)
 		return;
@@ -84,16 +129,17 @@ static void store(struct best *b, const dp_insn *in, struct holds *h, bool held)
 		}
 }
 
-/* What in does to where the pointer is. */
-static void step(struct best *b, const dp_insn *in, struct holds *h)
+/* What instruction i does to where the pointer is. */
+static void step(struct best *b, long i, struct holds *h)
 {
+	const dp_insn *in = &b->t->insns.v[i];
 	bool src = in->df_src >= 0 && (h->regs >> in->df_src & 1);
 	uint32_t written = in->regs_written, dst = in->df_dst >= 0 ? 1u << in->df_dst : 0;
 
 	switch (in->df) {
 	case DP_DF_STORE:
 		if (in->nmem)
-			store(b, in, h, src);
+			store(b, i, h, src);
 		return;
 	case DP_DF_MOV:
 		h->regs = (h->regs & ~dst) | (src ? dst : 0);
@@ -124,13 +170,13 @@ static void step(struct best *b, const dp_insn *in, struct holds *h)
 bool dp_alloc_result_type(dp_image_dwarf *id, dp_strtab *strs, const dp_func_table *t, uint64_t ret,
 			  Dwarf_Die *type)
 {
-	struct best b = {.id = id, .strs = strs};
+	struct best b = {.id = id, .strs = strs, .t = t};
 	struct holds open[MAX_OPEN], h;
 	int nopen = 1, steps = 0;
 
 	if (!t || !id || !id->dw)
 		return false;
-	h.i = dp_func_table_find(t, ret);
+	h.i = dp_func_table_after_call(t, ret);
 	h.regs = 1u << PERF_REG_X86_AX;
 	for (int k = 0; k < MAX_SLOTS; k++)
 		h.slot_base[k] = DP_REG_NONE, h.slot_disp[k] = 0;
@@ -153,7 +199,7 @@ bool dp_alloc_result_type(dp_image_dwarf *id, dp_strtab *strs, const dp_func_tab
 			    (in->flags & (DP_INSN_JUMP | DP_INSN_INDIRECT)) ==
 				(DP_INSN_JUMP | DP_INSN_INDIRECT))
 				break;
-			step(&b, in, &h);
+			step(&b, h.i, &h);
 			if (in->flags & DP_INSN_JUMP) {
 				h.i = in->target ? dp_func_table_find(t, in->target) : -1;
 				continue;

@@ -105,7 +105,7 @@ bool dp_alloc_wrapper_returns(const dp_func_table *t, uint64_t ret)
 
 	if (!t)
 		return false;
-	h.i = dp_func_table_find(t, ret);
+	h.i = dp_func_table_after_call(t, ret);
 	h.regs = 1u << PERF_REG_X86_AX;
 	h.tested = false;
 	for (int k = 0; k < MAX_SLOTS; k++)
@@ -131,6 +131,10 @@ bool dp_alloc_wrapper_returns(const dp_func_table *t, uint64_t ret)
 			}
 			if (writes_block(in, &h))
 				return false; /* fills it in: the site itself */
+			if (in->df == DP_DF_STORE && in->nmem && in->df_src >= 0 &&
+			    (h.regs >> in->df_src & 1) && !stack_base(in->mem[0].base))
+				return false; /* keeps it in an object (x->m = p): the site,
+						 whatever is left in the return register */
 			step(in, &h);
 			if (in->flags & DP_INSN_JUMP) {
 				if (!in->target)

@@ -3,9 +3,11 @@
  * what it got -- after a null test whose other branch may end the program
  * (xmalloc), through register copies and stack spills (-O0). It needs no
  * name and no debug information. A function that stores into the new block
- * (a constructor, luaH_new, a factory that sets fields), calls anything
- * else on the way out, or returns something else is the allocation site
- * itself; `record --alloc-fn` names those. */
+ * (a constructor, luaH_new, a factory that sets fields), keeps it in an
+ * object (`x->m = malloc(n)` in a void function, the block's address left
+ * in the return register), calls anything else on the way out, or returns
+ * something else is the allocation site itself; `record --alloc-fn` names
+ * those. */
 #ifndef DP_ALLOC_WRAPPER_H
 #define DP_ALLOC_WRAPPER_H
 

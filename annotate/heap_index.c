@@ -130,14 +130,21 @@ void dp_heap_observe(dp_heap_index *x, const dp_record *r)
 		const struct dp_rec_free *f = h->last_free.time ? &h->last_free : NULL;
 
 		h->last_free.time = 0;
+		h->last_realloc = 0;
 		/* (a block's index must leave HEAP_FREED clear) */
 		if (!a->size || a->addr + a->size < a->addr || h->blocks.n >= HEAP_FREED - 1)
 			return;
-		/* realloc records the old block's FREE, then the new block, one
-		 * thread's records staying together */
+		/* the tracker records realloc's FREE of the old block, then the
+		 * new block, one thread's records staying together (the sim
+		 * tool the other way round: below) */
 		if (a->kind == DP_ALLOC_REALLOC && f && f->kind == DP_ALLOC_REALLOC &&
 		    f->pid == a->pid && f->tid == a->tid && f->time <= a->time)
 			dp_hashmap_put(&h->realloc_from, h->blocks.n, f->addr);
+		else if (a->kind == DP_ALLOC_REALLOC) {
+			h->last_realloc = (uint32_t)h->blocks.n + 1;
+			h->last_realloc_pid = a->pid;
+			h->last_realloc_tid = a->tid;
+		}
 		memset(&b, 0, sizeof(b));
 		b.origin = NIL;
 		b.addr = a->addr;
@@ -153,8 +160,14 @@ void dp_heap_observe(dp_heap_index *x, const dp_record *r)
 		push_event(h, a->time, (uint32_t)(h->blocks.n - 1), a->pid, a->addr);
 	} else if (r->kind == DP_R_FREE) {
 		/* matched to its block when replayed, in time order */
-		push_event(h, r->free_rec->time, NIL, r->free_rec->pid, r->free_rec->addr);
-		h->last_free = *r->free_rec;
+		const struct dp_rec_free *f = r->free_rec;
+
+		push_event(h, f->time, NIL, f->pid, f->addr);
+		if (h->last_realloc && f->kind == DP_ALLOC_REALLOC &&
+		    f->pid == h->last_realloc_pid && f->tid == h->last_realloc_tid)
+			dp_hashmap_put(&h->realloc_from, h->last_realloc - 1, f->addr);
+		h->last_realloc = 0;
+		h->last_free = *f;
 		h->last_free.time |= !h->last_free.time; /* (0 says none) */
 	}
 }

@@ -76,6 +76,9 @@ typedef struct dp_heap_history {
 	 * FREE its thread recorded just before it), until dp_heap_finish */
 	dp_hashmap realloc_from;
 	struct dp_rec_free last_free; /* the last record, if a FREE (time != 0) */
+	/* the last record, if a realloc's ALLOC (block + 1; 0: not): its
+	 * old block's FREE may follow (the sim tool's order) */
+	uint32_t last_realloc, last_realloc_pid, last_realloc_tid;
 	uint64_t unmatched_frees;
 	unsigned users; /* the indexes that read it */
 } dp_heap_history;

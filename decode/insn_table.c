@@ -127,3 +127,12 @@ long dp_func_table_find(const dp_func_table *t, uint64_t vaddr)
 
 	return k >= 0 && t->insns.v[k].addr == vaddr ? k : -1;
 }
+
+long dp_func_table_after_call(const dp_func_table *t, uint64_t ret)
+{
+	long k = dp_func_table_containing(t, ret - 1);
+
+	if (k >= 0 && (t->insns.v[k].flags & DP_INSN_CALL) && (size_t)k + 1 < t->insns.n)
+		return k + 1;
+	return dp_func_table_find(t, ret);
+}

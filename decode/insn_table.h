@@ -20,6 +20,10 @@ dp_func_table *dp_func_table_from_bytes(dp_arch *a, const uint8_t *code, size_t 
 void dp_func_table_free(dp_func_table *t);
 /* Index of the instruction that starts at vaddr, or -1. */
 long dp_func_table_find(const dp_func_table *t, uint64_t vaddr);
+/* Index of the instruction a call returns to, from its return address
+ * ret, or from one byte into the call (what Valgrind and others give for a
+ * caller's frame); -1 if none. */
+long dp_func_table_after_call(const dp_func_table *t, uint64_t ret);
 /* Index of the instruction that contains vaddr, or -1. */
 long dp_func_table_containing(const dp_func_table *t, uint64_t vaddr);
 

@@ -971,11 +971,16 @@ static void out_alloc(ThreadId tid, Addr a, SizeT size, UInt kind)
 	put64(&p, size);
 	put32(&p, kind);
 	put32(&p, keep);
+	/* Valgrind gives a caller's frame as its call instruction's address
+	 * (the return address - 1): the record keeps return addresses, as the
+	 * agent's does */
 	for (UInt k = 0; k < keep; k++)
-		put64(&p, ips[first + k] - (k ? 0 : 0));
+		put64(&p, ips[first + k] + 1);
 }
 
-static void out_free(Addr a)
+/* kind: DP_ALLOC_REALLOC for realloc's old block (its new block's ALLOC
+ * came just before, from the same thread), else 0 */
+static void out_free(Addr a, UInt kind)
 {
 	UChar *p;
 
@@ -987,6 +992,7 @@ static void out_free(Addr a)
 	put32(&p, (UInt)my_pid);
 	put32(&p, (UInt)VG_(gettid)());
 	put64(&p, a);
+	put32(&p, kind);
 }
 
 /* Block sizes, for realloc's copy and malloc_usable_size. */
@@ -1014,13 +1020,13 @@ static void *new_block(ThreadId tid, SizeT size, SizeT align, Bool zero, UInt ki
 	return p;
 }
 
-static void del_block(ThreadId tid, void *p)
+static void del_block(ThreadId tid, void *p, UInt kind)
 {
 	block *b = VG_(HT_remove)(blocks, (UWord)p);
 
 	if (!b)
 		return;
-	out_free((Addr)p);
+	out_free((Addr)p, kind);
 	VG_(free)(b);
 	VG_(cli_free)(p);
 }
@@ -1045,11 +1051,11 @@ static void *h_calloc(ThreadId tid, SizeT m, SizeT n)
 }
 static void h_free(ThreadId tid, void *p)
 {
-	del_block(tid, p);
+	del_block(tid, p, 0);
 }
 static void h_free_aligned(ThreadId tid, void *p, SizeT align)
 {
-	del_block(tid, p);
+	del_block(tid, p, 0);
 }
 static void *h_realloc(ThreadId tid, void *old, SizeT n)
 {
@@ -1064,7 +1070,7 @@ static void *h_realloc(ThreadId tid, void *old, SizeT n)
 	p = new_block(tid, n, VG_(clo_alignment), False, DP_ALLOC_REALLOC);
 	if (p) {
 		VG_(memcpy)(p, old, b->size < n ? b->size : n);
-		del_block(tid, old);
+		del_block(tid, old, DP_ALLOC_REALLOC);
 	}
 	return p;
 }

@@ -30,6 +30,7 @@ typedef struct an_ctx {
 	const dp_strtab *strs;
 	size_t accesses, seen, obj_ok, member_ok, func_ok, line_ok, caller_frame;
 	bool verbose;
+	bool *taken; /* each access by its first sample only (every access sampled) */
 } an_ctx;
 
 static const tu_truth *object_named(an_ctx *c, const char *name)
@@ -109,6 +110,10 @@ static void visit(an_ctx *c, const dp_sample *s, const dp_decoded *x, const dp_a
 
 		if (strcmp(t->kind, "access") || tu_truth_u64(t, "addr") != s->addr)
 			continue;
+		if (c->taken && c->taken[i])
+			continue;
+		if (c->taken)
+			c->taken[i] = true;
 		const tu_truth *obj = object_named(c, tu_truth_get(t, "object"));
 		const char *member = tu_truth_get(t, "member"), *func = tu_truth_get(t, "func");
 		bool o = obj && object_matches(c, obj, a);
@@ -164,7 +169,11 @@ static void visit_one(void *ctx, const rec_annotated *r)
 	visit(v->c, r->s, r->x, r->a, v->real);
 }
 
-static void check_program(const char *fixture, const char *path, double min_member)
+/* The program at path recorded with opts (every access sampled, or only
+ * those that fault: page-faults) against its truth: every access seen,
+ * every object right, members right for min_member of them. */
+static void check_program_with(const char *fixture, const char *path, double min_member,
+			       const char *opts, bool every_access)
 {
 	char *prof = tu_path("objects.dprof"), *fx = strdup(path), *cmd = dp_asprintf("'%s'", fx);
 	tu_result res;
@@ -175,8 +184,10 @@ static void check_program(const char *fixture, const char *path, double min_memb
 	struct program_visit v = {&c, real};
 
 	assert_non_null(real);
-	assert_int_equal(rec_run(&res, prof, "--heap -e page-faults", cmd), 0);
+	assert_int_equal(rec_run(&res, prof, opts, cmd), 0);
 	c.n = tu_truth_parse(res.out, &c.t);
+	if (every_access)
+		c.taken = calloc(c.n, sizeof(*c.taken));
 	for (size_t i = 0; i < c.n; i++)
 		c.accesses += !strcmp(c.t[i].kind, "access");
 	c.verbose = true;
@@ -195,12 +206,37 @@ static void check_program(const char *fixture, const char *path, double min_memb
 	assert_int_equal(c.seen, c.accesses);
 	assert_int_equal(c.obj_ok, c.seen);
 	assert_true((double)c.member_ok >= min_member * (double)c.seen);
+	free(c.taken);
 	free(c.t);
 	free(cmd);
 	free(fx);
 	free(real);
 	free(prof);
 	tu_result_free(&res);
+}
+
+static void check_program(const char *fixture, const char *path, double min_member)
+{
+	check_program_with(fixture, path, min_member, "--heap -e page-faults", false);
+}
+
+/* The same under the simulator (sim: events, every memory access sampled),
+ * whose heap records come from the Valgrind tool: allocation sites and
+ * their types as the tracker's, past the same wrappers. */
+static void test_truth_sim(void **state)
+{
+	const char *fixture = *state, *why;
+	char *fx = tu_fixture(fixture), *label = dp_asprintf("%s (sim)", fixture);
+
+	if (!rec_have_sim(&why)) {
+		printf("SKIP %s: %s\n", label, why);
+		free(label);
+		free(fx);
+		skip();
+	}
+	check_program_with(label, fx, 0.95, "--heap -e sim:stores -c 1", true);
+	free(label);
+	free(fx);
 }
 
 /* The fixture named by *state against its truth, members >= 95% right. */
@@ -400,6 +436,8 @@ int main(void)
 	     * grew (fixture alloc_types.c) */
 	    REC_FIXTURE_TEST(test_truth, "alloc_types_O0"),
 	    REC_FIXTURE_TEST(test_truth, "alloc_types_O2"),
+	    REC_FIXTURE_TEST(test_truth_sim, "alloc_types_O2"),
+	    REC_FIXTURE_TEST(test_truth_sim, "wrappers_O2"),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, tu_teardown);
