@@ -279,6 +279,10 @@ static void test_realloc_origin(void **state)
 	observe_alloc(&h, 7, 0x6000, 16, 50);				 /* 5 */
 	observe_free_kind(&h, 7, 8, 0x6000, 51, DP_ALLOC_REALLOC);	 /* thread 8's, */
 	observe_alloc_kind(&h, 7, 7, 0x7000, 32, 52, DP_ALLOC_REALLOC);	 /* 6: 7's */
+	/* the sim tool's order: the new block, then the old one's FREE */
+	observe_alloc(&h, 7, 0xa000, 16, 60);				 /* 7 */
+	observe_alloc_kind(&h, 7, 7, 0xb000, 64, 61, DP_ALLOC_REALLOC);	 /* 8 */
+	observe_free_kind(&h, 7, 7, 0xa000, 61, DP_ALLOC_REALLOC);
 	dp_heap_finish(&h);
 
 	b = dp_heap_find(&h, 7, 0x2010, 25);
@@ -304,6 +308,12 @@ static void test_realloc_origin(void **state)
 	assert_non_null(b);
 	assert_null(dp_heap_origin(&h, b));
 	assert_null(dp_heap_origin(&h, dp_heap_find(&h, 7, 0x1000, 15)));
+	b = dp_heap_find(&h, 7, 0xb008, 65);
+	assert_non_null(b);
+	o = dp_heap_origin(&h, b);
+	assert_non_null(o);
+	assert_int_equal(o->addr, 0xa000);
+	assert_null(dp_heap_find(&h, 7, 0xa000, 65));
 	dp_heap_free(&h);
 }
 
