@@ -1,7 +1,8 @@
 /* The type of a heap block as the code that asked for it takes it: the
  * pointer variables its allocation's result goes to, just after the call
  * (`PyCompactUnicodeObject *unicode = (...)obj`, `struct node *n =
- * malloc(...)`, the `this` of the constructor `new` runs). It names the
+ * malloc(...)`, the `this` of the constructor `new` runs, the member it
+ * is stored into: `t->slots = calloc(...)`). It names the
  * block's bytes where the instructions that touch it give no type: code
  * without debug information (memcpy, memcmp), a pointer nothing in DWARF
  * describes, a header type the access runs past. */
