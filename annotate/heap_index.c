@@ -172,24 +172,57 @@ void dp_heap_observe(dp_heap_index *x, const dp_record *r)
 	}
 }
 
-static int cmp_ev(const void *a, const void *b)
+/* Time order, each time's records in the order they came: one thread's
+ * are in the order it made them (realloc in place: the old block's FREE,
+ * then the new block; a block made and freed within one tick of the
+ * clock: its ALLOC, then its FREE), and the rings of several threads are
+ * drained in turn, in runs already in order: a merge sort of those runs,
+ * stable. */
+static void sort_events(dp_heap_history *h)
 {
-	const struct heap_event *x = a, *y = b;
-	bool xf = x->block == NIL, yf = y->block == NIL;
+	size_t n = h->nev, nruns = 0, *runs;
+	struct heap_event *a = h->ev, *b;
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	/* at equal times: frees before allocations (a realloc in place
-	 * records the FREE first, and an address is given again only once
-	 * freed) */
-	if (xf != yf)
-		return xf ? -1 : 1;
-	if (!xf)
-		return x->block < y->block ? -1 : x->block > y->block;
-	/* frees of one time: in any order, the same outcome */
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	/* where each run starts, and the end */
+	for (size_t i = 0; i < n; i++)
+		nruns += i == 0 || a[i].time < a[i - 1].time;
+	if (nruns <= 1)
+		return;
+	runs = dp_malloc((nruns + 1) * sizeof(*runs));
+	nruns = 0;
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || a[i].time < a[i - 1].time)
+			runs[nruns++] = i;
+	runs[nruns] = n;
+	b = dp_malloc(n * sizeof(*b));
+	while (nruns > 1) {
+		size_t m = 0;
+
+		for (size_t r = 0; r < nruns; r += 2) {
+			size_t lo = runs[r], mid = runs[DP_MIN(r + 1, nruns)],
+			       hi = runs[DP_MIN(r + 2, nruns)], i = lo, j = mid, k = lo;
+
+			/* the left run first at one time: stable */
+			while (i < mid && j < hi)
+				b[k++] = a[j].time < a[i].time ? a[j++] : a[i++];
+			while (i < mid)
+				b[k++] = a[i++];
+			while (j < hi)
+				b[k++] = a[j++];
+			runs[m++] = lo;
+		}
+		runs[m] = n;
+		nruns = m;
+		struct heap_event *t = a;
+		a = b;
+		b = t;
+	}
+	if (a != h->ev) {
+		memcpy(h->ev, a, n * sizeof(*a));
+		b = a;
+	}
+	free(b);
+	free(runs);
 }
 
 /* Each free to the block it ends, in time order, as a replay would: every
@@ -231,14 +264,8 @@ static void match_frees(dp_heap_history *h)
 void dp_heap_finish(dp_heap_index *x)
 {
 	dp_heap_history *h = x->hist;
-	size_t i = 1;
 
-	/* the records come in time order but for the threads' batches, which
-	 * arrive in turn: one pass to see whether sorting is needed at all */
-	while (i < h->nev && cmp_ev(&h->ev[i - 1], &h->ev[i]) <= 0)
-		i++;
-	if (i < h->nev)
-		qsort(h->ev, h->nev, sizeof(*h->ev), cmp_ev);
+	sort_events(h);
 	match_frees(h);
 	dp_hashmap_free(&h->realloc_from);
 	dp_hashmap_init(&h->realloc_from, 1);

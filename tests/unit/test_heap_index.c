@@ -283,6 +283,9 @@ static void test_realloc_origin(void **state)
 	observe_alloc(&h, 7, 0xa000, 16, 60);				 /* 7 */
 	observe_alloc_kind(&h, 7, 7, 0xb000, 64, 61, DP_ALLOC_REALLOC);	 /* 8 */
 	observe_free_kind(&h, 7, 7, 0xa000, 61, DP_ALLOC_REALLOC);
+	/* made and freed within one tick of the clock: gone after it */
+	observe_alloc(&h, 7, 0xc000, 16, 70);
+	observe_free(&h, 7, 0xc000, 70);
 	dp_heap_finish(&h);
 
 	b = dp_heap_find(&h, 7, 0x2010, 25);
@@ -314,6 +317,8 @@ static void test_realloc_origin(void **state)
 	assert_non_null(o);
 	assert_int_equal(o->addr, 0xa000);
 	assert_null(dp_heap_find(&h, 7, 0xa000, 65));
+	assert_null(dp_heap_find(&h, 7, 0xc000, 75));
+	assert_int_equal(h.hist->unmatched_frees, 0);
 	dp_heap_free(&h);
 }
 
