@@ -1,4 +1,5 @@
 #include "heap_index.h"
+#include "merge_sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -175,54 +176,23 @@ void dp_heap_observe(dp_heap_index *x, const dp_record *r)
 /* Time order, each time's records in the order they came: one thread's
  * are in the order it made them (realloc in place: the old block's FREE,
  * then the new block; a block made and freed within one tick of the
- * clock: its ALLOC, then its FREE), and the rings of several threads are
- * drained in turn, in runs already in order: a merge sort of those runs,
- * stable. */
+ * clock: its ALLOC, then its FREE), which a stable sort keeps. The rings
+ * of several threads are drained in turn, in runs already in order; a
+ * single-threaded program's are one run, seen in one pass. */
+DP_MERGE_SORT(sort_by_time, struct heap_event, time)
+
 static void sort_events(dp_heap_history *h)
 {
-	size_t n = h->nev, nruns = 0, *runs;
-	struct heap_event *a = h->ev, *b;
+	size_t i = 1;
+	struct heap_event *tmp;
 
-	/* where each run starts, and the end */
-	for (size_t i = 0; i < n; i++)
-		nruns += i == 0 || a[i].time < a[i - 1].time;
-	if (nruns <= 1)
+	while (i < h->nev && h->ev[i - 1].time <= h->ev[i].time)
+		i++;
+	if (i >= h->nev)
 		return;
-	runs = dp_malloc((nruns + 1) * sizeof(*runs));
-	nruns = 0;
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || a[i].time < a[i - 1].time)
-			runs[nruns++] = i;
-	runs[nruns] = n;
-	b = dp_malloc(n * sizeof(*b));
-	while (nruns > 1) {
-		size_t m = 0;
-
-		for (size_t r = 0; r < nruns; r += 2) {
-			size_t lo = runs[r], mid = runs[DP_MIN(r + 1, nruns)],
-			       hi = runs[DP_MIN(r + 2, nruns)], i = lo, j = mid, k = lo;
-
-			/* the left run first at one time: stable */
-			while (i < mid && j < hi)
-				b[k++] = a[j].time < a[i].time ? a[j++] : a[i++];
-			while (i < mid)
-				b[k++] = a[i++];
-			while (j < hi)
-				b[k++] = a[j++];
-			runs[m++] = lo;
-		}
-		runs[m] = n;
-		nruns = m;
-		struct heap_event *t = a;
-		a = b;
-		b = t;
-	}
-	if (a != h->ev) {
-		memcpy(h->ev, a, n * sizeof(*a));
-		b = a;
-	}
-	free(b);
-	free(runs);
+	tmp = dp_malloc(h->nev * sizeof(*tmp));
+	sort_by_time(h->ev, tmp, h->nev);
+	free(tmp);
 }
 
 /* Each free to the block it ends, in time order, as a replay would: every

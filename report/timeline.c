@@ -1,4 +1,5 @@
 #include "timeline.h"
+#include "merge_sort.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -32,26 +33,8 @@ void dp_timeline_add(dp_timeline *t, dp_tl_kind k, uint64_t time, uint32_t pid, 
 	dp_vec_push(&t->ev[k], e);
 }
 
-/* A merge sort: stable (equal times keep the order they were added in, which
- * qsort does not promise), and quick on runs already in order. */
-static void merge_sort(dp_tl_event *v, dp_tl_event *tmp, size_t n)
-{
-	size_t mid = n / 2, i = 0, j = mid, o = 0;
-
-	if (n < 2)
-		return;
-	merge_sort(v, tmp, mid);
-	merge_sort(v + mid, tmp, n - mid);
-	if (v[mid - 1].time <= v[mid].time)
-		return; /* already in order: the usual case for one kind of records */
-	while (i < mid && j < n)
-		tmp[o++] = v[j].time < v[i].time ? v[j++] : v[i++];
-	while (i < mid)
-		tmp[o++] = v[i++];
-	while (j < n)
-		tmp[o++] = v[j++];
-	memcpy(v, tmp, n * sizeof(*v));
-}
+/* equal times keep the order they were added in */
+DP_MERGE_SORT(merge_sort, dp_tl_event, time)
 
 void dp_timeline_build(dp_timeline *t)
 {

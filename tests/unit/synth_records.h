@@ -51,6 +51,13 @@ static inline struct perf_event_attr synth_page_fault_attr(void)
 {
 	return synth_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, SYNTH_PF_SAMPLE_TYPE);
 }
+/* The least a sample of the reader's needs: its event, IP, thread, time. */
+static inline struct perf_event_attr synth_minimal_attr(void)
+{
+	return synth_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			  PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			      PERF_SAMPLE_TIME);
+}
 
 /* The FINISH record a profile ends with, counting samples samples. */
 static inline void synth_finish(dp_writer *w, uint64_t samples)

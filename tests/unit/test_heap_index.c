@@ -286,6 +286,9 @@ static void test_realloc_origin(void **state)
 	/* made and freed within one tick of the clock: gone after it */
 	observe_alloc(&h, 7, 0xc000, 16, 70);
 	observe_free(&h, 7, 0xc000, 70);
+	/* another process's batch, drained late: the history must be sorted,
+	 * the ties above kept in their order */
+	observe_alloc(&h, 8, 0xd000, 16, 5);
 	dp_heap_finish(&h);
 
 	b = dp_heap_find(&h, 7, 0x2010, 25);
@@ -318,6 +321,7 @@ static void test_realloc_origin(void **state)
 	assert_int_equal(o->addr, 0xa000);
 	assert_null(dp_heap_find(&h, 7, 0xa000, 65));
 	assert_null(dp_heap_find(&h, 7, 0xc000, 75));
+	assert_non_null(dp_heap_find(&h, 8, 0xd000, 75));
 	assert_int_equal(h.hist->unmatched_frees, 0);
 	dp_heap_free(&h);
 }

@@ -27,9 +27,7 @@
 static char *write_profile(const char *name, uint64_t first, int n, const char *series_index)
 {
 	char *path = tu_path(name);
-	struct perf_event_attr a = synth_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
-					      PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-						  PERF_SAMPLE_TID | PERF_SAMPLE_TIME);
+	struct perf_event_attr a = synth_minimal_attr();
 	uint64_t id = 7;
 	dp_writer w;
 	dp_error err;

@@ -29,9 +29,7 @@ static char *path;
 /* SAMPLES samples (sample i at IP0 + i), a warning every 50 of them. */
 static int write_profile(void **state)
 {
-	struct perf_event_attr a = synth_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
-					      PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-						  PERF_SAMPLE_TID | PERF_SAMPLE_TIME);
+	struct perf_event_attr a = synth_minimal_attr();
 	uint64_t id = 7;
 	dp_writer w;
 	dp_error err;
