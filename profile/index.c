@@ -153,7 +153,21 @@ void dp_profile_join_index(dp_profile *p, dp_profile *const *q, size_t n)
 	memcpy(&p->stored_seq, &seq, sizeof(seq));
 }
 
+void dp_profile_walked_index(dp_profile *p, bool good)
+{
+	p->stored = p->walked = good;
+	if (!good) {
+		p->stored_side.n = p->stored_chunks.n = 0;
+		p->stored_samples = 0;
+	}
+}
+
 bool dp_profile_stored_index(const dp_profile *p, dp_profile_map *m)
+{
+	return !p->walked && dp_profile_own_map(p, m);
+}
+
+bool dp_profile_own_map(const dp_profile *p, dp_profile_map *m)
 {
 	if (!p->stored)
 		return false;
@@ -163,6 +177,6 @@ bool dp_profile_stored_index(const dp_profile *p, dp_profile_map *m)
 	m->nchunks = p->stored_chunks.n;
 	m->seq = p->stored_seq.n ? p->stored_seq.v : NULL;
 	m->samples = p->stored_samples;
-	m->stored = true;
+	m->stored = !p->walked;
 	return true;
 }

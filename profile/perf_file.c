@@ -449,6 +449,26 @@ static int open_file_mode(dp_profile *p, dp_error *err)
 
 static const dp_format_ops perf_ops;
 
+/* The opening walk maps the file for readers in parallel (index.c,
+ * dp_profile_own_map), as a side-band pass with dp_profile_index(p,
+ * DP_INDEX_CHUNK) would: every chunk-th sample, and every record such a
+ * pass returns (a malformed kernel record is skipped there, and must not
+ * be sought to: the reader would go on to the next). The report's pass
+ * over the side band then seeks to those instead of walking the file
+ * again, and its parts in parallel start at once (report/report.c). */
+static void map_record(dp_profile *p, const raw_rec *w)
+{
+	dp_record r;
+
+	if (w->type == PERF_RECORD_SAMPLE) {
+		if (p->stored_samples++ % DP_INDEX_CHUNK == 0)
+			dp_vec_push(&p->stored_chunks, w->off);
+	} else if (w->type >= DP_PERF_HEADER_ATTR ||
+		   dp_perf_decode_side_record(w->rec, w->size, &r) == 0) {
+		dp_vec_push(&p->stored_side, w->off);
+	}
+}
+
 int dp_perf_open(dp_profile *p, dp_error *err)
 {
 	/* the magics of the perf.data files dataprof does not read */
@@ -487,15 +507,21 @@ int dp_perf_open(dp_profile *p, dp_error *err)
 		if (open_file_mode(p, err) < 0)
 			return -1;
 	}
-	/* the first walk: description records, wherever they are */
+	/* the first walk: description records, wherever they are, and the
+	 * file's map */
 	raw_rec w;
+	bool seekable = true;
 	walk_reset(p);
 	while (walk(p, &w) > 0) {
 		describe(p, &w);
+		seekable = seekable && !w.inner;
+		if (seekable)
+			map_record(p, &w);
 		/* as the later walks do: memory does not grow with the file */
 		if (!w.inner)
 			dp_profile_release_consumed(p, w.off);
 	}
+	dp_profile_walked_index(p, seekable);
 	dp_perf_finish_events(p);
 	dp_profile_rewind(p);
 	return 0;

@@ -71,8 +71,9 @@ struct dp_profile {
 	uint64_t index_chunk, index_seen;
 	DP_VEC(uint64_t) side_offs, chunk_offs;
 	bool unseekable; /* a record came from a compressed perf.data stream */
-	/* the index the file ends with (profile/index.c), when it agrees */
-	bool stored;
+	/* the index the file ends with (profile/index.c), when it agrees; or
+	 * (walked) the map perf.data's opening walk made */
+	bool stored, walked;
 	uint64_t stored_samples;
 	DP_VEC(uint64_t) stored_side, stored_chunks;
 	DP_VEC(uint64_t) stored_seq; /* a series': each chunk's first sample */
@@ -115,6 +116,10 @@ static inline bool dp_profile_skips_sample(dp_profile *p, uint64_t off, bool inn
 
 /* Reads a raw profile's own index, if it has a good one (profile/index.c). */
 void dp_profile_read_index(dp_profile *p);
+/* The map in stored_side, stored_chunks and stored_samples, made by a
+ * walk over the whole file (perf.data's opening walk), is good: every
+ * record was read where it lies. */
+void dp_profile_walked_index(dp_profile *p, bool good);
 /* A series' index, from its files' (q, n; p is q[0], its positions the
  * series'), when every file has one. */
 void dp_profile_join_index(dp_profile *p, dp_profile *const *q, size_t n);

@@ -62,7 +62,7 @@ bool dp_report_part_indexed(const dp_report_part *w, uint64_t *samples)
 {
 	dp_profile_map m;
 
-	if (!dp_profile_stored_index(w->p, &m))
+	if (!dp_profile_own_map(w->p, &m))
 		return false;
 	*samples = m.samples;
 	return true;
@@ -81,8 +81,8 @@ int dp_report_part_ready(dp_report_part *w, const dp_profile_map *map, dp_error 
 	w->start = dp_profile_tell(w->p);
 	dp_profile_skip_samples(w->p, true);
 	dp_profile_skip_heap(w->p, index > 0);
-	if (!map && dp_profile_stored_index(w->p, &w->own_map))
-		map = &w->own_map; /* a finished file's own: no walk (any nparts) */
+	if (!map && dp_profile_own_map(w->p, &w->own_map))
+		map = &w->own_map; /* the file's own: no walk (any nparts) */
 	if (map) {
 		w->map = map;
 		replay_side_band(w);

@@ -40,16 +40,17 @@ typedef struct dp_report_part {
 } dp_report_part;
 
 /* Opens the profile and reads its side-band records for every stage; ready
- * to stream its share of the samples. With the file's own index (format.h)
- * every part reads by it; without, the first part (index 0) walks the
- * whole file and maps it (dp_report_part_map), and the others are given
- * that map, when there is one, and read only what it points them to. -1
- * with err set. */
+ * to stream its share of the samples. With the file's own map (a finished
+ * profile's index, format.h; perf.data's, made when it is opened:
+ * dp_profile_own_map) every part reads by it; without, the first part
+ * (index 0) walks the whole file and maps it (dp_report_part_map), and the
+ * others are given that map, when there is one, and read only what it
+ * points them to. -1 with err set. */
 int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned index, unsigned nparts,
 			uint64_t tlo, uint64_t thi, const dp_profile_map *map, dp_error *err);
 /* dp_report_part_open in two steps: the profile and the stages, opened;
  * then their side-band pass. Between them, whether the file carries its
- * own index (and its samples): then every part finds its share alone. */
+ * own map (and its samples): then every part finds its share alone. */
 int dp_report_part_begin(dp_report_part *w, const dp_report_opts *o, unsigned index,
 			 unsigned nparts, uint64_t tlo, uint64_t thi, dp_error *err);
 bool dp_report_part_indexed(const dp_report_part *w, uint64_t *samples);

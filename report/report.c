@@ -63,7 +63,7 @@ typedef struct worker {
 	const dp_report_opts *o;
 	unsigned index, nparts;
 	uint64_t tlo, thi;
-	const dp_profile_map *map; /* the first part's; NULL: the file's own index */
+	const dp_profile_map *map; /* the first part's; NULL: the file's own map */
 	dp_report_part *first;	   /* whose heap blocks it shares, once ready */
 	gate *g;		   /* set when started before the first part was ready */
 	atomic_size_t *deal;	   /* the parts' next chunk */
@@ -112,7 +112,7 @@ static void *work(void *arg)
 	return NULL;
 }
 
-/* Starts parts 1 to nparts - 1 (map NULL: each by the file's own index). */
+/* Starts parts 1 to nparts - 1 (map NULL: each by the file's own map). */
 static worker *start_workers(const dp_report_opts *o, dp_report_part *first, unsigned nparts,
 			     uint64_t tlo, uint64_t thi, const dp_profile_map *map, gate *g,
 			     atomic_size_t *deal)
@@ -189,7 +189,7 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 	if (dp_report_part_begin(&first, o, 0, nparts, tlo, thi, err) < 0)
 		return -1;
 	if (nparts > 1 && dp_report_part_indexed(&first, &samples)) {
-		/* the file's own index: the others need nothing of the first
+		/* the file's own map: the others need nothing of the first
 		 * part, and open beside it */
 		nparts = first.nparts = parts_by_samples(o, nparts, samples);
 		early = nparts > 1 ? &g : NULL;

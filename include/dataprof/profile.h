@@ -289,6 +289,11 @@ bool dp_profile_index_get(const dp_profile *p, dp_profile_map *m);
  * false when the file has none, or one that disagrees with it, a series
  * one of whose files has none, or perf.data. Valid until p is closed. */
 bool dp_profile_stored_index(const dp_profile *p, dp_profile_map *m);
+/* The map the file gives without a side-band pass: its stored index, or
+ * for perf.data (and a series of them) the one made by the walk that
+ * opening it takes anyway (m->stored false: nothing to check it against).
+ * false without (a perf.data compressed with -z). */
+bool dp_profile_own_map(const dp_profile *p, dp_profile_map *m);
 /* The position of the next record (of the PACKED record being read, while
  * inside one), and reading from such a position. */
 uint64_t dp_profile_tell(const dp_profile *p);

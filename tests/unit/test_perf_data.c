@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -718,6 +719,83 @@ static void test_every_prefix(void **state)
 	check_prefixes("perfparser-parallel_static_gcc.zstd.data", 97);
 }
 
+static bool same_offsets(const uint64_t *a, const uint64_t *b, size_t n)
+{
+	return !n || !memcmp(a, b, n * sizeof(*a));
+}
+
+/* The map opening a perf.data file makes (dp_profile_own_map) is the one a
+ * side-band pass with dp_profile_index would make; a compressed file has
+ * neither. Returns whether p has one. */
+static bool check_own_map(dp_profile *p, const char *name)
+{
+	dp_profile_map own, walked;
+	dp_record r;
+	bool has = dp_profile_own_map(p, &own);
+
+	assert_false(dp_profile_stored_index(p, &walked)); /* no file's promise */
+	dp_profile_rewind(p);
+	dp_profile_skip_samples(p, true);
+	dp_profile_index(p, DP_INDEX_CHUNK);
+	while (dp_profile_next(p, &r) > 0)
+		;
+	if (!dp_profile_index_get(p, &walked)) {
+		if (has)
+			fail_msg("%s: a map at opening, none from a walk", name);
+	} else if (!has) {
+		fail_msg("%s: no map at opening, one from a walk", name);
+	} else if (own.stored || own.seq || own.nside != walked.nside ||
+		   own.nchunks != walked.nchunks || own.samples != walked.samples ||
+		   !same_offsets(own.side, walked.side, own.nside) ||
+		   !same_offsets(own.chunks, walked.chunks, own.nchunks)) {
+		fail_msg("%s: the map made at opening (%zu side records, %zu chunks, %" PRIu64
+			 " samples) is not the walk's (%zu, %zu, %" PRIu64 ")",
+			 name, own.nside, own.nchunks, own.samples, walked.nside, walked.nchunks,
+			 walked.samples);
+	}
+	dp_profile_skip_samples(p, false);
+	dp_profile_rewind(p);
+	return has;
+}
+
+static void test_own_map(void **state)
+{
+	size_t with = 0;
+	dp_error err;
+
+	(void)state;
+	for (size_t i = 0; i < DP_ARRAY_LEN(files); i++) {
+		char *path = data_path(files[i].file);
+		dp_profile *p = data_open(path);
+
+		with += check_own_map(p, files[i].file);
+		dp_profile_close(p);
+		free(path);
+	}
+	assert_true(with >= DP_ARRAY_LEN(files) / 2);
+
+	/* a malformed side-band record among the samples: a side-band pass
+	 * skips it, so the map must not send a reader there */
+	dp_buf b = {0};
+	uint64_t junk = 0;
+	pipe_start(&b);
+	samples(&b, 2000);
+	add_record(&b, PERF_RECORD_MMAP, &junk, sizeof(junk)); /* no room for its fields */
+	samples(&b, 1500);
+	char *path = write_file("badside.data", b.p, b.len);
+	dp_profile *p = dp_profile_open(path, &err);
+	dp_profile_map m;
+	assert_non_null(p);
+	assert_true(check_own_map(p, "badside.data"));
+	assert_true(dp_profile_own_map(p, &m));
+	assert_int_equal(m.samples, 3500);
+	assert_int_equal(m.nchunks, 4); /* chunks of 1024 */
+	assert_int_equal(m.nside, 1);	/* the HEADER_ATTR, not the MMAP */
+	dp_profile_close(p);
+	dp_buf_free(&b);
+	free(path);
+}
+
 /* Random bytes changed in real files: read to the end without harm. */
 static void test_byte_flips(void **state)
 {
@@ -759,6 +837,7 @@ static void test_byte_flips(void **state)
 			p = dp_profile_open(out, &err);
 			if (!p)
 				continue;
+			check_own_map(p, names[k]);
 			read_all(p, NULL, 0);
 			dp_profile_rewind(p);
 			read_all(p, NULL, 0);
@@ -771,4 +850,4 @@ static void test_byte_flips(void **state)
 
 TU_MAIN(NULL, tu_teardown, test_every_shared_file, test_features, test_weight_struct_samples,
 	test_compressed_straddle, test_zstd_bomb, test_corrupt_compressed, test_refused,
-	test_every_prefix, test_byte_flips)
+	test_every_prefix, test_own_map, test_byte_flips)
