@@ -77,6 +77,20 @@ char *rec_fixture(const char *fixture, const char *args, const char *opts, const
 	return out;
 }
 
+void rec_expect_output(const char *want, const char *fmt, ...)
+{
+	tu_result res;
+	char *args;
+
+	REC_VFORMAT(args, fmt);
+	tu_sh(&res, "'%s' %s", DATAPROF_BIN, args);
+	if (res.status != 0 || !strstr(res.out, want))
+		fail_msg("%s: exit %d (want 0), stdout '%s' (want '%s')", args, res.status, res.out,
+			 want);
+	tu_result_free(&res);
+	free(args);
+}
+
 void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)
 {
 	tu_result res;

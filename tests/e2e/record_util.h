@@ -77,6 +77,11 @@ void rec_pf_check(const char *profile, const char *truth_text, rec_pf_result *ou
 		va_end(ap_);                                                                       \
 	} while (0)
 
+/* Runs dataprof ARGS, ARGS from fmt (a shell word list), and fails the
+ * test, naming ARGS, unless it exits 0 with want in its stdout. */
+void rec_expect_output(const char *want, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* How rec_expect_error judges a refusal; 0: any non-zero exit status, and
  * at most one newline in stderr. */
 enum {

@@ -695,18 +695,12 @@ static void test_bad_input(void **state)
 
 static void test_help_and_version(void **state)
 {
-	tu_result res;
+	const char *cmds[] = {"record", "dump", "list"};
 
 	(void)state;
-	assert_int_equal(tu_sh(&res, "'%s' --version", DATAPROF_BIN), 0);
-	assert_non_null(strstr(res.out, "dataprof "));
-	tu_result_free(&res);
-	const char *cmds[] = {"record", "dump", "list"};
-	for (size_t i = 0; i < 3; i++) {
-		assert_int_equal(tu_sh(&res, "'%s' %s --help", DATAPROF_BIN, cmds[i]), 0);
-		assert_non_null(strstr(res.out, "usage: dataprof"));
-		tu_result_free(&res);
-	}
+	rec_expect_output("dataprof ", "--version");
+	for (size_t i = 0; i < DP_ARRAY_LEN(cmds); i++)
+		rec_expect_output("usage: dataprof", "%s --help", cmds[i]);
 }
 
 static void test_list(void **state)
