@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,21 @@ size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx)
 	size_t n = dp_profile_status(p)->samples;
 	dp_profile_close(p);
 	return n;
+}
+
+pid_t rec_start(char **argv, const char *out)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		if (!freopen(out, "w", stdout)) /* fortify: the result is checked */
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
 }
 
 void rec_fixture_truth(rec_truth_run *r, const char *fixture, const char *args, const char *opts,

@@ -570,16 +570,7 @@ static void test_sigint_stops_target(void **state)
 	pid_t pid;
 
 	(void)state;
-	/* started directly: a shell would start a background job with SIGINT ignored */
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		if (!freopen(out, "w", stdout)) /* fortify: the result is checked */
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
+	pid = rec_start(argv, out);
 	/* the target runs (its pid printed) and has burned 20 ticks (200 ms)
 	 * of CPU time, however loaded the machine */
 	tu_wait_cpu(tu_wait_truth_pid(out), 20);
