@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,21 @@ size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx)
 	return n;
 }
 
+pid_t rec_start(char **argv, const char *out)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		if (!freopen(out, "w", stdout)) /* fortify: the result is checked */
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
 void rec_fixture_truth(rec_truth_run *r, const char *fixture, const char *args, const char *opts,
 		       const char *name)
 {
@@ -75,6 +91,20 @@ char *rec_fixture(const char *fixture, const char *args, const char *opts, const
 	r.profile = NULL;
 	rec_truth_run_free(&r);
 	return out;
+}
+
+void rec_expect_output(const char *want, const char *fmt, ...)
+{
+	tu_result res;
+	char *args;
+
+	REC_VFORMAT(args, fmt);
+	tu_sh(&res, "'%s' %s", DATAPROF_BIN, args);
+	if (res.status != 0 || !strstr(res.out, want))
+		fail_msg("%s: exit %d (want 0), stdout '%s' (want '%s')", args, res.status, res.out,
+			 want);
+	tu_result_free(&res);
+	free(args);
 }
 
 void rec_expect_error(unsigned how, const char *want, const char *fmt, ...)

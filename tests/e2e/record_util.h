@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "dataprof/profile.h"
 #include "profile/writer.h"
@@ -18,6 +19,10 @@ typedef void (*rec_sample_fn)(void *ctx, const dp_profile *p, const dp_record *r
 /* Reads the whole profile, calling fn for each record; asserts it reads
  * cleanly; returns the number of samples. */
 size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx);
+
+/* Starts argv (dataprof record, say) with stdout to out, not through a
+ * shell (a background shell job would ignore SIGINT): its pid. */
+pid_t rec_start(char **argv, const char *out);
 
 /* Records FIXTURE_DIR/fixture with its args (a shell word list, may be
  * empty) and the dataprof options opts into tu_tmpdir()/name: its path
@@ -76,6 +81,11 @@ void rec_pf_check(const char *profile, const char *truth_text, rec_pf_result *ou
 		assert_true(vasprintf(&(out), fmt, ap_) >= 0);                                     \
 		va_end(ap_);                                                                       \
 	} while (0)
+
+/* Runs dataprof ARGS, ARGS from fmt (a shell word list), and fails the
+ * test, naming ARGS, unless it exits 0 with want in its stdout. */
+void rec_expect_output(const char *want, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* How rec_expect_error judges a refusal; 0: any non-zero exit status, and
  * at most one newline in stderr. */

@@ -22,23 +22,6 @@
 #include "tu_group.h"
 #include "util.h"
 
-/* Starts dataprof record (not through a shell: a background shell job
- * would ignore SIGINT) with stdout to out. */
-static pid_t start_record(char **argv, const char *out)
-{
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		if (!freopen(out, "w", stdout))
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	return pid;
-}
-
 /* Until the recorder is up: its profile exists (slow under Valgrind). */
 static void wait_profile(const char *prof)
 {
@@ -65,7 +48,7 @@ static void check_interrupt(int sig)
 	char *argv[] = {DATAPROF_BIN, "record", "-q", "-e", "cpu-clock", "-F", "2000", "-o", prof,
 			"--", fx, "20000", NULL};
 	struct dp_rec_finish f;
-	pid_t pid = start_record(argv, "/dev/null");
+	pid_t pid = rec_start(argv, "/dev/null");
 	size_t n;
 
 	wait_profile(prof);
@@ -108,7 +91,7 @@ static void test_sigkill(void **state)
 			"--", fx, "20000", NULL};
 	struct dp_rec_finish f;
 	tu_result res;
-	pid_t pid = start_record(argv, out);
+	pid_t pid = rec_start(argv, out);
 	tu_truth *t;
 	size_t n;
 
@@ -149,7 +132,7 @@ static void test_ring_overflow(void **state)
 			"-o", prof, "--", fx, "1500", NULL};
 	struct dp_rec_finish f;
 	uint64_t lost = 0;
-	pid_t pid = start_record(argv, "/dev/null");
+	pid_t pid = rec_start(argv, "/dev/null");
 	size_t n;
 
 	(void)state;

@@ -570,16 +570,7 @@ static void test_sigint_stops_target(void **state)
 	pid_t pid;
 
 	(void)state;
-	/* started directly: a shell would start a background job with SIGINT ignored */
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		if (!freopen(out, "w", stdout)) /* fortify: the result is checked */
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
+	pid = rec_start(argv, out);
 	/* the target runs (its pid printed) and has burned 20 ticks (200 ms)
 	 * of CPU time, however loaded the machine */
 	tu_wait_cpu(tu_wait_truth_pid(out), 20);
@@ -695,18 +686,12 @@ static void test_bad_input(void **state)
 
 static void test_help_and_version(void **state)
 {
-	tu_result res;
+	const char *cmds[] = {"record", "dump", "list"};
 
 	(void)state;
-	assert_int_equal(tu_sh(&res, "'%s' --version", DATAPROF_BIN), 0);
-	assert_non_null(strstr(res.out, "dataprof "));
-	tu_result_free(&res);
-	const char *cmds[] = {"record", "dump", "list"};
-	for (size_t i = 0; i < 3; i++) {
-		assert_int_equal(tu_sh(&res, "'%s' %s --help", DATAPROF_BIN, cmds[i]), 0);
-		assert_non_null(strstr(res.out, "usage: dataprof"));
-		tu_result_free(&res);
-	}
+	rec_expect_output("dataprof ", "--version");
+	for (size_t i = 0; i < DP_ARRAY_LEN(cmds); i++)
+		rec_expect_output("usage: dataprof", "%s --help", cmds[i]);
 }
 
 static void test_list(void **state)

@@ -1,7 +1,8 @@
 /* A real report context (profile, decoder, annotator, rows, attributes) over
  * a tiny synthetic profile with two events and no samples, and rows built
  * by hand: the tests of attributes, --where and aggregation need the
- * string table and event names a report has, not the samples. */
+ * string table and event names a report has, not the samples. The context
+ * is a report part, opened as report opens one (report/part.h). */
 #ifndef DP_REPORT_FIXTURE_H
 #define DP_REPORT_FIXTURE_H
 
@@ -12,17 +13,16 @@
 #include "dataprof/profile.h"
 #include "profile/writer.h"
 #include "report/attr.h"
+#include "report/part.h"
 #include "report/row.h"
 #include "synth_records.h"
 #include "tu.h"
 
 typedef struct rfx {
 	char *path;
-	dp_profile *p;
-	dp_decoder *dec;
-	dp_annotator *ann;
-	dp_row_ctx *rows;
-	dp_attr_ctx *attrs;
+	dp_report_opts o; /* the part's: its input alone */
+	dp_report_part part;
+	dp_attr_ctx *attrs; /* the part's, which the tests use */
 } rfx;
 
 static inline void rfx_open(rfx *f, const char *name)
@@ -31,8 +31,6 @@ static inline void rfx_open(rfx *f, const char *name)
 	uint64_t id0 = 501, id1 = 502;
 	dp_writer w;
 	dp_error err = {{0}};
-	dp_decode_opts dopts = {NULL, false};
-	dp_record rec;
 
 	memset(f, 0, sizeof(*f));
 	a = synth_page_fault_attr();
@@ -45,34 +43,15 @@ static inline void rfx_open(rfx *f, const char *name)
 	dp_writer_add_event(&w, 1, "cycles", &a, DP_IP_AFTER, DP_EVC_TIME, &id1, 1);
 	if (dp_writer_close(&w) < 0)
 		fail_msg("writer close");
-	f->p = dp_profile_open(f->path, &err);
-	if (!f->p)
-		fail_msg("open: %s", err.msg);
-	f->dec = dp_decoder_new(f->p, &dopts, &err);
-	if (!f->dec)
-		fail_msg("decoder: %s", err.msg);
-	f->ann = dp_annotator_new(f->dec, f->p, &err);
-	if (!f->ann)
-		fail_msg("annotator: %s", err.msg);
-	f->rows = dp_row_ctx_new(f->p, f->dec, f->ann);
-	while (dp_profile_next(f->p, &rec) > 0) {
-		dp_decoder_observe(f->dec, &rec);
-		dp_annotator_observe(f->ann, &rec);
-		dp_row_ctx_observe(f->rows, &rec);
-	}
-	dp_decoder_ready(f->dec);
-	dp_annotator_ready(f->ann);
-	dp_row_ctx_ready(f->rows);
-	f->attrs = dp_attr_ctx_new(f->rows, f->ann, f->p);
+	f->o.input = f->path;
+	if (dp_report_part_open(&f->part, &f->o, 0, 1, 0, UINT64_MAX, NULL, &err) < 0)
+		fail_msg("report part: %s", err.msg);
+	f->attrs = f->part.attrs;
 }
 
 static inline void rfx_close(rfx *f)
 {
-	dp_attr_ctx_free(f->attrs);
-	dp_row_ctx_free(f->rows);
-	dp_annotator_free(f->ann);
-	dp_decoder_free(f->dec);
-	dp_profile_close(f->p);
+	dp_report_part_free(&f->part);
 	unlink(f->path);
 	free(f->path);
 	memset(f, 0, sizeof(*f));

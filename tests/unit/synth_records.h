@@ -31,8 +31,6 @@ static inline struct perf_event_attr synth_attr(uint32_t type, uint64_t config,
 	return a;
 }
 
-/* A heap tracker's ALLOC record (a malloc of pid and tid 42) with its n
- * frames, at out; returns its size. */
 /* The page-fault event of the synthetic profiles, each sample with its
  * identifier, IP, pid and tid, time, data address, CPU and period. */
 #define SYNTH_PF_SAMPLE_TYPE                                                                       \
@@ -81,6 +79,8 @@ static inline void synth_finish(dp_writer *w, uint64_t samples)
 		(rec).tid = (tid_);                                                                \
 	} while (0)
 
+/* A heap tracker's ALLOC record (a malloc of pid and tid 42) with its n
+ * frames, at out; returns its size. */
 static inline size_t synth_alloc(uint8_t *out, uint64_t time, uint64_t addr, uint64_t size,
 				 const uint64_t *frames, uint32_t n)
 {

@@ -11,6 +11,7 @@
 
 #include "annotate/heap_index.h"
 #include "dataprof/format.h"
+#include "synth_records.h"
 #include "tu_group.h"
 #include "tu_rand.h"
 
@@ -22,12 +23,8 @@ static void observe_alloc_kind(dp_heap_index *h, uint32_t pid, uint32_t tid, uin
 	struct dp_rec_alloc *a = (struct dp_rec_alloc *)buf;
 	dp_record r;
 
-	memset(buf, 0, sizeof(buf));
-	a->h.type = DP_REC_ALLOC;
+	SYNTH_REC_START(*a, DP_REC_ALLOC, t, pid, tid);
 	a->h.size = sizeof(buf);
-	a->time = t;
-	a->pid = pid;
-	a->tid = tid;
 	a->addr = addr;
 	a->size = size;
 	a->kind = kind;
@@ -50,12 +47,7 @@ static void observe_free_kind(dp_heap_index *h, uint32_t pid, uint32_t tid, uint
 	struct dp_rec_free f;
 	dp_record r;
 
-	memset(&f, 0, sizeof(f));
-	f.h.type = DP_REC_FREE;
-	f.h.size = sizeof(f);
-	f.time = t;
-	f.pid = pid;
-	f.tid = tid;
+	SYNTH_REC_START(f, DP_REC_FREE, t, pid, tid);
 	f.addr = addr;
 	f.kind = kind;
 	memset(&r, 0, sizeof(r));
