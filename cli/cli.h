@@ -54,6 +54,7 @@ enum {
 	CLI_O_CONFIDENCE,
 	CLI_O_NOISE,
 	CLI_O_FAIL_IF,
+	CLI_O_EVENT, /* the event diff, history and layout compare */
 };
 /* An entry of a command's option table: shared options by name; the
  * command's own stored straight into its context (the argument, or true) or
@@ -106,6 +107,7 @@ typedef struct cli_common {
 	bool per_interval; /* --per interval (diff's --between) */
 
 	const char *input, *where, *time_range, *symfs;
+	const char *event;   /* --event; NULL: the profile's first */
 	bool input_given;    /* -i given: another -i adds a file */
 	const char *by_text; /* --by as written; NULL: not given */
 	bool have_by, metric_given;
@@ -147,7 +149,8 @@ struct dp_report_opts;
 struct dp_run_opts;
 /* co's input, filters, metric, counts and sizes into a report's options. */
 void cli_common_to_report(const cli_common *co, struct dp_report_opts *o);
-/* co's filters (--where, --time, --verdict, --symfs) into a run's options. */
+/* co's event and filters (--where, --time, --verdict, --symfs) into a run's
+ * options. */
 void cli_common_to_run(const cli_common *co, struct dp_run_opts *o);
 /* Prints a command's help, fmt formatted: a line "@NAME" stands for the
  * shared help line of --NAME, its text from column col. */

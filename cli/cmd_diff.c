@@ -56,7 +56,7 @@ static void usage(FILE *f)
 		  CLI_EXIT_FAIL_IF, CLI_EXIT_FAIL_IF);
 }
 
-enum { O_BASE = 256, O_NEW, O_TOL, O_EVENT, O_BETWEEN, O_FORCE };
+enum { O_BASE = 256, O_NEW, O_TOL, O_BETWEEN, O_FORCE };
 
 /* diff's own options, and the profiles they name */
 typedef struct diff_args {
@@ -85,9 +85,6 @@ static int diff_opt(void *ctx, int c, const char *arg)
 			return 2;
 		}
 		a->o->line_tolerance = (unsigned)v;
-		break;
-	case O_EVENT:
-		a->o->run.event = arg;
 		break;
 	case O_BETWEEN:
 		if (optind >= a->argc || a->args[optind] == a->sep) {
@@ -208,8 +205,7 @@ int cmd_diff(int argc, char **argv)
 	    CLI_SHARED("metric,per,confidence"),
 	    CLI_OWN("line-tolerance", required_argument, O_TOL),
 	    CLI_SHARED("noise,fail-if"),
-	    CLI_OWN("event", required_argument, O_EVENT),
-	    CLI_SHARED("where,time"),
+	    CLI_SHARED("event,where,time"),
 	    CLI_OWN("between", required_argument, O_BETWEEN),
 	    CLI_SHARED("verdict"),
 	    CLI_OWN("force", no_argument, O_FORCE),

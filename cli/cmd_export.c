@@ -123,9 +123,7 @@ int cmd_export(int argc, char **argv)
 		cli_error("export needs --perfetto FILE.json or --pprof FILE.pb.gz (or both)");
 		return 2;
 	}
-	dp_attr_parse("event", &o.levels[0].attrs[0], &err);
-	o.levels[0].nattrs = 1;
-	o.nlevels = 1;
+	dp_report_by_event(&o);
 	o.progress = dp_stderr_is_tty();
 	o.part_new = part_new;
 	o.part_row = part_row;

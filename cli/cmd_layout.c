@@ -33,7 +33,7 @@ static void usage(FILE *f)
 		  "@help\n");
 }
 
-enum { O_DIFF = 256, O_LINE, O_EVENT };
+enum { O_DIFF = 256, O_LINE };
 
 /* layout's own options */
 typedef struct layout_args {
@@ -53,9 +53,6 @@ static int layout_opt(void *ctx, int c, const char *arg)
 			return 2;
 		}
 		a->o->cacheline = (unsigned)v;
-		break;
-	case O_EVENT:
-		a->o->run.event = arg;
 		break;
 	default:
 		return CLI_OPT_SHARED;
@@ -103,9 +100,7 @@ int cmd_layout(int argc, char **argv)
 	static const cli_opt opts[] = {
 	    CLI_SET("diff", O_DIFF, layout_args, diff),
 	    CLI_OWN("cacheline", required_argument, O_LINE),
-	    CLI_SHARED("metric"),
-	    CLI_OWN("event", required_argument, O_EVENT),
-	    CLI_SHARED("where,time,verdict,top,json,symfs,help"),
+	    CLI_SHARED("metric,event,where,time,verdict,top,json,symfs,help"),
 	    CLI_END,
 	};
 	cli_common co;

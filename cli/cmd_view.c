@@ -226,10 +226,7 @@ int cmd_view(int argc, char **argv)
 	if (st != CLI_OPT_TAKEN)
 		return st;
 	cli_common_to_report(&co, &o);
-	/* the report's own tree is not used: one group keeps it small */
-	dp_attr_parse("event", &o.levels[0].attrs[0], &err);
-	o.levels[0].nattrs = 1;
-	o.nlevels = 1;
+	dp_report_by_event(&o);
 	o.progress = dp_stderr_is_tty();
 	vc.m = dp_view_model_new(&a.vo);
 	vc.vo = &a.vo;

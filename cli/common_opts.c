@@ -187,6 +187,9 @@ int cli_common_opt(cli_common *co, int c)
 	case CLI_O_SYMFS:
 		co->symfs = optarg;
 		break;
+	case CLI_O_EVENT:
+		co->event = optarg;
+		break;
 	case CLI_O_CSV: /* the three in cli_format's order */
 	case CLI_O_JSON:
 	case CLI_O_MARKDOWN:
@@ -224,6 +227,7 @@ void cli_common_to_report(const cli_common *co, dp_report_opts *o)
 
 void cli_common_to_run(const cli_common *co, dp_run_opts *o)
 {
+	o->event = co->event;
 	o->where = co->where;
 	o->time_range = co->time_range;
 	o->verdicts = co->verdicts;

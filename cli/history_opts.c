@@ -42,9 +42,6 @@ static int history_opt(void *ctx, int c, const char *arg)
 		d->by = o->add.by[o->nby - 1];
 		o->by_text = arg;
 		break;
-	case O_EVENT:
-		o->add.run.event = o->show.event = o->check.event = arg;
-		break;
 	case O_LAST:
 		if (!dp_parse_u64(arg, &v) || !v) {
 			cli_error("--last '%s': a positive number of commits", arg);
@@ -77,8 +74,7 @@ int cli_history_parse(int argc, char **argv, hopts *o, void (*usage)(FILE *f))
 	    CLI_OWN("branch", required_argument, O_BRANCH),
 	    CLI_STR("label", O_LABEL, hopts, add.label),
 	    CLI_SHARED("by"), /* history's own (add keeps several) */
-	    CLI_OWN("event", required_argument, O_EVENT),
-	    CLI_SHARED("where,jobs"),
+	    CLI_SHARED("event,where,jobs"),
 	    CLI_OWN("last", required_argument, O_LAST),
 	    CLI_SHARED("metric,per,confidence,noise"),
 	    CLI_OWN("program", required_argument, O_PROGRAM),
@@ -102,6 +98,7 @@ int cli_history_parse(int argc, char **argv, hopts *o, void (*usage)(FILE *f))
 	st = cli_parse_options(&co, argc, argv, "b:w:m:n:j:h", opts, history_opt, o);
 	if (st != CLI_OPT_TAKEN)
 		return st ? st : 1;
+	o->add.run.event = o->show.event = o->check.event = co.event;
 	o->add.run.where = co.where;
 	o->add.run.jobs = co.jobs;
 	d->metric = co.metric;

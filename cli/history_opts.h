@@ -12,7 +12,6 @@ enum {
 	O_COMMIT_TIME,
 	O_BRANCH,
 	O_LABEL,
-	O_EVENT,
 	O_LAST,
 	O_PROGRAM,
 	O_CSV,

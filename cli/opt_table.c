@@ -45,6 +45,7 @@ static const struct shared {
     {{"confidence", required_argument, 0, CLI_O_CONFIDENCE}, NULL, NULL},
     {{"noise", required_argument, 0, CLI_O_NOISE}, NULL, NULL},
     {{"fail-if", required_argument, 0, CLI_O_FAIL_IF}, NULL, NULL},
+    {{"event", required_argument, 0, CLI_O_EVENT}, NULL, NULL},
 };
 
 static const struct shared *find_shared(const char *name, size_t len)

@@ -487,10 +487,7 @@ int dp_run_read(const char *path, const dp_run_opts *o, dp_rtable **tables, dp_r
 	ro.between[1] = o->between[1];
 	ro.verdicts = o->verdicts;
 	ro.metric = DP_M_PERIOD;
-	/* the report's own tree is not used: the cheapest one will do */
-	ro.levels[0].attrs[0].id = DP_A_EVENT;
-	ro.levels[0].nattrs = 1;
-	ro.nlevels = 1;
+	dp_report_by_event(&ro);
 	ro.part_new = part_new;
 	ro.part_row = part_row;
 	ro.part_merge = part_merge;

@@ -272,9 +272,7 @@ int dp_layout_build(const dp_layout_opts *o, dp_layout *l, dp_error *err)
 	ro.time_range = o->run.time_range;
 	ro.verdicts = o->run.verdicts;
 	ro.metric = o->metric;
-	ro.levels[0].attrs[0].id = DP_A_EVENT;
-	ro.levels[0].nattrs = 1;
-	ro.nlevels = 1;
+	dp_report_by_event(&ro);
 	ro.on_row = on_row;
 	ro.on_row_ctx = &c;
 	rc = pick_event(o, l, &c.event, err);

@@ -1,4 +1,5 @@
 #include "units.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,14 +41,29 @@ typedef struct {
 	double mult;
 } unit;
 
-#define UNIT_NAMED(units, name) unit_named(units, sizeof(units) / sizeof(units[0]), name)
+/* the units of one quantity, and how its messages name them */
+typedef struct {
+	const unit *u;
+	size_t n;
+	const char *names;  /* "K, M or G": the unit '...' is not <names> */
+	const char *beyond; /* "2^64 bytes": '...' is beyond <beyond> */
+} unit_set;
 
-/* the one of u[0..n) called name; NULL: none is */
-static const unit *unit_named(const unit *u, size_t n, const char *name)
+/* v (read from s) in the unit of us named end, scaled to us's base unit
+ * into *out: that unit, or NULL with the reason in why */
+static const unit *in_unit(const unit_set *us, const char *s, double v, const char *end,
+			   uint64_t *out, char *why, size_t whylen)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(name, u[i].name))
-			return &u[i];
+	for (size_t i = 0; i < us->n; i++) {
+		if (strcmp(end, us->u[i].name))
+			continue;
+		if (!scaled(v, us->u[i].mult, out)) {
+			snprintf(why, whylen, "'%s' is beyond %s", s, us->beyond);
+			return NULL;
+		}
+		return &us->u[i];
+	}
+	snprintf(why, whylen, "'%s': the unit '%s' is not %s", s, end, us->names);
 	return NULL;
 }
 
@@ -55,7 +71,8 @@ bool dp_parse_duration(const char *s, uint64_t *ns, char *why, size_t whylen)
 {
 	static const unit units[] = {{"ns", 1},	 {"us", 1e3},	{"ms", 1e6},
 				     {"s", 1e9}, {"min", 60e9}, {"h", 3600e9}};
-	const unit *u;
+	static const unit_set us = {units, DP_ARRAY_LEN(units), "ns, us, ms, s, min or h",
+				    "any profile (2^64 ns, 585 years)"};
 	const char *end;
 	double v;
 
@@ -71,16 +88,7 @@ bool dp_parse_duration(const char *s, uint64_t *ns, char *why, size_t whylen)
 			 s);
 		return false;
 	}
-	u = UNIT_NAMED(units, end);
-	if (!u) {
-		snprintf(why, whylen, "'%s': the unit '%s' is not ns, us, ms, s, min or h", s, end);
-		return false;
-	}
-	if (!scaled(v, u->mult, ns)) {
-		snprintf(why, whylen, "'%s' is beyond any profile (2^64 ns, 585 years)", s);
-		return false;
-	}
-	return true;
+	return in_unit(&us, s, v, end, ns, why, whylen) != NULL;
 }
 
 bool dp_parse_time_range(const char *s, uint64_t *lo, uint64_t *hi, char *why, size_t whylen)
@@ -124,6 +132,7 @@ bool dp_parse_size(const char *s, uint64_t *bytes, char *why, size_t whylen)
 	static const unit units[] = {
 	    {"", 1},	    {"B", 1},	      {"K", 1024},	   {"KiB", 1024},
 	    {"M", 1048576}, {"MiB", 1048576}, {"G", 1073741824.0}, {"GiB", 1073741824.0}};
+	static const unit_set us = {units, DP_ARRAY_LEN(units), "K, M or G", "2^64 bytes"};
 	const unit *u;
 	const char *end;
 	double v;
@@ -133,15 +142,9 @@ bool dp_parse_size(const char *s, uint64_t *bytes, char *why, size_t whylen)
 			 s ? s : "");
 		return false;
 	}
-	u = UNIT_NAMED(units, end);
-	if (!u) {
-		snprintf(why, whylen, "'%s': the unit '%s' is not K, M or G", s, end);
+	u = in_unit(&us, s, v, end, bytes, why, whylen);
+	if (!u)
 		return false;
-	}
-	if (!scaled(v, u->mult, bytes)) {
-		snprintf(why, whylen, "'%s' is beyond 2^64 bytes", s);
-		return false;
-	}
 	if (u->mult == 1 && strchr(s, '.')) {
 		snprintf(why, whylen, "'%s': a number of bytes has no fraction", s);
 		return false;

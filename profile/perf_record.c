@@ -46,6 +46,10 @@ static inline uint32_t rd32(cur *c)
 	return (uint32_t)rd(c, 4);
 }
 
+/* The bytes of the fields of sample_type st among these, each 8 bytes
+ * (u64, or two u32 such as pid and tid) */
+#define FIELDS_SIZE(st, fields) (8 * (size_t)__builtin_popcountll((st) & (fields)))
+
 static void read_regs(cur *c, uint64_t mask, dp_regs *r)
 {
 	unsigned n = (unsigned)__builtin_popcountll(mask);
@@ -231,24 +235,14 @@ int dp_perf_parse_sample_id(const struct perf_event_attr *attr, const void *rec,
 			    dp_sample_id *sid)
 {
 	uint64_t st = attr->sample_type;
-	size_t n = 0;
+	size_t n;
 	cur c;
 
 	memset(sid, 0, sizeof(*sid));
 	if (!attr->sample_id_all)
 		return 0;
-	if (st & PERF_SAMPLE_TID)
-		n += 8;
-	if (st & PERF_SAMPLE_TIME)
-		n += 8;
-	if (st & PERF_SAMPLE_ID)
-		n += 8;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		n += 8;
-	if (st & PERF_SAMPLE_CPU)
-		n += 8;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		n += 8;
+	n = FIELDS_SIZE(st, PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+				PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
 	if (size < sizeof(struct perf_event_header) + n)
 		return -1;
 	c.p = (const uint8_t *)rec + size - n;
@@ -294,14 +288,8 @@ int dp_perf_record_id(const struct perf_event_attr *attr, const void *rec, size_
 		if (!(st & PERF_SAMPLE_IDENTIFIER)) {
 			if (!(st & PERF_SAMPLE_ID))
 				return -1;
-			if (st & PERF_SAMPLE_IP)
-				off += 8;
-			if (st & PERF_SAMPLE_TID)
-				off += 8;
-			if (st & PERF_SAMPLE_TIME)
-				off += 8;
-			if (st & PERF_SAMPLE_ADDR)
-				off += 8;
+			off += FIELDS_SIZE(st, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						   PERF_SAMPLE_ADDR);
 		}
 		if (size < off + 8)
 			return -1;

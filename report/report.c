@@ -164,6 +164,13 @@ static unsigned parts_by_samples(const dp_report_opts *o, unsigned nparts, uint6
 	return !o->jobs && n < nparts ? (unsigned)n : nparts;
 }
 
+void dp_report_by_event(dp_report_opts *o)
+{
+	o->levels[0].attrs[0] = (dp_attr){DP_A_EVENT, 0};
+	o->levels[0].nattrs = 1;
+	o->nlevels = 1;
+}
+
 int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *err)
 {
 	uint64_t tlo = 0, thi = UINT64_MAX, samples;

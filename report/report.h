@@ -67,6 +67,10 @@ struct dp_report_result {
 	struct dp_row_ctx *rows;
 };
 
+/* o's levels: one, by event. For the outputs that take the samples
+ * themselves (on_row, parts) and leave the report's own tree unused: the
+ * cheapest tree. */
+void dp_report_by_event(dp_report_opts *o);
 /* Streams the profile and aggregates, without printing: for commands that
  * build on report (diff, layout, view). Free with dp_report_result_free. */
 int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *err);

@@ -241,9 +241,7 @@ int dp_srcview_build(const dp_srcview_opts *o, dp_srcview *v, dp_error *err)
 	ro.symfs = o->symfs;
 	ro.time_range = o->time_range;
 	ro.metric = DP_M_PERIOD;
-	ro.levels[0].attrs[0].id = DP_A_EVENT;
-	ro.levels[0].nattrs = 1;
-	ro.nlevels = 1;
+	dp_report_by_event(&ro);
 	ro.jobs = o->jobs;
 	ro.part_new = part_new;
 	ro.part_row = part_row;
