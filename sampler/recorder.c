@@ -1,6 +1,7 @@
 #include "recorder.h"
 #include "procfs.h"
 #include "ring.h"
+#include "live_procs.h"
 #include "synth.h"
 #include "target.h"
 #include "agent_sink.h"
@@ -55,12 +56,12 @@ typedef struct recorder {
 	dp_hashmap id2ev;
 	uint64_t samples, lost, throttles;
 	bool no_build_id, weight_plain;
-	/* --switch-output: the series, the live processes (pid -> 1 while it
-	 * runs) whose mappings each new file needs, and what the file being
-	 * written held when it began */
+	/* --switch-output: the series, the processes whose names and mappings
+	 * each new file needs, and what the file being written held when it
+	 * began */
 	bool switching, switch_now;
 	dp_out_series series;
-	dp_hashmap live;
+	dp_live_procs live;
 	uint64_t t0, t0_real, next_switch;
 	uint64_t bytes_before; /* written to the earlier files of the series */
 	uint64_t file_samples0, file_lost0, file_throttles0;
@@ -324,9 +325,18 @@ static void on_record(void *ctx, const void *rec, size_t size)
 		memcpy(ids, (const uint8_t *)rec + sizeof(*h), sizeof(ids));
 		if (r->switching && ids[0] == ids[2] &&
 		    (h->type == PERF_RECORD_EXIT || ids[0] != ids[1]))
-			dp_hashmap_put(&r->live, ids[0], h->type == PERF_RECORD_FORK);
+			dp_live_procs_set_alive(&r->live, ids[0], h->type == PERF_RECORD_FORK);
 		break;
 	}
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (r->switching)
+			dp_live_procs_add_map(&r->live, rec, size);
+		break;
+	case PERF_RECORD_COMM:
+		if (r->switching && (h->misc & PERF_RECORD_MISC_COMM_EXEC))
+			dp_live_procs_exec(&r->live, rec, size);
+		break;
 	}
 	dp_writer_add(&r->w, rec, size);
 }
@@ -468,16 +478,11 @@ static void finish(recorder *r, bool switched);
  * told of in earlier files: each file of a series is read alone too. */
 static void synth_live(recorder *r)
 {
-	size_t pos = 0;
-	uint64_t pid, alive;
-
 	if (r->o->system_wide || r->o->pid) {
 		synth_processes(r);
 		return;
 	}
-	while (dp_hashmap_next(&r->live, &pos, &pid, &alive))
-		if (alive)
-			dp_synth_process(&r->w, (pid_t)pid, &r->ev[0].attr, r->ev[0].ids.v[0]);
+	dp_live_procs_synth(&r->live, &r->w, &r->ev[0].attr, r->ev[0].ids.v[0]);
 }
 
 /* --switch-output: the file ends complete (heap records, FINISH), the next
@@ -772,13 +777,13 @@ static void synth_processes(recorder *r)
 	dp_int_vec pids = {0};
 
 	if (!r->o->system_wide) {
-		dp_synth_process(&r->w, r->o->pid, &r->ev[0].attr, r->ev[0].ids.v[0]);
+		dp_synth_process(&r->w, r->o->pid, &r->ev[0].attr, r->ev[0].ids.v[0], NULL);
 		return;
 	}
 	dp_all_processes(&pids);
 	for (size_t i = 0; i < pids.n; i++)
 		if (pids.v[i] != getpid())
-			dp_synth_process(&r->w, pids.v[i], &r->ev[0].attr, r->ev[0].ids.v[0]);
+			dp_synth_process(&r->w, pids.v[i], &r->ev[0].attr, r->ev[0].ids.v[0], NULL);
 	dp_vec_free(&pids);
 }
 
@@ -801,7 +806,7 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 	r.nev = o->nevents;
 	r.ev = dp_calloc(r.nev, sizeof(*r.ev));
 	dp_hashmap_init(&r.id2ev, 64);
-	dp_hashmap_init(&r.live, 16);
+	dp_live_procs_init(&r.live);
 	r.switching = o->switch_bytes || o->switch_ns || o->switch_signal;
 	if (r.switching)
 		dp_out_series_init(&r.series, o->output, o->max_files);
@@ -846,7 +851,7 @@ int dp_record_run(const dp_record_opts *o, dp_record_result *res, dp_error *err)
 		launched = true;
 		r.child = r.target.pid;
 		dp_vec_push(&tids, r.target.pid);
-		dp_hashmap_put(&r.live, (uint64_t)r.target.pid, 1);
+		dp_live_procs_set_alive(&r.live, (uint32_t)r.target.pid, true);
 	}
 
 	if (open_counters(&r, &tids, err) < 0)
@@ -966,7 +971,7 @@ out:
 	dp_agent_sink_close(&r.agent);
 	dp_collector_close(&r.coll);
 	dp_hashmap_free(&r.id2ev);
-	dp_hashmap_free(&r.live);
+	dp_live_procs_free(&r.live);
 	if (r.switching)
 		dp_out_series_free(&r.series);
 	return rc;

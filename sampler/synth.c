@@ -31,7 +31,7 @@ void dp_synth_trailer(dp_buf *b, const struct perf_event_attr *attr, uint32_t pi
 /* Finishes a record started in b (header at 0): pads the string part, adds
  * the trailer, sets the size, writes it. */
 static void emit(dp_writer *w, dp_buf *b, const struct perf_event_attr *attr, uint32_t pid,
-		 uint32_t tid, uint64_t id)
+		 uint32_t tid, uint64_t id, dp_buf *copy)
 {
 	static const char zeros[8];
 	struct perf_event_header *h;
@@ -41,6 +41,8 @@ static void emit(dp_writer *w, dp_buf *b, const struct perf_event_attr *attr, ui
 	h = (void *)b->p;
 	h->size = (uint16_t)b->len;
 	dp_writer_add(w, b->p, b->len);
+	if (copy)
+		dp_buf_add(copy, b->p, b->len);
 }
 
 static void synth_comm(dp_writer *w, pid_t pid, int tid, const struct perf_event_attr *attr,
@@ -61,15 +63,17 @@ static void synth_comm(dp_writer *w, pid_t pid, int tid, const struct perf_event
 	dp_buf_add(&b, &h, sizeof(h));
 	dp_buf_add(&b, pt, sizeof(pt));
 	dp_buf_add(&b, comm, strlen(comm) + 1);
-	emit(w, &b, attr, (uint32_t)pid, (uint32_t)tid, id);
+	emit(w, &b, attr, (uint32_t)pid, (uint32_t)tid, id, NULL);
 	dp_buf_free(&b);
 	free(comm);
 }
 
-int dp_synth_process(dp_writer *w, pid_t pid, const struct perf_event_attr *attr, uint64_t id)
+int dp_synth_process(dp_writer *w, pid_t pid, const struct perf_event_attr *attr, uint64_t id,
+		     dp_buf *copy)
 {
 	char path[64], *maps, *line, *save = NULL;
 	dp_int_vec tids = {0};
+	int n = 0;
 
 	if (dp_process_threads(pid, &tids) == 0)
 		for (size_t i = 0; i < tids.n; i++)
@@ -109,9 +113,10 @@ int dp_synth_process(dp_writer *w, pid_t pid, const struct perf_event_attr *attr
 		dp_buf_add(&b, &h, sizeof(h));
 		dp_buf_add(&b, &m, sizeof(m));
 		dp_buf_add(&b, name, strlen(name) + 1);
-		emit(w, &b, attr, (uint32_t)pid, (uint32_t)pid, id);
+		emit(w, &b, attr, (uint32_t)pid, (uint32_t)pid, id, copy);
 		dp_buf_free(&b);
+		n++;
 	}
 	free(maps);
-	return 0;
+	return n;
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <glob.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,7 @@ static size_t series_files(const char *name, glob_t *g)
 }
 
 typedef struct file_facts {
-	uint64_t samples, finish_samples, index;
+	uint64_t samples, finish_samples, index, lost;
 	int finishes;
 	uint32_t finish_flags;
 } file_facts;
@@ -79,12 +80,41 @@ static file_facts read_file(const char *path)
 			f.finish_flags = r.finish->flags;
 		}
 	}
+	f.lost = dp_profile_status(p)->lost + dp_profile_status(p)->lost_samples;
 	ix = dp_profile_meta(p, "series_index");
 	assert_non_null(ix);
 	assert_true(dp_parse_u64(ix, &f.index));
 	assert_null(dp_profile_status(p)->error[0] ? "error" : NULL);
 	dp_profile_close(p);
 	return f;
+}
+
+/* The samples the kernel dropped in the files of a series, or in one file
+ * (a ring full while the recorder waited for a CPU: only under heavy
+ * load, where the tests' counts then fall short by as many). */
+static uint64_t lost_in(const char *name)
+{
+	glob_t g;
+	uint64_t lost = 0;
+	size_t n = series_files(name, &g);
+
+	for (size_t i = 0; i < n; i++)
+		lost += read_file(g.gl_pathv[i]).lost;
+	if (n)
+		globfree(&g);
+	return lost;
+}
+
+/* got of the fixture's want samples: all of them, or what the kernel did
+ * not drop of them (lost counts the other samples' too). */
+static void assert_all_but_lost(unsigned long got, unsigned long want, uint64_t lost,
+				const char *what)
+{
+	if (lost)
+		print_message("%s: %lu of %lu, %" PRIu64 " samples lost\n", what, got, want, lost);
+	if (lost ? got > want || got + lost < want : got != want)
+		fail_msg("%s: %lu of the fixture's %lu samples (%" PRIu64 " lost)", what, got, want,
+			 lost);
 }
 
 /* A series by size is the single run's profile cut in complete files:
@@ -97,7 +127,8 @@ static void test_series_by_size(void **state)
 	char *series = rec_fixture("pagetouch_O2", "20000", "-e page-faults --switch-output 64K",
 				   "series.dprof");
 	char *csv_one = report_lines(one), *csv, *spec;
-	unsigned long alone = 0, total = 0;
+	unsigned long alone = 0, total = 0, together;
+	uint64_t lost = 0, lost_one;
 	glob_t g;
 	size_t n = series_files("series.dprof", &g);
 
@@ -115,23 +146,33 @@ static void test_series_by_size(void **state)
 		assert_int_equal(f.finish_samples, f.samples);
 		assert_int_equal(f.finish_flags, i + 1 < n ? DP_FINISH_SWITCHED : 0);
 		total += f.samples;
+		lost += f.lost;
 		alone += fixture_samples(c);
 		free(c);
 	}
 	/* each file alone knows the fixture's mappings: its samples are
-	 * attributed. A known defect (docs/record.md), not reproduced on
-	 * demand: two suite runs of many under load (the ASan build beside two
-	 * other builds) gave 19,975 and 19,823, samples of a file read alone
-	 * not on the fixture's lines; read together, the series gives every one
-	 * (below, exactly). 2% covers what was seen; more is a regression */
+	 * attributed as in the series, those of a file begun while the fixture
+	 * was exiting too (under load, 1 run in 4 before sampler/live_procs.c
+	 * kept its mappings) */
 	print_message("each file alone: %lu of %d on the fixture's lines\n", alone, PAGES);
-	assert_true(alone >= PAGES - PAGES / 50 && alone <= PAGES);
-	assert_int_equal(fixture_samples(csv_one), PAGES);
-
 	spec = dp_asprintf("-i '%s/series.dprof.*'", tu_tmpdir());
 	csv = report_lines(spec);
-	assert_int_equal(fixture_samples(csv), PAGES);
-	assert_int_equal(rec_csv_samples(csv, "pagetouch.c:24"), PAGES / 2);
+	together = fixture_samples(csv);
+	assert_int_equal(alone, together);
+	assert_all_but_lost(together, PAGES, lost, "the series");
+	if (!lost)
+		assert_int_equal(rec_csv_samples(csv, "pagetouch.c:24"), PAGES / 2);
+	{
+		dp_error err = {{0}};
+		dp_profile *p = dp_profile_open(one, &err);
+
+		assert_non_null(p);
+		while (dp_profile_next(p, &(dp_record){0}) > 0)
+			;
+		lost_one = dp_profile_status(p)->lost + dp_profile_status(p)->lost_samples;
+		dp_profile_close(p);
+		assert_all_but_lost(fixture_samples(csv_one), PAGES, lost_one, "one file");
+	}
 	{
 		/* workers in parallel seek through the series as through a file */
 		tu_result r1, r4;
@@ -143,7 +184,7 @@ static void test_series_by_size(void **state)
 		tu_result_free(&r4);
 	}
 	/* the loader's own faults vary by a few between runs, not more */
-	assert_true(labs((long)total - (long)PAGES) < 200);
+	assert_true(labs((long)(total + lost) - (long)PAGES) < 200);
 	free(csv);
 	free(spec);
 
@@ -231,7 +272,7 @@ static void test_max_files(void **state)
  * number of files of the series, and the fixture's samples of all of them
  * read as one. */
 static size_t record_script(const char *name, const char *opts, const char *script,
-			    unsigned long *samples)
+			    unsigned long *samples, uint64_t *lost)
 {
 	char *prof = tu_path(name), *fx = tu_fixture("pagetouch_O2"), *spec;
 	char *cmd = dp_asprintf("env F='%s' sh -c '%s'", fx, script), *csv;
@@ -244,6 +285,7 @@ static size_t record_script(const char *name, const char *opts, const char *scri
 	n = series_files(name, &g);
 	if (n)
 		globfree(&g);
+	*lost = lost_in(name);
 	spec = dp_asprintf("-i '%s.*'", prof);
 	csv = report_lines(spec);
 	*samples = fixture_samples(csv);
@@ -260,14 +302,16 @@ static size_t record_script(const char *name, const char *opts, const char *scri
 static void test_series_by_time(void **state)
 {
 	unsigned long samples;
+	uint64_t lost;
 	size_t n;
 
 	(void)state;
 	n = record_script("timed.dprof", "-e page-faults --switch-output 1s",
-			  "\"$F\" 4000 >/dev/null; sleep 2.2; \"$F\" 4000 >/dev/null", &samples);
+			  "\"$F\" 4000 >/dev/null; sleep 2.2; \"$F\" 4000 >/dev/null", &samples,
+			  &lost);
 	print_message("%zu files in 2.2 s and more\n", n);
-	assert_true(n >= 2);		     /* 3 unless the recorder waited 200 ms for a CPU */
-	assert_int_equal(samples, 2 * 4000); /* both runs, every page */
+	assert_true(n >= 2); /* 3 unless the recorder waited 200 ms for a CPU */
+	assert_all_but_lost(samples, 2 * 4000, lost, "both runs, every page");
 }
 
 /* By signal: SIGUSR2 to the recorder (the command's parent) starts the next
@@ -275,18 +319,19 @@ static void test_series_by_time(void **state)
 static void test_series_by_signal(void **state)
 {
 	unsigned long samples;
+	uint64_t lost;
 
 	(void)state;
 	assert_int_equal(record_script("signalled.dprof", "-e page-faults --switch-output signal",
 				       "\"$F\" 2000 >/dev/null; kill -USR2 $PPID; sleep 0.5; "
 				       "\"$F\" 2000 >/dev/null",
-				       &samples),
+				       &samples, &lost),
 			 2);
-	assert_int_equal(samples, 2 * 2000);
+	assert_all_but_lost(samples, 2 * 2000, lost, "both runs");
 }
 
 /* A file of the series cut short: the others are read whole, the cut one
- * up to its last complete record. */
+ * up to its last complete record, as it is read alone. */
 static void test_truncated_file(void **state)
 {
 	char *prof =
@@ -295,19 +340,34 @@ static void test_truncated_file(void **state)
 	glob_t g;
 	size_t n = series_files("cut.dprof", &g);
 	struct stat sb;
-	unsigned long left;
-	file_facts third;
+	unsigned long before, left, whole, kept;
+	const char *mid;
 
 	(void)state;
 	assert_true(n >= 5);
-	third = read_file(g.gl_pathv[2]);
-	assert_int_equal(stat(g.gl_pathv[2], &sb), 0);
-	assert_int_equal(truncate(g.gl_pathv[2], sb.st_size / 2), 0);
+	csv = report_lines(spec);
+	before = fixture_samples(csv); /* PAGES, less what the kernel dropped */
+	free(csv);
+	/* a file from the middle of the run: the fixture's samples only (the
+	 * first ones also hold the loader's), in both its halves */
+	mid = g.gl_pathv[n / 2];
+	csv = report_lines(mid);
+	whole = fixture_samples(csv);
+	free(csv);
+	assert_int_equal(stat(mid, &sb), 0);
+	assert_int_equal(truncate(mid, sb.st_size / 2), 0);
+	csv = report_lines(mid);
+	kept = fixture_samples(csv);
+	free(csv);
+	print_message("file %zu of %zu cut: %lu of its %lu samples kept\n", n / 2 + 1, n, kept,
+		      whole);
+	assert_true(kept > 0 && kept < whole);
+	/* the series: the others' samples all, the cut one's up to the cut */
 	csv = report_lines(spec);
 	left = fixture_samples(csv);
-	/* some of the third file's samples, none of the others' */
-	assert_true(left < PAGES);
-	assert_true(left > PAGES - third.samples);
+	if (left != before - whole + kept)
+		fail_msg("%lu samples left of %lu: the cut file lost %lu", left, before,
+			 whole - kept);
 	free(csv);
 	globfree(&g);
 	free(spec);

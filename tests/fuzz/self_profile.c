@@ -84,7 +84,7 @@ int self_profile_write(const char *path, const self_sample *s, size_t n, uint64_
 	dp_writer_add_meta(&w, "command", "fuzz");
 	dp_writer_add_event(&w, 0, "page-faults", &a, DP_IP_EXACT, DP_EVC_MEMORY, &id, 1);
 	dp_writer_add_sensor(&w, 0, DP_SENSOR_COUNTER, "events", "proc/vmstat/pgfault");
-	dp_synth_process(&w, getpid(), &a, id);
+	dp_synth_process(&w, getpid(), &a, id, NULL);
 	memset(&al, 0, sizeof(al));
 	al.h.type = DP_REC_ALLOC;
 	al.h.size = sizeof(rec);
