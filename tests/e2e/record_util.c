@@ -1,4 +1,5 @@
 #include "record_util.h"
+#include "../unit/synth_records.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -161,33 +162,15 @@ size_t rec_fixture_list(const char *fixture, tu_truth **t)
 void rec_write_exec_mmap(dp_writer *w, uint32_t pid, uint64_t start, uint64_t len, const char *path,
 			 uint64_t id)
 {
-	/* the record up to its file name; its size once the rest is known */
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, tid;
-		uint64_t start, len, pgoff;
-		uint32_t maj, min;
-		uint64_t ino, ino_gen;
-		uint32_t prot, flags;
-	} m = {.h = {PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 0},
-	       .pid = pid,
-	       .tid = pid,
-	       .start = start,
-	       .len = len,
-	       .prot = 5,   /* PROT_READ|PROT_EXEC */
-	       .flags = 2}; /* MAP_PRIVATE */
 	struct {
 		uint32_t pid, tid;
 		uint64_t time;
 		uint32_t cpu, res;
 		uint64_t id;
 	} trailer = {pid, pid, 100, 0, 0, id};
-	static const char zeros[8];
 	dp_buf b = {0};
 
-	dp_buf_add(&b, &m, sizeof(m));
-	dp_buf_add(&b, path, strlen(path) + 1);
-	dp_buf_add(&b, zeros, DP_ALIGN(b.len, 8) - b.len);
+	synth_exec_mmap2(&b, pid, start, len, path);
 	dp_buf_add(&b, &trailer, sizeof(trailer));
 	((struct perf_event_header *)b.p)->size = (uint16_t)b.len;
 	dp_writer_add(w, b.p, b.len);

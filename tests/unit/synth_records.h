@@ -81,6 +81,33 @@ static inline void synth_finish(dp_writer *w, uint64_t samples)
 
 /* A heap tracker's ALLOC record (a malloc of pid and tid 42) with its n
  * frames, at out; returns its size. */
+/* An MMAP2 record of an executable mapping of pid, [start, start + len)
+ * of path, up to its sample_id trailer (which the caller adds, then sets
+ * h.size to b's length). */
+static inline void synth_exec_mmap2(dp_buf *b, uint32_t pid, uint64_t start, uint64_t len,
+				    const char *path)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_gen;
+		uint32_t prot, flags;
+	} m = {.h = {PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 0},
+	       .pid = pid,
+	       .tid = pid,
+	       .start = start,
+	       .len = len,
+	       .prot = 5,   /* PROT_READ|PROT_EXEC */
+	       .flags = 2}; /* MAP_PRIVATE */
+	static const char zeros[8];
+
+	dp_buf_add(b, &m, sizeof(m));
+	dp_buf_add(b, path, strlen(path) + 1);
+	dp_buf_add(b, zeros, DP_ALIGN(b->len, 8) - b->len);
+}
+
 static inline size_t synth_alloc(uint8_t *out, uint64_t time, uint64_t addr, uint64_t size,
 				 const uint64_t *frames, uint32_t n)
 {

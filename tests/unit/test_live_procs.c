@@ -102,21 +102,9 @@ static void read_back(const char *path, pid_t pid, seen *by_mark, size_t nmarks)
 static void kernel_mmap(dp_live_procs *lp, pid_t pid, uint64_t start, const char *name)
 {
 	struct perf_event_attr a = synth_minimal_attr();
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, tid;
-		uint64_t start, len, pgoff;
-		uint32_t maj, min;
-		uint64_t ino, ino_gen;
-		uint32_t prot, flags;
-	} m = {.h = {PERF_RECORD_MMAP2, 0, 0}, .start = start, .len = 4096, .prot = 5, .flags = 2};
 	dp_buf b = {0};
-	static const char zeros[8];
 
-	m.pid = m.tid = (uint32_t)pid;
-	dp_buf_add(&b, &m, sizeof(m));
-	dp_buf_add(&b, name, strlen(name) + 1);
-	dp_buf_add(&b, zeros, DP_ALIGN(b.len, 8) - b.len);
+	synth_exec_mmap2(&b, (uint32_t)pid, start, 4096, name);
 	dp_synth_trailer(&b, &a, (uint32_t)pid, (uint32_t)pid, 1000, ID);
 	((struct perf_event_header *)b.p)->size = (uint16_t)b.len;
 	dp_live_procs_add_map(lp, b.p, b.len);
