@@ -109,7 +109,7 @@ void dp_sim_geometry_host(dp_sim_geometry *g, const char *dir)
 {
 	*g = defaults;
 	for (int i = 0; i < 8; i++) {
-		char idx[16], type[32] = "", path[512];
+		char idx[24], type[32] = "", path[512];
 		uint64_t level, size, ways, line;
 		FILE *f;
 

@@ -69,7 +69,7 @@ static void fill(void)
 	}
 	for (int c = 1; c <= COMMITS; c++)
 		for (int k = 0; k < 2; k++) {
-			char name[32], tag[16];
+			char name[32], tag[32];
 
 			snprintf(name, sizeof(name), "c%02d-%d.dprof", c, k);
 			snprintf(tag, sizeof(tag), "c%02d/%d", c, k);

@@ -59,7 +59,7 @@ static void profiles(void)
 	}
 	for (int w = 0; w < WRITERS; w++)
 		for (int j = 0; j < PER; j++) {
-			char name[32], tag[16];
+			char name[32], tag[32];
 
 			snprintf(name, sizeof(name), "w%d-%02d.dprof", w, j);
 			snprintf(tag, sizeof(tag), "%d/%d", w, j);

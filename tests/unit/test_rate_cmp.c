@@ -143,7 +143,7 @@ static int simulate(const double *mean, const double *factor, int nkeys, double 
 		    bool *flags)
 {
 	dp_rate_obs b[64], n[64];
-	double minp[64], z;
+	double minp[64] = {0}, z; /* (gcc -O1 cannot tell nkeys <= 64) */
 	size_t m;
 	int flagged = 0;
 
