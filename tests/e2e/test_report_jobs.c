@@ -254,16 +254,20 @@ static char *copy_head(const char *path, uint64_t len, const char *name)
  * same report (but for the path in its first line). */
 static void test_index_or_walk_same(void **state)
 {
+	/* four views, text and JSON: the reading does not depend on what is
+	 * aggregated */
+	static const size_t some[] = {0, 1, 3, 7};
 	uint64_t at;
 	char *bare = copy_head(profile(), index_of(profile(), 0, &at), "mixed_unindexed.dprof");
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
-		char *a = run_jobs(views[i], 4, profile()), *b = run_jobs(views[i], 4, bare);
+	for (size_t k = 0; k < DP_ARRAY_LEN(some); k++) {
+		const char *view = views[some[k]];
+		char *a = run_jobs(view, 4, profile()), *b = run_jobs(view, 4, bare);
 		const char *la = strchr(a, '\n'), *lb = strchr(b, '\n');
 
-		if (!strstr(views[i], "--json") && la && lb)
-			assert_same(la, lb, views[i]);
+		if (!strstr(view, "--json") && la && lb)
+			assert_same(la, lb, view);
 		else
 			assert_int_equal(strlen(a) - strlen(profile()), strlen(b) - strlen(bare));
 		free(a);
