@@ -250,7 +250,19 @@ bool dp_type_pointee(Dwarf_Die *type, Dwarf_Die *pointee)
 	if (dwarf_tag(&t) != DW_TAG_pointer_type && dwarf_tag(&t) != DW_TAG_reference_type &&
 	    dwarf_tag(&t) != DW_TAG_rvalue_reference_type)
 		return false;
-	return dp_die_type(&t, pointee);
+	if (!dp_die_type(&t, pointee))
+		return false; /* void * */
+	/* const void *: no more a type than void * */
+	dp_type_peel(pointee, &t);
+	switch (dwarf_tag(&t)) {
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type:
+		return false;
+	default:
+		return true;
+	}
 }
 
 static const char *short_base_name(const char *n)
@@ -343,6 +355,12 @@ static void name_rec(Dwarf_Die *type, dp_buf *out, int depth)
 	}
 	case DW_TAG_subroutine_type:
 		dp_buf_puts(out, "function");
+		return;
+	case DW_TAG_const_type: /* of nothing: const void */
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type:
+		dp_buf_puts(out, "void");
 		return;
 	default:
 		dp_buf_puts(out, n ? n : "?");

@@ -49,7 +49,8 @@ void dp_type_peel(Dwarf_Die *type, Dwarf_Die *out);
 void dp_type_name(Dwarf_Die *type, dp_buf *out);
 /* Byte size, 0 if unknown. */
 uint64_t dp_type_size(Dwarf_Die *type);
-/* If type is a pointer (through typedefs), its pointee. */
+/* If type is a pointer (through typedefs) to a type, its pointee; not to
+ * void, however qualified (const void *). */
 bool dp_type_pointee(Dwarf_Die *type, Dwarf_Die *pointee);
 
 typedef enum dp_path_result {

@@ -73,6 +73,8 @@ struct outer outer_one;
 double samples[16];
 char *name_ptr;
 node_cp cnode;
+void *opaque;
+const volatile void *copaque;
 int matrix[3][5];
 volatile long counter;
 struct chunk1 chunk1_one;
@@ -177,6 +179,8 @@ int main(void)
 	nodes[0].next = &nodes[1];
 	name_ptr = "x";
 	cnode = &nodes[2];
+	opaque = &nodes[3];
+	copaque = &nodes[4];
 	outer_one.pin = &outer_one.in;
 	counter = get_next_v(&nodes[0]) + (long)grid_cell(&the_grid, 1, 2) + sum_keys(&nodes[0]) +
 		  tagged_one.u.i + pts[1].y + (long)samples[3] + matrix[1][2] +

@@ -182,6 +182,13 @@ static void test_names_sizes(void **state)
 		assert_string_equal(type_name(&p), "char");
 		t = var_type(b, "counter");
 		assert_false(dp_type_pointee(&t, &p));
+		/* void, however qualified, is no pointee: a variable of such a
+		 * type gives way to another one in the same register */
+		t = var_type(b, "opaque");
+		assert_false(dp_type_pointee(&t, &p));
+		t = var_type(b, "copaque");
+		assert_string_equal(type_name(&t), "void *");
+		assert_false(dp_type_pointee(&t, &p));
 		t = named(b, DW_TAG_typedef, "point");
 		dp_type_peel(&t, &u);
 		assert_int_equal(dwarf_tag(&u), DW_TAG_typedef);
