@@ -55,6 +55,7 @@ struct dp_annotator {
 	dp_profile *p;
 	dp_strtab strs;
 	dp_heap_index heap;
+	unsigned threads; /* for the heap history's matching (0: one) */
 	dp_hashmap sites; /* (pid, call chain) hash -> site record index */
 	dp_alloc_fns alloc_fns;
 	dp_hashmap wrappers; /* image id << 48 | return vaddr -> 1 wrapper, 2 not */
@@ -144,9 +145,14 @@ void dp_annotator_observe(dp_annotator *a, const dp_record *r)
 		dp_heap_observe(&a->heap, r);
 }
 
+void dp_annotator_set_threads(dp_annotator *a, unsigned threads)
+{
+	a->threads = threads;
+}
+
 void dp_annotator_ready(dp_annotator *a)
 {
-	dp_heap_finish(&a->heap);
+	dp_heap_finish_threads(&a->heap, a->threads ? a->threads : 1);
 }
 
 void dp_annotator_share_heap(dp_annotator *a, dp_annotator *from)

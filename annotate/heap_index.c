@@ -1,6 +1,8 @@
 #include "heap_index.h"
 #include "merge_sort.h"
 
+#include <pthread.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,48 +197,112 @@ static void sort_events(dp_heap_history *h)
 	free(tmp);
 }
 
-/* Each free to the block it ends, in time order, as a replay would: every
- * block's t_free is known before any lookup, and a reader's replay is
- * only the blocks entering and leaving its cells. */
-static void match_frees(dp_heap_history *h)
+/* One share of the matching: the events whose (pid, address) hashes to
+ * part of nparts, in time order. */
+struct match_part {
+	dp_heap_history *h;
+	uint32_t *out; /* per event: its block (a free's with HEAP_FREED), NIL: dropped */
+	unsigned part, nparts;
+	uint64_t unmatched;
+};
+
+static bool in_part(const struct match_part *m, uint64_t key)
 {
+	return m->nparts == 1 || (unsigned)((dp_hash64(key) >> 32) * m->nparts >> 32) == m->part;
+}
+
+/* Each free of the share to the block it ends, as a replay would: every
+ * block's t_free is known before any lookup, and a reader's replay is
+ * only the blocks entering and leaving its cells. A key's events all go
+ * to one share, in time order, so the result is the same for any number
+ * of shares; a realloc's origin is looked up by the share of the address
+ * it moved from. */
+static void *match_part_run(void *arg)
+{
+	struct match_part *m = arg;
+	dp_heap_history *h = m->h;
 	/* (pid, addr) -> the block allocated there last, with HEAP_FREED once
 	 * freed */
 	dp_hashmap live;
-	size_t n = 0;
 	uint64_t v, from;
 
 	dp_hashmap_init(&live, 1024);
 	for (size_t i = 0; i < h->nev; i++) {
-		struct heap_event e = h->ev[i];
-		uint64_t k = key_of(e.pid, e.addr);
+		const struct heap_event *e = &h->ev[i];
+		uint64_t k = key_of(e->pid, e->addr);
 
-		if (e.block != NIL) {
-			/* a realloc's new block: the one its old address held */
-			if (h->realloc_from.n && dp_hashmap_get(&h->realloc_from, e.block, &from) &&
-			    dp_hashmap_get(&live, key_of(e.pid, from), &v))
-				h->blocks.v[e.block].origin = (uint32_t)v & ~HEAP_FREED;
-			dp_hashmap_put(&live, k, e.block);
+		if (e->block != NIL) {
+			/* a realloc's new block: the one its old address held
+			 * (looked up before the new block enters: in place) */
+			if (h->realloc_from.n &&
+			    dp_hashmap_get(&h->realloc_from, e->block, &from) &&
+			    in_part(m, key_of(e->pid, from)) &&
+			    dp_hashmap_get(&live, key_of(e->pid, from), &v))
+				h->blocks.v[e->block].origin = (uint32_t)v & ~HEAP_FREED;
+			if (in_part(m, k)) {
+				dp_hashmap_put(&live, k, e->block);
+				m->out[i] = e->block;
+			}
+		} else if (!in_part(m, k)) {
+			continue;
 		} else if (dp_hashmap_get(&live, k, &v) && !(v & HEAP_FREED)) {
-			h->blocks.v[v].t_free = e.time;
-			e.block = (uint32_t)v | HEAP_FREED;
+			h->blocks.v[v].t_free = e->time;
+			m->out[i] = (uint32_t)v | HEAP_FREED;
 			dp_hashmap_put(&live, k, v | HEAP_FREED);
 		} else {
-			h->unmatched_frees++;
-			continue;
+			m->out[i] = NIL;
+			m->unmatched++;
 		}
-		h->ev[n++] = e;
 	}
-	h->nev = n;
 	dp_hashmap_free(&live);
+	return NULL;
+}
+
+/* The frees matched in nparts shares, in threads (a report's other parts
+ * wait for the history meanwhile); the unmatched ones dropped. */
+static void match_frees(dp_heap_history *h, unsigned nparts)
+{
+	struct match_part m[DP_HEAP_MAX_THREADS];
+	pthread_t th[DP_HEAP_MAX_THREADS];
+	bool started[DP_HEAP_MAX_THREADS] = {false};
+	uint32_t *out = dp_malloc(DP_MAX(h->nev, 1) * sizeof(*out));
+	size_t n = 0;
+
+	nparts = nparts < 1 ? 1 : nparts > DP_HEAP_MAX_THREADS ? DP_HEAP_MAX_THREADS : nparts;
+	for (unsigned k = 0; k < nparts; k++) {
+		m[k] = (struct match_part){h, out, k, nparts, 0};
+		if (k)
+			started[k] = pthread_create(&th[k], NULL, match_part_run, &m[k]) == 0;
+	}
+	match_part_run(&m[0]);
+	for (unsigned k = 1; k < nparts; k++) {
+		if (started[k])
+			pthread_join(th[k], NULL);
+		else
+			match_part_run(&m[k]); /* no thread to be had: here */
+		h->unmatched_frees += m[k].unmatched;
+	}
+	h->unmatched_frees += m[0].unmatched;
+	for (size_t i = 0; i < h->nev; i++)
+		if (out[i] != NIL) {
+			h->ev[n] = h->ev[i];
+			h->ev[n++].block = out[i];
+		}
+	h->nev = n;
+	free(out);
 }
 
 void dp_heap_finish(dp_heap_index *x)
 {
+	dp_heap_finish_threads(x, 1);
+}
+
+void dp_heap_finish_threads(dp_heap_index *x, unsigned threads)
+{
 	dp_heap_history *h = x->hist;
 
 	sort_events(h);
-	match_frees(h);
+	match_frees(h, threads);
 	dp_hashmap_free(&h->realloc_from);
 	dp_hashmap_init(&h->realloc_from, 1);
 }

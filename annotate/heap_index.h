@@ -99,6 +99,10 @@ void dp_heap_free(dp_heap_index *h);
 void dp_heap_observe(dp_heap_index *h, const dp_record *r);
 /* After pass 1: the history is read only from here on. */
 void dp_heap_finish(dp_heap_index *h);
+/* The same, matching frees to blocks in up to threads threads (the result
+ * is the same for any number). */
+#define DP_HEAP_MAX_THREADS 64
+void dp_heap_finish_threads(dp_heap_index *h, unsigned threads);
 /* h reads the history of from (finished) instead of its own, which must be
  * empty: readers of one profile in threads, each its own replay. from must
  * outlive h's lookups; the history is freed with its last reader. */

@@ -318,5 +318,84 @@ static void test_realloc_origin(void **state)
 	dp_heap_free(&h);
 }
 
+/* One random history of three processes, two threads each: blocks at
+ * reused addresses, frees of blocks never seen, reallocs moved and in
+ * place in both orders; finished with `threads` threads. */
+static void random_history(dp_heap_index *h, unsigned threads)
+{
+	uint64_t s = 0x2545f4914f6cdd1dull, t = 1;
+	uint64_t live[3][64] = {{0}}; /* per process, slot -> address (0: none) */
+
+	dp_heap_init(h);
+	for (int i = 0; i < 20000; i++) {
+		uint32_t p = (uint32_t)(rnd(&s) % 3), pid = 300 + p, tid = pid + 1000 * (i & 1);
+		unsigned slot = (unsigned)(rnd(&s) % 64);
+		uint64_t addr = 0x10000 + (uint64_t)slot * 4096 + p, r = rnd(&s) % 8;
+
+		t += rnd(&s) % 3; /* ties too */
+		if (r == 0) {
+			observe_free(h, pid, 0x900000 + rnd(&s) % 4096, t); /* never seen */
+		} else if (live[p][slot] && r < 4) {
+			observe_free(h, pid, live[p][slot], t);
+			live[p][slot] = 0;
+		} else if (live[p][slot] && r < 6) {
+			/* realloc: moved to the next slot if free, else in place */
+			unsigned to = (slot + 1) % 64;
+			bool in_place = live[p][to] != 0;
+			uint64_t dst = in_place ? live[p][slot] : 0x10000 + (uint64_t)to * 4096 + p;
+
+			if (r == 4) {
+				observe_free_kind(h, pid, tid, live[p][slot], t, DP_ALLOC_REALLOC);
+				observe_alloc_kind(h, pid, tid, dst, 64, t, DP_ALLOC_REALLOC);
+			} else { /* the sim tool's order */
+				observe_alloc_kind(h, pid, tid, dst, 64, t, DP_ALLOC_REALLOC);
+				observe_free_kind(h, pid, tid, live[p][slot], t, DP_ALLOC_REALLOC);
+			}
+			live[p][slot] = 0;
+			live[p][in_place ? slot : to] = dst;
+		} else if (!live[p][slot]) {
+			observe_alloc(h, pid, addr, 16 + rnd(&s) % 512, t);
+			live[p][slot] = addr;
+		}
+	}
+	dp_heap_finish_threads(h, threads);
+}
+
+/* The frees matched in shares, in threads: the same blocks, lives, origins
+ * and events for any number of threads. */
+static void test_threads_same(void **state)
+{
+	static const unsigned threads[] = {2, 3, 8, 100};
+	dp_heap_index one, many;
+	size_t origins = 0, freed = 0;
+
+	(void)state;
+	random_history(&one, 1);
+	for (size_t b = 0; b < one.hist->blocks.n; b++) {
+		origins += one.hist->blocks.v[b].origin != UINT32_MAX;
+		freed += one.hist->blocks.v[b].t_free != UINT64_MAX;
+	}
+	/* the history has all it should */
+	assert_true(origins > 100);
+	assert_true(freed > 1000);
+	assert_true(one.hist->unmatched_frees > 100);
+	for (size_t k = 0; k < DP_ARRAY_LEN(threads); k++) {
+		random_history(&many, threads[k]);
+		assert_int_equal(many.hist->blocks.n, one.hist->blocks.n);
+		for (size_t b = 0; b < one.hist->blocks.n; b++) {
+			assert_int_equal(many.hist->blocks.v[b].t_free,
+					 one.hist->blocks.v[b].t_free);
+			assert_int_equal(many.hist->blocks.v[b].origin,
+					 one.hist->blocks.v[b].origin);
+		}
+		assert_int_equal(many.hist->nev, one.hist->nev);
+		assert_memory_equal(many.hist->ev, one.hist->ev,
+				    one.hist->nev * sizeof(*one.hist->ev));
+		assert_int_equal(many.hist->unmatched_frees, one.hist->unmatched_frees);
+		dp_heap_free(&many);
+	}
+	dp_heap_free(&one);
+}
+
 TU_MAIN(NULL, NULL, test_random_against_brute_force, test_missed_free_newest_wins,
-	test_shared_history, test_realloc_origin)
+	test_shared_history, test_realloc_origin, test_threads_same)
