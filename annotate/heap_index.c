@@ -2,7 +2,6 @@
 #include "merge_sort.h"
 
 #include <pthread.h>
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +10,10 @@
 #define MAX_SPAN   16	/* cells a block may cover at its level */
 #define HUGE	   (DP_HEAP_LEVELS - 1)
 #define HEAP_FREED (1u << 31) /* an event's block: the free of it */
+/* millions of blocks and events are written into fresh memory: their pages
+ * faulted in this many at a time (a fault each: a sixth of a report's
+ * time before the samples, in a VM) */
+#define PREFAULT 32768
 
 /* The grids' cell sizes: a block goes to the first where it covers at
  * most MAX_SPAN cells (16 KiB, 16 MiB, 4 GiB), larger ones to one cell. */
@@ -82,7 +85,13 @@ void dp_heap_share(dp_heap_index *h, dp_heap_index *from)
 
 static void push_event(dp_heap_history *h, uint64_t t, uint32_t block, uint32_t pid, uint64_t addr)
 {
-	if (h->nev == h->evcap) {
+	if (h->nev && !(h->nev % PREFAULT)) {
+		if (h->nev + PREFAULT > h->evcap) {
+			h->evcap = DP_MAX(h->evcap * 2, h->nev + PREFAULT);
+			h->ev = dp_realloc(h->ev, h->evcap * sizeof(*h->ev));
+		}
+		dp_prefault(h->ev + h->nev, PREFAULT * sizeof(*h->ev));
+	} else if (h->nev == h->evcap) {
 		h->evcap = h->evcap ? h->evcap * 2 : 1024;
 		h->ev = dp_realloc(h->ev, h->evcap * sizeof(*h->ev));
 	}
@@ -159,6 +168,7 @@ void dp_heap_observe(dp_heap_index *x, const dp_record *r)
 		b.kind = a->kind;
 		b.nframes = DP_MIN(a->nframes, (uint32_t)DP_HEAP_FRAMES);
 		b.frames = intern_chain(h, a->frames, b.nframes);
+		dp_vec_prefault(&h->blocks, PREFAULT);
 		dp_vec_push(&h->blocks, b);
 		push_event(h, a->time, (uint32_t)(h->blocks.n - 1), a->pid, a->addr);
 	} else if (r->kind == DP_R_FREE) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,6 +65,19 @@ void *dp_calloc(size_t n, size_t size)
 void *dp_realloc(void *p, size_t n)
 {
 	return check(realloc(p, n ? n : 1), n);
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+void dp_prefault(void *p, size_t n)
+{
+	uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 }
 
 char *dp_strdup(const char *s)

@@ -66,6 +66,11 @@ void *dp_realloc(void *p, size_t n);
 char *dp_strdup(const char *s);
 char *dp_strndup(const char *s, size_t n);
 char *dp_asprintf(const char *fmt, ...) DP_PRINTF(1, 2);
+/* The pages of [p, p + n) of a buffer about to be written, faulted in by
+ * one system call (MADV_POPULATE_WRITE) rather than one fault a page: a
+ * fault is a trap to the kernel, costly in a VM. Nothing where the kernel
+ * cannot (before Linux 5.14). */
+void dp_prefault(void *p, size_t n);
 
 /* Growable array: struct { T *v; size_t n, cap; }. */
 #define DP_VEC(T)                                                                                  \
@@ -87,6 +92,16 @@ char *dp_asprintf(const char *fmt, ...) DP_PRINTF(1, 2);
 	do {                                                                                       \
 		dp_vec_grow((vec), (vec)->n + 1);                                                  \
 		(vec)->v[(vec)->n++] = (x);                                                        \
+	} while (0)
+/* Before a push to a vector filled in order: once it holds `chunk`
+ * elements, at every further `chunk`, room for the next chunk, its pages
+ * faulted in at once (dp_prefault). */
+#define dp_vec_prefault(vec, chunk)                                                                \
+	do {                                                                                       \
+		if ((vec)->n && !((vec)->n % (chunk))) {                                           \
+			dp_vec_grow((vec), (vec)->n + (chunk));                                    \
+			dp_prefault((vec)->v + (vec)->n, (size_t)(chunk) * sizeof(*(vec)->v));     \
+		}                                                                                  \
 	} while (0)
 #define dp_vec_free(vec)                                                                           \
 	do {                                                                                       \

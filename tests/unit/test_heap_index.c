@@ -397,5 +397,32 @@ static void test_threads_same(void **state)
 	dp_heap_free(&one);
 }
 
+/* A history longer than the chunks its vectors are faulted in by (heap_index.c,
+ * PREFAULT): every block and event where it belongs across them. */
+static void test_long_history(void **state)
+{
+	enum { N = 100000 };
+	dp_heap_index h;
+
+	(void)state;
+	dp_heap_init(&h);
+	for (uint64_t i = 0; i < N; i++) {
+		observe_alloc(&h, 5, 0x100000 + i * 32, 24, 10 + 2 * i);
+		if (i % 3)
+			observe_free(&h, 5, 0x100000 + i * 32, 11 + 2 * i);
+	}
+	dp_heap_finish(&h);
+	assert_int_equal(h.hist->blocks.n, N);
+	assert_int_equal(h.hist->nev, N + N - (N + 2) / 3);
+	for (uint64_t i = 0; i < N; i += 997) {
+		const dp_heap_block *b = dp_heap_find(&h, 5, 0x100000 + i * 32 + 8, 10 + 2 * i);
+
+		assert_non_null(b);
+		assert_int_equal(b->t_alloc, 10 + 2 * i);
+		assert_int_equal(b->t_free, i % 3 ? 11 + 2 * i : UINT64_MAX);
+	}
+	dp_heap_free(&h);
+}
+
 TU_MAIN(NULL, NULL, test_random_against_brute_force, test_missed_free_newest_wins,
-	test_shared_history, test_realloc_origin, test_threads_same)
+	test_shared_history, test_realloc_origin, test_threads_same, test_long_history)
