@@ -111,23 +111,30 @@ static void kernel_mmap(dp_live_procs *lp, pid_t pid, uint64_t start, const char
 	dp_buf_free(&b);
 }
 
+/* A profile at path with one event (page-faults, attr a) to write into. */
+static void writer_start(dp_writer *w, const char *path, const struct perf_event_attr *a)
+{
+	dp_error err;
+	uint64_t id = ID;
+
+	assert_int_equal(dp_writer_open(w, path, 1000, 2000, &err), 0);
+	dp_writer_add_event(w, 0, "page-faults", a, DP_IP_EXACT, DP_EVC_MEMORY, &id, 1);
+}
+
 static void test_exiting_process_keeps_its_mappings(void **state)
 {
 	struct perf_event_attr a = synth_minimal_attr();
 	char *path = tu_path("live.dprof");
 	dp_live_procs lp;
 	dp_writer w;
-	dp_error err;
 	int wake[2];
 	pid_t child = start_child(wake);
-	uint64_t id = ID;
 	seen s[4] = {{0}};
 
 	(void)state;
 	dp_live_procs_init(&lp);
 	dp_live_procs_set_alive(&lp, (uint32_t)child, true);
-	assert_int_equal(dp_writer_open(&w, path, 1000, 2000, &err), 0);
-	dp_writer_add_event(&w, 0, "page-faults", &a, DP_IP_EXACT, DP_EVC_MEMORY, &id, 1);
+	writer_start(&w, path, &a);
 
 	/* alive: from /proc; then one more mapping, as the kernel tells */
 	dp_writer_add_warning(&w, 1, "first file");
@@ -170,8 +177,6 @@ static void test_exec_forgets(void **state)
 	char *path = tu_path("exec.dprof");
 	dp_live_procs lp;
 	dp_writer w;
-	dp_error err;
-	uint64_t id = ID;
 	pid_t gone = 1 << 22; /* above pid_max's default: no /proc entry */
 	struct {
 		struct perf_event_header h;
@@ -187,8 +192,7 @@ static void test_exec_forgets(void **state)
 	dp_live_procs_init(&lp);
 	dp_live_procs_set_alive(&lp, (uint32_t)gone, true);
 	kernel_mmap(&lp, gone, 0x20000000, "/old-program");
-	assert_int_equal(dp_writer_open(&w, path, 1000, 2000, &err), 0);
-	dp_writer_add_event(&w, 0, "page-faults", &a, DP_IP_EXACT, DP_EVC_MEMORY, &id, 1);
+	writer_start(&w, path, &a);
 	dp_writer_add_warning(&w, 1, "before the exec");
 	dp_live_procs_synth(&lp, &w, &a, ID);
 	dp_live_procs_exec(&lp, &comm, sizeof(comm));
