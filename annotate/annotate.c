@@ -152,7 +152,7 @@ void dp_annotator_set_threads(dp_annotator *a, unsigned threads)
 
 void dp_annotator_ready(dp_annotator *a)
 {
-	dp_heap_finish_threads(&a->heap, a->threads ? a->threads : 1);
+	dp_heap_finish(&a->heap, a->threads ? a->threads : 1);
 }
 
 void dp_annotator_share_heap(dp_annotator *a, dp_annotator *from)

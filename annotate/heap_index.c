@@ -45,7 +45,7 @@ static void history_release(dp_heap_history *y)
 	if (__atomic_sub_fetch(&y->users, 1, __ATOMIC_ACQ_REL))
 		return;
 	dp_vec_free(&y->blocks);
-	free(y->ev);
+	dp_vec_free(&y->ev);
 	for (size_t i = 0; i < y->chain_pages.n; i++)
 		free(y->chain_pages.v[i]);
 	dp_vec_free(&y->chain_pages);
@@ -85,21 +85,8 @@ void dp_heap_share(dp_heap_index *h, dp_heap_index *from)
 
 static void push_event(dp_heap_history *h, uint64_t t, uint32_t block, uint32_t pid, uint64_t addr)
 {
-	if (h->nev && !(h->nev % PREFAULT)) {
-		if (h->nev + PREFAULT > h->evcap) {
-			h->evcap = DP_MAX(h->evcap * 2, h->nev + PREFAULT);
-			h->ev = dp_realloc(h->ev, h->evcap * sizeof(*h->ev));
-		}
-		dp_prefault(h->ev + h->nev, PREFAULT * sizeof(*h->ev));
-	} else if (h->nev == h->evcap) {
-		h->evcap = h->evcap ? h->evcap * 2 : 1024;
-		h->ev = dp_realloc(h->ev, h->evcap * sizeof(*h->ev));
-	}
-	h->ev[h->nev].time = t;
-	h->ev[h->nev].addr = addr;
-	h->ev[h->nev].block = block;
-	h->ev[h->nev].pid = pid;
-	h->nev++;
+	dp_vec_prefault(&h->ev, PREFAULT);
+	dp_vec_push(&h->ev, ((struct heap_event){t, addr, block, pid}));
 }
 
 /* The one copy of a call chain: a program makes millions of blocks from a
@@ -198,12 +185,12 @@ static void sort_events(dp_heap_history *h)
 	size_t i = 1;
 	struct heap_event *tmp;
 
-	while (i < h->nev && h->ev[i - 1].time <= h->ev[i].time)
+	while (i < h->ev.n && h->ev.v[i - 1].time <= h->ev.v[i].time)
 		i++;
-	if (i >= h->nev)
+	if (i >= h->ev.n)
 		return;
-	tmp = dp_malloc(h->nev * sizeof(*tmp));
-	sort_by_time(h->ev, tmp, h->nev);
+	tmp = dp_malloc(h->ev.n * sizeof(*tmp));
+	sort_by_time(h->ev.v, tmp, h->ev.n);
 	free(tmp);
 }
 
@@ -237,8 +224,8 @@ static void *match_part_run(void *arg)
 	uint64_t v, from;
 
 	dp_hashmap_init(&live, 1024);
-	for (size_t i = 0; i < h->nev; i++) {
-		const struct heap_event *e = &h->ev[i];
+	for (size_t i = 0; i < h->ev.n; i++) {
+		const struct heap_event *e = &h->ev.v[i];
 		uint64_t k = key_of(e->pid, e->addr);
 
 		if (e->block != NIL) {
@@ -275,7 +262,7 @@ static void match_frees(dp_heap_history *h, unsigned nparts)
 	struct match_part m[DP_HEAP_MAX_THREADS];
 	pthread_t th[DP_HEAP_MAX_THREADS];
 	bool started[DP_HEAP_MAX_THREADS] = {false};
-	uint32_t *out = dp_malloc(DP_MAX(h->nev, 1) * sizeof(*out));
+	uint32_t *out = dp_malloc(DP_MAX(h->ev.n, 1) * sizeof(*out));
 	size_t n = 0;
 
 	nparts = nparts < 1 ? 1 : nparts > DP_HEAP_MAX_THREADS ? DP_HEAP_MAX_THREADS : nparts;
@@ -293,21 +280,16 @@ static void match_frees(dp_heap_history *h, unsigned nparts)
 		h->unmatched_frees += m[k].unmatched;
 	}
 	h->unmatched_frees += m[0].unmatched;
-	for (size_t i = 0; i < h->nev; i++)
+	for (size_t i = 0; i < h->ev.n; i++)
 		if (out[i] != NIL) {
-			h->ev[n] = h->ev[i];
-			h->ev[n++].block = out[i];
+			h->ev.v[n] = h->ev.v[i];
+			h->ev.v[n++].block = out[i];
 		}
-	h->nev = n;
+	h->ev.n = n;
 	free(out);
 }
 
-void dp_heap_finish(dp_heap_index *x)
-{
-	dp_heap_finish_threads(x, 1);
-}
-
-void dp_heap_finish_threads(dp_heap_index *x, unsigned threads)
+void dp_heap_finish(dp_heap_index *x, unsigned threads)
 {
 	dp_heap_history *h = x->hist;
 
@@ -420,8 +402,8 @@ static void advance(dp_heap_index *h, uint64_t t)
 {
 	const dp_heap_history *y = h->hist;
 
-	while (h->next_ev < y->nev && y->ev[h->next_ev].time <= t) {
-		uint32_t bi = y->ev[h->next_ev++].block;
+	while (h->next_ev < y->ev.n && y->ev.v[h->next_ev].time <= t) {
+		uint32_t bi = y->ev.v[h->next_ev++].block;
 
 		if (bi & HEAP_FREED)
 			free_block(h, bi & ~HEAP_FREED);
@@ -470,7 +452,7 @@ static uint32_t find_in(const dp_heap_index *h, const struct heap_cell *c, uint3
 
 const dp_heap_block *dp_heap_find(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t t)
 {
-	if (!h->hist->nev)
+	if (!h->hist->ev.n)
 		return NULL;
 	advance(h, t);
 	for (unsigned l = 0; l < DP_HEAP_LEVELS; l++) {

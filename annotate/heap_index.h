@@ -59,14 +59,14 @@ typedef struct dp_heap_block {
  * only read, so that the readers of one profile share it (dp_heap_share). */
 typedef struct dp_heap_history {
 	DP_VEC(dp_heap_block) blocks; /* all, in allocation order */
-	struct heap_event {
+	DP_VEC(struct heap_event {
 		uint64_t time;
 		uint64_t addr;	/* a free's; an allocation's is its block's */
 		uint32_t block; /* an allocation's index in blocks; a free's, with
 				   HEAP_FREED (after dp_heap_finish); NIL: not yet matched */
 		uint32_t pid;	/* a free's */
-	} * ev;
-	size_t nev, evcap;
+	})
+	ev;
 	/* the distinct call chains, in pages that never move (blocks point
 	 * into them) */
 	DP_VEC(uint64_t *) chain_pages;
@@ -97,12 +97,11 @@ void dp_heap_init(dp_heap_index *h);
 void dp_heap_free(dp_heap_index *h);
 /* Pass 1: every ALLOC and FREE record. */
 void dp_heap_observe(dp_heap_index *h, const dp_record *r);
-/* After pass 1: the history is read only from here on. */
-void dp_heap_finish(dp_heap_index *h);
-/* The same, matching frees to blocks in up to threads threads (the result
- * is the same for any number). */
+/* After pass 1: the history is read only from here on. Frees are matched
+ * to their blocks in up to threads threads (the result is the same for any
+ * number). */
 #define DP_HEAP_MAX_THREADS 64
-void dp_heap_finish_threads(dp_heap_index *h, unsigned threads);
+void dp_heap_finish(dp_heap_index *h, unsigned threads);
 /* h reads the history of from (finished) instead of its own, which must be
  * empty: readers of one profile in threads, each its own replay. from must
  * outlive h's lookups; the history is freed with its last reader. */

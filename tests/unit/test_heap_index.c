@@ -148,7 +148,7 @@ static void test_random_against_brute_force(void **state)
 		observe_alloc(&h, pid, addr, size, t);
 		n++;
 	}
-	dp_heap_finish(&h);
+	dp_heap_finish(&h, 1);
 	for (int q = 0; q < 200000; q++) {
 		const struct truth *want;
 		const dp_heap_block *got;
@@ -191,7 +191,7 @@ static void test_missed_free_newest_wins(void **state)
 	observe_alloc(&h, 7, 0x1000, 32, 20); /* the first's free was missed */
 	observe_alloc(&h, 7, 0x2000, 16, 30);
 	observe_free(&h, 7, 0x2000, 40);
-	dp_heap_finish(&h);
+	dp_heap_finish(&h, 1);
 	b = dp_heap_find(&h, 7, 0x1010, 15);
 	assert_non_null(b);
 	assert_int_equal(b->t_alloc, 10);
@@ -226,7 +226,7 @@ static void test_shared_history(void **state)
 		if (i % 2)
 			observe_free(&a, 9, 0x10000 + i * 64, 105 + i * 10);
 	}
-	dp_heap_finish(&a);
+	dp_heap_finish(&a, 1);
 	dp_heap_share(&b, &a);
 	assert_false(dp_heap_empty(&b));
 	/* b far ahead of a, then a ahead of b */
@@ -281,7 +281,7 @@ static void test_realloc_origin(void **state)
 	/* another process's batch, drained late: the history must be sorted,
 	 * the ties above kept in their order */
 	observe_alloc(&h, 8, 0xd000, 16, 5);
-	dp_heap_finish(&h);
+	dp_heap_finish(&h, 1);
 
 	b = dp_heap_find(&h, 7, 0x2010, 25);
 	assert_non_null(b);
@@ -358,7 +358,7 @@ static void random_history(dp_heap_index *h, unsigned threads)
 			live[p][slot] = addr;
 		}
 	}
-	dp_heap_finish_threads(h, threads);
+	dp_heap_finish(h, threads);
 }
 
 /* The frees matched in shares, in threads: the same blocks, lives, origins
@@ -388,9 +388,9 @@ static void test_threads_same(void **state)
 			assert_int_equal(many.hist->blocks.v[b].origin,
 					 one.hist->blocks.v[b].origin);
 		}
-		assert_int_equal(many.hist->nev, one.hist->nev);
-		assert_memory_equal(many.hist->ev, one.hist->ev,
-				    one.hist->nev * sizeof(*one.hist->ev));
+		assert_int_equal(many.hist->ev.n, one.hist->ev.n);
+		assert_memory_equal(many.hist->ev.v, one.hist->ev.v,
+				    one.hist->ev.n * sizeof(*one.hist->ev.v));
 		assert_int_equal(many.hist->unmatched_frees, one.hist->unmatched_frees);
 		dp_heap_free(&many);
 	}
@@ -411,9 +411,9 @@ static void test_long_history(void **state)
 		if (i % 3)
 			observe_free(&h, 5, 0x100000 + i * 32, 11 + 2 * i);
 	}
-	dp_heap_finish(&h);
+	dp_heap_finish(&h, 1);
 	assert_int_equal(h.hist->blocks.n, N);
-	assert_int_equal(h.hist->nev, N + N - (N + 2) / 3);
+	assert_int_equal(h.hist->ev.n, N + N - (N + 2) / 3);
 	for (uint64_t i = 0; i < N; i += 997) {
 		const dp_heap_block *b = dp_heap_find(&h, 5, 0x100000 + i * 32 + 8, 10 + 2 * i);
 
