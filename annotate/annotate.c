@@ -55,7 +55,6 @@ struct dp_annotator {
 	dp_profile *p;
 	dp_strtab strs;
 	dp_heap_index heap;
-	unsigned threads; /* for the heap history's matching (0: one) */
 	dp_hashmap sites; /* (pid, call chain) hash -> site record index */
 	dp_alloc_fns alloc_fns;
 	dp_hashmap wrappers; /* image id << 48 | return vaddr -> 1 wrapper, 2 not */
@@ -145,14 +144,9 @@ void dp_annotator_observe(dp_annotator *a, const dp_record *r)
 		dp_heap_observe(&a->heap, r);
 }
 
-void dp_annotator_set_threads(dp_annotator *a, unsigned threads)
+void dp_annotator_ready(dp_annotator *a, unsigned threads)
 {
-	a->threads = threads;
-}
-
-void dp_annotator_ready(dp_annotator *a)
-{
-	dp_heap_finish(&a->heap, a->threads ? a->threads : 1);
+	dp_heap_finish(&a->heap, threads);
 }
 
 void dp_annotator_share_heap(dp_annotator *a, dp_annotator *from)
@@ -171,7 +165,7 @@ dp_annotator *dp_annotator_open(dp_decoder *d, dp_profile *p, dp_error *err)
 
 	/* heap blocks are side-band records: read them before any sample */
 	dp_profile_side_band(p, observe, a);
-	dp_annotator_ready(a);
+	dp_annotator_ready(a, 1);
 	return a;
 }
 

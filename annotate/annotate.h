@@ -59,10 +59,9 @@ dp_annotator *dp_annotator_open(dp_decoder *d, dp_profile *p, dp_error *err);
 /* In steps, sharing one side-band pass (see dp_decoder_new). */
 dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err);
 void dp_annotator_observe(dp_annotator *a, const dp_record *r);
-void dp_annotator_ready(dp_annotator *a);
-/* Before dp_annotator_ready: how many threads may build the heap history
- * (a report's other parts wait for it meanwhile); one by default. */
-void dp_annotator_set_threads(dp_annotator *a, unsigned threads);
+/* After the side-band records: threads may build the heap history (a
+ * report's other parts wait for it meanwhile). */
+void dp_annotator_ready(dp_annotator *a, unsigned threads);
 /* After dp_annotator_ready, for an annotator that observed no heap record:
  * the heap blocks of from (ready) instead, read in place. Parallel readers
  * of one profile unpack and order the heap records once. */

@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 			dp_annotator_observe(a, &r);
 		}
 	dp_decoder_ready(d);
-	dp_annotator_ready(a);
+	dp_annotator_ready(a, 1);
 	double t_open = bench_now() - t0;
 	double t_cold = pass(p, d, a, &n, &member);
 	double t_dec = pass(p, d, NULL, &n, &member);

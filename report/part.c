@@ -103,9 +103,7 @@ int dp_report_part_ready(dp_report_part *w, const dp_profile_map *map, dp_error 
 	dp_decoder_ready(w->dec);
 	/* the other parts wait for the first one's heap history: their
 	 * threads help it */
-	if (index == 0)
-		dp_annotator_set_threads(w->ann, nparts);
-	dp_annotator_ready(w->ann);
+	dp_annotator_ready(w->ann, index == 0 ? nparts : 1);
 	dp_row_ctx_ready(w->rows);
 	/* without a map, each part walks the file and takes its chunks of it
 	 * (after dp_row_ctx_new: it found the profile's first sample) */

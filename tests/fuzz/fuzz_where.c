@@ -97,7 +97,7 @@ static __attribute__((noinline)) int world_make(world *w)
 	}
 	dp_profile_skip_samples(w->p, false);
 	dp_decoder_ready(w->dec);
-	dp_annotator_ready(w->ann);
+	dp_annotator_ready(w->ann, 1);
 	dp_row_ctx_ready(w->rows);
 	dp_profile_rewind(w->p);
 	w->attrs = dp_attr_ctx_new(w->rows, w->ann, w->p);
