@@ -29,7 +29,7 @@ void dp_synth_trailer(dp_buf *b, const struct perf_event_attr *attr, uint32_t pi
 }
 
 /* Finishes a record started in b (header at 0): pads the string part, adds
- * the trailer, sets the size, writes it. */
+ * the trailer, sets the size, writes it, and adds it to copy (unless NULL). */
 static void emit(dp_writer *w, dp_buf *b, const struct perf_event_attr *attr, uint32_t pid,
 		 uint32_t tid, uint64_t id, dp_buf *copy)
 {
