@@ -754,7 +754,7 @@ static const struct insn_note *note_of(dp_annotator *a, dp_image_dwarf *id, cons
 		n.member = k->member;
 		n.reason = k->type ? DP_AR_NONE : k->reason;
 		n.indexed = k->type && k->indexed;
-		n.weak = k->origin == DP_CO_VALUE;
+		n.weak = k->origin == DP_CO_VALUE || k->origin == DP_CO_SPILL;
 		/* an array of the type, but for the struct hack */
 		if (n.indexed && !dp_type_flexible((Dwarf_Die *)&k->type_die))
 			n.type_size = dp_type_size((Dwarf_Die *)&k->type_die);

@@ -52,6 +52,11 @@ typedef struct ctx {
 		int reg;
 	} path[TRACK_DEPTH * 2 + 8]; /* what the search is following, to see loops */
 	int npath;
+	/* the last CFA rule asked for (cfa_slot), and where it holds */
+	uint64_t cfa_lo, cfa_hi;
+	int cfa_reg;
+	int64_t cfa_off;
+	bool cfa_ok;
 } ctx;
 
 /* A variable located in reg at pc (its value is reg, or reg + k): with
@@ -108,13 +113,99 @@ static bool same_type(Dwarf_Die *a, Dwarf_Die *b)
 
 static void member_type_at(ctx *c, Dwarf_Die *obj, int64_t off, ptr_type *o);
 
+/* The general registers (perf numbering: ax..sp, r8..r15). */
+#define GPRS 0x00ff00ffu
+
+/* The register whose value instruction j moves to or from its one memory
+ * operand: the register a plain store reads besides the address's, or the
+ * one a plain load writes without reading it; -1 if none or not one. */
+static int moved_reg(const dp_insn *in)
+{
+	const dp_memop *m = &in->mem[0];
+	uint32_t addr = 0, regs;
+
+	if (in->nmem != 1 || m->implicit || m->seg)
+		return -1;
+	if (m->base >= 0)
+		addr |= 1u << m->base;
+	if (m->index >= 0)
+		addr |= 1u << m->index;
+	if (m->access == DP_ACC_STORE)
+		regs = in->regs_read & GPRS & ~addr;
+	else if (m->access == DP_ACC_LOAD)
+		regs = in->regs_written & GPRS & ~in->regs_read;
+	else
+		return -1;
+	return regs && !(regs & (regs - 1)) ? __builtin_ctz(regs) : -1;
+}
+
+/* Where sp + disp lies from the frame's CFA at pc; false where the call
+ * frame information does not say it in terms of the stack pointer. */
+static bool cfa_slot(ctx *c, uint64_t pc, int64_t disp, int64_t *off)
+{
+	uint64_t at = pc - c->id->cfi_bias;
+
+	/* one rule holds for long runs of a function: asked again only past them */
+	if (at < c->cfa_lo || at >= c->cfa_hi)
+		c->cfa_ok = dp_cfa_rule_span(c->id->cfi, at, &c->cfa_reg, &c->cfa_off, &c->cfa_lo,
+					     &c->cfa_hi);
+	if (!c->cfa_ok || c->cfa_reg != PERF_REG_X86_SP)
+		return false;
+	*off = disp - c->cfa_off;
+	return true;
+}
+
+/* Whether instruction j moves a value of size bytes through the stack
+ * slot at slot from the CFA. */
+static bool same_slot(ctx *c, long j, int64_t slot, unsigned size)
+{
+	const dp_insn *in = &c->t->insns.v[j];
+	int64_t other;
+
+	return in->nmem == 1 && in->mem[0].base == PERF_REG_X86_SP && in->mem[0].index < 0 &&
+	       in->mem[0].size == size && !in->mem[0].implicit &&
+	       cfa_slot(c, in->addr, in->mem[0].disp, &other) && other == slot;
+}
+
+/* Whether instruction j may write any of the 8 bytes at -neg from the CFA:
+ * a store through the stack pointer that overlaps them (a spill slot's
+ * address is never taken: no other store reaches it). */
+static bool writes_slot(ctx *c, long j, int neg)
+{
+	const dp_insn *in = &c->t->insns.v[j];
+
+	for (int k = 0; k < in->nmem; k++) {
+		const dp_memop *m = &in->mem[k];
+		int64_t at;
+
+		if (!(m->access & DP_ACC_STORE) || m->implicit == DP_IMPLICIT_STACK)
+			continue;
+		if (m->base != PERF_REG_X86_SP)
+			continue;
+		if (m->index >= 0 || !cfa_slot(c, in->addr, m->disp, &at))
+			return true;
+		if (at < -neg + 8 && at + m->size > -neg)
+			return true;
+	}
+	return false;
+}
+
+/* reg_type follows a value through a spill slot as through a register:
+ * a slot no variable owns, by its place from the CFA, is a register of
+ * its own, numbered from SLOT_REG. */
+#define SLOT_REG     64
+#define SLOT_OF(off) (SLOT_REG + (int)-(off))
+#define IS_SLOT(reg) ((reg) >= SLOT_REG)
+#define SLOT_LIMIT   (1 << 20) /* the deepest slot followed below the CFA */
+
+static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o);
+
 /* The stack variable at base + disp at pc, and the offset into it. */
 static bool stack_slot(ctx *c, uint64_t pc, int base, int64_t disp, Dwarf_Die *type, int64_t *rel,
 		       uint32_t *name)
 {
 	return dp_stack_var_at(c->id, c->strs, pc, base, disp, type, rel, name);
 }
-static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o);
 
 /* The pointer type of what the load at j brings into a register. */
 static void loaded_type(ctx *c, long j, int depth, ptr_type *o)
@@ -147,6 +238,14 @@ static void loaded_type(ctx *c, long j, int depth, ptr_type *o)
 			member_type_at(c, &slot, rel, o);
 			if (o->found)
 				return;
+		} else if (m->base == PERF_REG_X86_SP) {
+			/* a slot no variable owns: what was spilled there */
+			int64_t off;
+
+			if (m->size == 8 && cfa_slot(c, in->addr, m->disp, &off) && off < 0 &&
+			    off > -SLOT_LIMIT)
+				reg_type(c, j, SLOT_OF(off), depth - 1, o);
+			return;
 		}
 		if (m->base == PERF_REG_X86_SP)
 			return;
@@ -198,7 +297,7 @@ static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o)
 			o->neutral = true;
 			return;
 		}
-	if (var_in_reg(c, c->t->insns.v[i].addr, reg, true, o))
+	if (!IS_SLOT(reg) && var_in_reg(c, c->t->insns.v[i].addr, reg, true, o))
 		return;
 	if (depth <= 0 || c->npath >= (int)DP_ARRAY_LEN(c->path))
 		return;
@@ -214,7 +313,16 @@ static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o)
 
 		memset(&r, 0, sizeof(r));
 		r.fail = DP_AR_NO_VARIABLE;
-		if (!(in->regs_written & (1u << reg))) {
+		if (IS_SLOT(reg)) {
+			/* the last store into the slot: its register's value; any
+			 * other write into it says nothing */
+			if (!writes_slot(c, preds[k], reg - SLOT_REG)) {
+				reg_type(c, preds[k], reg, depth - 1, &r);
+			} else if (in->df == DP_DF_STORE) {
+				reg_type(c, preds[k], in->df_src, depth - 1, &r);
+				r.tracked = true;
+			}
+		} else if (!(in->regs_written & (1u << reg))) {
 			reg_type(c, preds[k], reg, depth - 1, &r);
 		} else if (in->df_dst == reg && in->df == DP_DF_MOV) {
 			reg_type(c, preds[k], in->df_src, depth - 1, &r);
@@ -371,6 +479,83 @@ static void value_type(ctx *c, long i, const dp_memop *m, dp_construct *k)
 	dp_buf_free(&tn);
 }
 
+/* The type of the value instruction j moves between a register and its
+ * memory operand of size bytes: the variable in that register (before a
+ * store, after a load), or for a 64-bit store the pointer followed back to
+ * one ("T *"). A strtab id, with the type's DIE (the pointee for a
+ * followed pointer); 0 when nothing says. */
+static uint32_t moved_type(ctx *c, long j, unsigned size, Dwarf_Die *die, uint32_t *var)
+{
+	const dp_insn *in = &c->t->insns.v[j];
+	int reg = moved_reg(in);
+	bool load = in->mem[0].access == DP_ACC_LOAD;
+	ptr_type v;
+	dp_buf tn = {0};
+	uint32_t id = 0;
+
+	if (reg < 0)
+		return 0;
+	memset(&v, 0, sizeof(v));
+	if (var_in_reg(c, load ? in->addr + in->len : in->addr, reg, false, &v)) {
+		if (dp_type_size(&v.pointee) == size)
+			dp_type_name(&v.pointee, &tn);
+	} else if (!load && size == 8 && in->df == DP_DF_STORE) {
+		c->npath = 0;
+		reg_type(c, j, reg, TRACK_DEPTH, &v);
+		if (v.found) {
+			dp_type_name(&v.pointee, &tn);
+			if (tn.len)
+				dp_buf_puts(&tn, " *");
+		}
+	}
+	if (tn.p && tn.len) {
+		id = dp_strtab_intern(c->strs, tn.p);
+		*die = v.pointee;
+		*var = v.var;
+	}
+	dp_buf_free(&tn);
+	return id;
+}
+
+/* A stack slot that no variable of the function owns: a register the
+ * compiler spilled. It holds the type of the values moved through it: this
+ * instruction's own, else those of every other move of the function
+ * through the same slot (the same place from the CFA, the same size), when
+ * they agree. Like a load's destination (value_type), a weaker answer than
+ * a variable's. */
+static void spill_type(ctx *c, long i, const dp_memop *m, dp_construct *k)
+{
+	int64_t slot;
+	uint32_t type, var = 0;
+	Dwarf_Die die;
+
+	if (m->base != PERF_REG_X86_SP || m->index >= 0)
+		return;
+	type = moved_type(c, i, m->size, &die, &var);
+	if (!type && cfa_slot(c, c->t->insns.v[i].addr, m->disp, &slot))
+		for (size_t j = 0; j < c->t->insns.n; j++) {
+			Dwarf_Die d;
+			uint32_t t, tv = 0;
+
+			if ((long)j == i || !same_slot(c, (long)j, slot, m->size) ||
+			    !(t = moved_type(c, (long)j, m->size, &d, &tv)))
+				continue;
+			if (type && t != type)
+				return; /* the slot holds values of more than one type */
+			type = t;
+			die = d;
+			var = tv;
+		}
+	if (!type)
+		return;
+	k->origin = DP_CO_SPILL;
+	k->var = var;
+	k->type = type;
+	k->type_die = die;
+	k->indexed = false;
+	k->reason = DP_AR_NONE;
+}
+
 static void compute(ctx *c, long i, int mem, dp_construct *k)
 {
 	const dp_insn *in = &c->t->insns.v[i];
@@ -423,6 +608,8 @@ static void compute(ctx *c, long i, int mem, dp_construct *k)
 	if (!p.found) {
 		k->reason = p.fail ? p.fail : DP_AR_NO_VARIABLE;
 		value_type(c, i, m, k);
+		if (!k->type)
+			spill_type(c, i, m, k);
 		return;
 	}
 	k->origin = p.tracked ? DP_CO_TRACKED : DP_CO_POINTER;

@@ -37,6 +37,7 @@ enum dp_construct_origin {
 	DP_CO_STATIC,  /* an IP-relative or absolute global */
 	DP_CO_STACK,   /* a stack slot of the function */
 	DP_CO_VALUE,   /* a load's destination variable: the type of what it read */
+	DP_CO_SPILL,   /* a stack slot no variable owns: the type of what is stored there */
 };
 
 typedef struct dp_construct {
@@ -47,7 +48,8 @@ typedef struct dp_construct {
 	uint8_t origin;  /* enum dp_construct_origin */
 	bool indexed;    /* an index register adds an unknown offset: the member
 			  * is found again from the data address when it is known */
-	Dwarf_Die type_die; /* the type accessed through (valid when type != 0) */
+	Dwarf_Die type_die; /* the type accessed through (valid when type != 0); for
+			     * DP_CO_SPILL of a followed pointer, its pointee */
 	int8_t base;        /* the operand's base register (perf number), -1: none, or
 			     * its value is not a known distance from the type's start */
 	int64_t adj;        /* where the base register points, from the start of the type */

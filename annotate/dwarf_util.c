@@ -137,14 +137,28 @@ int dp_concrete_scopes(Dwarf_Die *cu, uint64_t pc, Dwarf_Die *out, int max)
 
 bool dp_cfa_rule(Dwarf_CFI *cfi, uint64_t pc, int *reg, int64_t *off)
 {
+	uint64_t lo, hi;
+
+	return dp_cfa_rule_span(cfi, pc, reg, off, &lo, &hi);
+}
+
+bool dp_cfa_rule_span(Dwarf_CFI *cfi, uint64_t pc, int *reg, int64_t *off, uint64_t *lo,
+		      uint64_t *hi)
+{
 	Dwarf_Frame *frame;
 	Dwarf_Op *ops;
+	Dwarf_Addr start, end;
 	size_t n;
 	dp_loc l;
-	bool ok = false;
+	bool ok = false, signal;
 
+	*lo = *hi = pc;
 	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame) != 0)
 		return false;
+	if (dwarf_frame_info(frame, &start, &end, &signal) >= 0 && start <= pc && pc < end) {
+		*lo = start;
+		*hi = end;
+	}
 	if (dwarf_frame_cfa(frame, &ops, &n) == 0) {
 		simple_expr(ops, n, &l);
 		if (l.kind == DP_LOC_MEM && l.reg >= 0) {

@@ -40,6 +40,9 @@ int dp_concrete_scopes(Dwarf_Die *cu, uint64_t pc, Dwarf_Die *out, int max);
 
 /* The CFA rule at pc: CFA = register reg + off. */
 bool dp_cfa_rule(Dwarf_CFI *cfi, uint64_t pc, int *reg, int64_t *off);
+/* The same, and the addresses [lo, hi) around pc where it holds too. */
+bool dp_cfa_rule_span(Dwarf_CFI *cfi, uint64_t pc, int *reg, int64_t *off, uint64_t *lo,
+		      uint64_t *hi);
 
 /* The type of a DIE (DW_AT_type, following abstract origins). */
 bool dp_die_type(Dwarf_Die *die, Dwarf_Die *type);

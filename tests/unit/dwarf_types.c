@@ -174,6 +174,9 @@ __attribute__((noinline)) void *node_make(void)
 	return p;
 }
 
+struct pair;
+long spill_slots(struct pair *p, int k, long x);
+
 int main(void)
 {
 	nodes[0].next = &nodes[1];
@@ -185,6 +188,6 @@ int main(void)
 	counter = get_next_v(&nodes[0]) + (long)grid_cell(&the_grid, 1, 2) + sum_keys(&nodes[0]) +
 		  tagged_one.u.i + pts[1].y + (long)samples[3] + matrix[1][2] +
 		  (long)skip_varint((const unsigned char *)name_ptr) + join_unknown(&nodes[0], 0) +
-		  rec_make()->h.kind + *raw_make() + (long)node_make();
+		  rec_make()->h.kind + *raw_make() + (long)node_make() + spill_slots(NULL, 1, 2);
 	return (int)counter;
 }

@@ -56,7 +56,8 @@ static void bin_close(bin *b)
 	dp_arch_free(b->arch);
 }
 
-/* The first DIE with this tag and name in any unit, at the units' top level. */
+/* The first DIE with this tag and name in any unit, at the units' top
+ * level, that is not a declaration (a function another unit calls). */
 static bool find(bin *b, int tag, const char *name, Dwarf_Die *out)
 {
 	Dwarf_Off off = 0, next;
@@ -68,7 +69,8 @@ static bool find(bin *b, int tag, const char *name, Dwarf_Die *out)
 		if (dwarf_offdie(b->id->dw, off + hsize, &cu) && dwarf_child(&cu, &c) == 0) {
 			do {
 				const char *n = dwarf_diename(&c);
-				if (dwarf_tag(&c) == tag && n && !strcmp(n, name)) {
+				if (dwarf_tag(&c) == tag && n && !strcmp(n, name) &&
+				    !dwarf_hasattr(&c, DW_AT_declaration)) {
 					*out = c;
 					return true;
 				}
@@ -486,8 +488,8 @@ static char *constructs(bin *b, const char *fn)
 			/* the second lookup is the cached one */
 			assert_ptr_equal(dp_construct_of(b->id, &b->strs, t, (long)i, in->addr, m),
 					 k);
-			static const char *const origin[] = {"none",   "pointer", "tracked",
-							     "static", "stack",	  "value"};
+			static const char *const origin[] = {
+			    "none", "pointer", "tracked", "static", "stack", "value", "spill"};
 			if (k->type)
 				dp_buf_printf(&out, "%s|%s|%s|%s\n",
 					      dp_strtab_get(&b->strs, k->type),
@@ -571,6 +573,18 @@ static void test_constructs(void **state)
 	    strcmp(got, "struct grid|struct grid.rows[].cells[].v|g|pointer\n"))
 		fail_msg("-O2 grid_cell:\n%s", got);
 	free(got);
+	/* registers spilled to slots no variable owns: typed by what is
+	 * stored there, reloads by the stores into their slot, a pointer
+	 * followed through one; a slot two types go through has none */
+	constructs_are(&b[1], "spill_slots",
+		       "struct pair *||p|spill\n"
+		       "int||k|spill\n"
+		       "struct pair *||p|spill\n"
+		       "long||x|spill\n"
+		       "struct pair *||p|spill\n"
+		       "int||k|spill\n"
+		       "-no variable for register\n"
+		       "struct pair|struct pair.b|p|tracked\n");
 	/* a byte pointer that stepped past the byte it reads (gcc -O2:
 	 * -1(%rax)): the byte, not an offset outside its type */
 	for (int o = 0; o < 2; o++) {
