@@ -430,6 +430,49 @@ static int array_element(Dwarf_Die *arr, uint64_t *elsize, Dwarf_Die *elem)
 /* The size of the scalar reached at off in t, taking first members. */
 static uint64_t leaf_size(Dwarf_Die *t, uint64_t off, int depth);
 
+/* A C++ base with no data (an empty base takes no room: the member or base
+ * after it starts at the same offset, and holds the bytes). */
+static bool empty_base(Dwarf_Die *m, Dwarf_Die *mtype)
+{
+	Dwarf_Die u, c;
+
+	if (dwarf_tag(m) != DW_TAG_inheritance)
+		return false;
+	dp_type_peel(mtype, &u);
+	if (!is_aggregate(dwarf_tag(&u)) || dwarf_child(&u, &c) != 0)
+		return true;
+	do {
+		Dwarf_Die ct;
+
+		if (dwarf_tag(&c) == DW_TAG_member ||
+		    (dwarf_tag(&c) == DW_TAG_inheritance &&
+		     (!dp_die_type(&c, &ct) || !empty_base(&c, &ct))))
+			return false;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return true;
+}
+
+/* libstdc++ keeps a container node's value as raw bytes, in a
+ * __gnu_cxx::__aligned_buffer<T> or __aligned_membuf<T> (the nodes of
+ * unordered_map, map, set and list): those bytes are a T, the template's
+ * parameter, as the library's own pretty printers read them. */
+static bool raw_storage_type(Dwarf_Die *t, Dwarf_Die *out)
+{
+	Dwarf_Die u, c;
+	const char *n;
+
+	dp_type_peel(t, &u);
+	n = dwarf_diename(&u);
+	if (!n || (strncmp(n, "__aligned_buffer<", 17) && strncmp(n, "__aligned_membuf<", 17)) ||
+	    dwarf_child(&u, &c) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&c) == DW_TAG_template_type_parameter)
+			return dp_die_type(&c, out);
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
 /* The member of aggregate u covering off: for a union, the one whose leaf
  * at off has the size of the access. */
 static bool covering_member(Dwarf_Die *u, uint64_t off, unsigned access_size, Dwarf_Die *out,
@@ -447,7 +490,7 @@ static bool covering_member(Dwarf_Die *u, uint64_t off, unsigned access_size, Dw
 
 		if (mt != DW_TAG_member && mt != DW_TAG_inheritance)
 			continue;
-		if (!member_offset(&m, &mo) || !dp_die_type(&m, &mtype))
+		if (!member_offset(&m, &mo) || !dp_die_type(&m, &mtype) || empty_base(&m, &mtype))
 			continue;
 		ms = dp_type_size(&mtype);
 		if (off < mo || off >= mo + (ms ? ms : 1))
@@ -490,6 +533,7 @@ static uint64_t leaf_size(Dwarf_Die *type, uint64_t off, int depth)
 		return dp_type_size(&u);
 	if (!covering_member(&u, off, 0, &m, &mo, depth) || !dp_die_type(&m, &mt))
 		return 0;
+	raw_storage_type(&mt, &mt);
 	return leaf_size(&mt, off - mo, depth + 1);
 }
 
@@ -589,6 +633,7 @@ dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, unsigned access_siz
 		}
 		const char *mn = dwarf_diename(&best);
 		dp_die_type(&best, &mtype);
+		raw_storage_type(&mtype, &mtype);
 		if (dwarf_tag(&best) == DW_TAG_inheritance) {
 			dp_buf_puts(out, ".");
 			dp_type_name(&mtype, out); /* a base class part: "class Derived.class Base.x" */

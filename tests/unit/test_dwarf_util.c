@@ -56,8 +56,29 @@ static void bin_close(bin *b)
 	dp_arch_free(b->arch);
 }
 
-/* The first DIE with this tag and name in any unit, at the units' top
- * level, that is not a declaration (a function another unit calls). */
+/* The first DIE with this tag and name among c and its siblings, or in
+ * their namespaces, that is not a declaration (a function another unit
+ * calls). */
+static bool find_in(Dwarf_Die c, int tag, const char *name, Dwarf_Die *out)
+{
+	do {
+		const char *n = dwarf_diename(&c);
+		Dwarf_Die inner;
+
+		if (dwarf_tag(&c) == tag && n && !strcmp(n, name) &&
+		    !dwarf_hasattr(&c, DW_AT_declaration)) {
+			*out = c;
+			return true;
+		}
+		if (dwarf_tag(&c) == DW_TAG_namespace && dwarf_child(&c, &inner) == 0 &&
+		    find_in(inner, tag, name, out))
+			return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* The first such DIE in any unit, at the units' top level or in their
+ * namespaces. */
 static bool find(bin *b, int tag, const char *name, Dwarf_Die *out)
 {
 	Dwarf_Off off = 0, next;
@@ -66,16 +87,9 @@ static bool find(bin *b, int tag, const char *name, Dwarf_Die *out)
 	while (dwarf_nextcu(b->id->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu, c;
 
-		if (dwarf_offdie(b->id->dw, off + hsize, &cu) && dwarf_child(&cu, &c) == 0) {
-			do {
-				const char *n = dwarf_diename(&c);
-				if (dwarf_tag(&c) == tag && n && !strcmp(n, name) &&
-				    !dwarf_hasattr(&c, DW_AT_declaration)) {
-					*out = c;
-					return true;
-				}
-			} while (dwarf_siblingof(&c, &c) == 0);
-		}
+		if (dwarf_offdie(b->id->dw, off + hsize, &cu) && dwarf_child(&cu, &c) == 0 &&
+		    find_in(c, tag, name, out))
+			return true;
 		off = next;
 	}
 	return false;
@@ -127,10 +141,11 @@ static const char *path(Dwarf_Die *t, uint64_t off, unsigned size)
 
 static int setup(void **state)
 {
-	bin *b = calloc(2, sizeof(*b));
+	bin *b = calloc(3, sizeof(*b));
 
 	bin_open(&b[0], DWARF_TYPES_O0);
 	bin_open(&b[1], DWARF_TYPES_O2);
+	bin_open(&b[2], DWARF_TYPES_CXX);
 	*state = b;
 	return 0;
 }
@@ -139,8 +154,8 @@ static int teardown(void **state)
 {
 	bin *b = *state;
 
-	bin_close(&b[0]);
-	bin_close(&b[1]);
+	for (int i = 0; i < 3; i++)
+		bin_close(&b[i]);
 	free(b);
 	return 0;
 }
@@ -343,6 +358,46 @@ static void test_object_paths(void **state)
 	assert_int_equal(dp_array_stride(&pts), 8);
 	assert_int_equal(dp_array_stride(&grid), 0);
 	assert_int_equal(dp_array_stride(&counter), 0);
+}
+
+/* libstdc++'s container nodes: the value in a node's raw bytes is the
+ * template's T, its members named, past the empty bases that start at the
+ * same offset. (gcc and clang spell the types' names apart.) */
+static void test_container_nodes(void **state)
+{
+	bin *b = *state;
+	static const struct {
+		const char *gcc, *clang;
+		uint64_t off;
+		const char *tail; /* how the member path ends */
+	} want[] = {
+	    {"_Hash_node<std::pair<long int const, long int>, false>",
+	     "_Hash_node<std::pair<const long, long>, false>", 0, "._M_nxt"},
+	    {"_Hash_node<std::pair<long int const, long int>, false>",
+	     "_Hash_node<std::pair<const long, long>, false>", 8, "._M_storage.first"},
+	    {"_Hash_node<std::pair<long int const, long int>, false>",
+	     "_Hash_node<std::pair<const long, long>, false>", 16, "._M_storage.second"},
+	    {"_Rb_tree_node<std::pair<long int const, long int> >",
+	     "_Rb_tree_node<std::pair<const long, long> >", 32, "._M_storage.first"},
+	    {"_Rb_tree_node<std::pair<long int const, long int> >",
+	     "_Rb_tree_node<std::pair<const long, long> >", 40, "._M_storage.second"},
+	    {"_List_node<long int>", "_List_node<long>", 16, "._M_storage"},
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		Dwarf_Die t;
+		const char *m;
+		size_t n, k = strlen(want[i].tail);
+
+		if (!find(&b[2], DW_TAG_structure_type, want[i].gcc, &t))
+			t = named(&b[2], DW_TAG_structure_type, want[i].clang);
+		obj_path(&t, want[i].off, 8, &m);
+		n = strlen(m);
+		printf("%s +%lu: %s\n", want[i].gcc, (unsigned long)want[i].off, m);
+		if (n < k || strcmp(m + n - k, want[i].tail))
+			fail_msg("%s +%lu: %s, not ...%s", want[i].gcc, (unsigned long)want[i].off,
+				 m, want[i].tail);
+	}
 }
 
 /* The function, file and line of an address; for clang's binaries (no
@@ -648,4 +703,5 @@ static void test_alloc_result_types(void **state)
 }
 
 TU_MAIN(setup, teardown, test_names_sizes, test_member_paths, test_flexible_tail, test_object_paths,
-	test_code_at, test_registers, test_var_location, test_constructs, test_alloc_result_types)
+	test_container_nodes, test_code_at, test_registers, test_var_location, test_constructs,
+	test_alloc_result_types)
