@@ -104,6 +104,32 @@ void dp_hashmap_put(dp_hashmap *m, uint64_t key, uint64_t val)
 	m->n++;
 }
 
+bool dp_hashmap_del(dp_hashmap *m, uint64_t key)
+{
+	size_t mask = m->cap - 1, i, j;
+
+	if (!m->cap)
+		return false;
+	for (i = dp_hash64(key) & mask; used(m, i); i = (i + 1) & mask)
+		if (m->slots[i].key == key)
+			break;
+	if (!used(m, i))
+		return false;
+	/* no tombstones: each later entry of the run whose home is not
+	 * cyclically in (i, j] moves back into the hole, which moves on */
+	for (j = (i + 1) & mask; used(m, j); j = (j + 1) & mask) {
+		size_t home = dp_hash64(m->slots[j].key) & mask;
+
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		m->slots[i] = m->slots[j];
+		i = j;
+	}
+	m->used[i >> 6] &= ~(1ull << (i & 63));
+	m->n--;
+	return true;
+}
+
 bool dp_hashmap_next(const dp_hashmap *m, size_t *pos, uint64_t *key, uint64_t *val)
 {
 	for (; *pos < m->cap; (*pos)++) {

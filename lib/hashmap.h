@@ -25,6 +25,8 @@ void dp_hashmap_free(dp_hashmap *m);
 bool dp_hashmap_get(const dp_hashmap *m, uint64_t key, uint64_t *val);
 /* Inserts or replaces. */
 void dp_hashmap_put(dp_hashmap *m, uint64_t key, uint64_t val);
+/* Removes key; false if it was not there. The table does not shrink. */
+bool dp_hashmap_del(dp_hashmap *m, uint64_t key);
 /* Iterates the entries in no particular order: start with *pos = 0;
  * returns false past the last. */
 bool dp_hashmap_next(const dp_hashmap *m, size_t *pos, uint64_t *key, uint64_t *val);

@@ -83,18 +83,33 @@ static void write_each(dp_writer *w, const dp_buf *b)
 	}
 }
 
+/* Forgets the process in slot i: the last one takes its place. */
+static void forget(dp_live_procs *lp, size_t i)
+{
+	dp_live_proc *p = &lp->procs.v[i];
+
+	dp_buf_free(&p->maps);
+	dp_hashmap_del(&lp->slot_of, p->pid);
+	if (i + 1 < lp->procs.n) {
+		*p = lp->procs.v[lp->procs.n - 1];
+		dp_hashmap_put(&lp->slot_of, p->pid, i + 1);
+	}
+	lp->procs.n--;
+}
+
 void dp_live_procs_synth(dp_live_procs *lp, dp_writer *w, const struct perf_event_attr *attr,
 			 uint64_t id)
 {
-	for (size_t i = 0; i < lp->procs.n; i++) {
+	for (size_t i = 0; i < lp->procs.n;) {
 		dp_live_proc *p = &lp->procs.v[i];
 		dp_buf now = {0};
 
 		if (!p->alive) {
+			/* its last mappings written once more, then nothing of it
+			 * is kept (a build starts processes by the hundred thousand) */
 			if (p->ended)
 				write_each(w, &p->maps);
-			p->ended = false;
-			dp_buf_free(&p->maps);
+			forget(lp, i); /* the last one comes into slot i */
 			continue;
 		}
 		if (dp_synth_process(w, (pid_t)p->pid, attr, id, &now) > 0) {
@@ -104,5 +119,6 @@ void dp_live_procs_synth(dp_live_procs *lp, dp_writer *w, const struct perf_even
 			write_each(w, &p->maps);
 			dp_buf_free(&now);
 		}
+		i++;
 	}
 }

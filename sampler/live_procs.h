@@ -40,8 +40,8 @@ void dp_live_procs_exec(dp_live_procs *lp, const void *rec, size_t size);
  * its EXIT record is drained, while the samples it took just before still
  * are) gets its kept records instead, with their own times; so does, once,
  * a process that ended since the last call (one CPU's ring is drained
- * after another's: samples it took before its EXIT can come after). attr
- * and id: the tracking event's. */
+ * after another's: samples it took before its EXIT can come after), and
+ * is then forgotten. attr and id: the tracking event's. */
 void dp_live_procs_synth(dp_live_procs *lp, dp_writer *w, const struct perf_event_attr *attr,
 			 uint64_t id);
 

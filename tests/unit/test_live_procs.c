@@ -209,4 +209,54 @@ static void test_exec_forgets(void **state)
 	free(path);
 }
 
-TU_MAIN(NULL, tu_teardown, test_exiting_process_keeps_its_mappings, test_exec_forgets)
+/* Processes that ended are forgotten once their last mappings are
+ * written: a recording of a build does not keep one entry per process it
+ * ever saw. Those still running keep theirs, wherever the table moved
+ * them, and a pid used again is a new process. */
+static void test_ended_forgotten(void **state)
+{
+	enum { N = 1000 };
+	struct perf_event_attr a = synth_minimal_attr();
+	char *path = tu_path("forget.dprof");
+	uint32_t base = 1u << 22; /* above pid_max's default: no /proc entries */
+	dp_live_procs lp;
+	dp_writer w;
+	uint64_t slot;
+
+	(void)state;
+	dp_live_procs_init(&lp);
+	for (uint32_t i = 0; i < N; i++) {
+		dp_live_procs_set_alive(&lp, base + i, true);
+		kernel_mmap(&lp, (pid_t)(base + i), 0x10000000 + (uint64_t)i * 4096, "/prog");
+	}
+	writer_start(&w, path, &a);
+	dp_live_procs_synth(&lp, &w, &a, ID);
+	/* all but every hundredth end */
+	for (uint32_t i = 0; i < N; i++)
+		if (i % 100)
+			dp_live_procs_set_alive(&lp, base + i, false);
+	dp_live_procs_synth(&lp, &w, &a, ID);
+	assert_int_equal(lp.procs.n, N / 100);
+	assert_int_equal(lp.slot_of.n, N / 100);
+	for (uint32_t i = 0; i < N; i++) {
+		bool kept = dp_hashmap_get(&lp.slot_of, base + i, &slot);
+
+		assert_int_equal(kept, i % 100 == 0);
+		if (kept) {
+			assert_int_equal(lp.procs.v[slot - 1].pid, base + i);
+			assert_int_equal(lp.procs.v[slot - 1].maps.len > 0, 1);
+		}
+	}
+	/* a pid of a forgotten process, used again */
+	dp_live_procs_set_alive(&lp, base + 1, true);
+	kernel_mmap(&lp, (pid_t)(base + 1), 0x50000000, "/again");
+	assert_true(dp_hashmap_get(&lp.slot_of, base + 1, &slot));
+	assert_true(lp.procs.v[slot - 1].alive && lp.procs.v[slot - 1].maps.len > 0);
+	synth_finish(&w, 0);
+	assert_int_equal(dp_writer_close(&w), 0);
+	dp_live_procs_free(&lp);
+	free(path);
+}
+
+TU_MAIN(NULL, tu_teardown, test_exiting_process_keeps_its_mappings, test_exec_forgets,
+	test_ended_forgotten)
