@@ -348,7 +348,7 @@ static uint32_t upper(const struct heap_cell *c, uint64_t addr)
 static void enter_block(dp_heap_index *h, uint32_t bi)
 {
 	const dp_heap_block *b = &h->hist->blocks.v[bi];
-	struct heap_entry e = {b->addr, b->addr + b->size, bi};
+	struct heap_entry e = {b->addr, b->addr + b->size, b->t_alloc, bi, b->pid};
 	uint64_t first, last;
 	unsigned level = level_of(b, &first, &last);
 
@@ -427,13 +427,15 @@ static uint32_t find_in(const dp_heap_index *h, const struct heap_cell *c, uint3
 	uint32_t found = NIL, at = upper(c, addr);
 
 	/* live blocks do not overlap: only the one starting last below addr
-	 * can hold it, unless a missed free left two */
+	 * can hold it, unless a missed free left two. A live block is freed
+	 * after every event replayed so far, so after t: its entry says the
+	 * rest. */
 	while (at-- > 0) {
-		uint32_t bi = c->e[at].block;
+		const struct heap_entry *e = &c->e[at];
 
-		if (addr < c->e[at].end && covers(&h->hist->blocks.v[bi], pid, addr, t) &&
-		    (found == NIL || bi > found))
-			found = bi;
+		if (addr < e->end && e->pid == pid && e->t_alloc <= t &&
+		    (found == NIL || e->block > found))
+			found = e->block;
 		if (!c->overlap)
 			break;
 	}

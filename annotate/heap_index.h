@@ -21,9 +21,12 @@
 
 #define DP_HEAP_FRAMES 8
 
+/* A live block as its cells keep it: what a lookup checks, so that it
+ * reads no block (a cache miss a sample on a large heap). */
 struct heap_entry {
 	uint64_t addr, end; /* a live block's [addr, end) */
-	uint32_t block;
+	uint64_t t_alloc;
+	uint32_t block, pid;
 };
 
 struct heap_cell {
