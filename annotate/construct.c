@@ -427,6 +427,19 @@ static void set_path(ctx *c, dp_construct *k, Dwarf_Die *type, int64_t off, bool
 	dp_buf_free(&tn);
 }
 
+/* k: the type of a value moved through memory (origin DP_CO_VALUE or
+ * DP_CO_SPILL), the whole type: no offset in it to find. */
+static void set_moved(dp_construct *k, uint8_t origin, uint32_t var, uint32_t type,
+		      const Dwarf_Die *die)
+{
+	k->origin = origin;
+	k->var = var;
+	k->type = type;
+	k->type_die = *die;
+	k->indexed = false;
+	k->reason = DP_AR_NONE;
+}
+
 /* When nothing says what the base register points to, a load may still
  * say what it reads: the variable its destination register holds just
  * after it (at -O0: the stack slot the next instruction stores it to; or
@@ -468,14 +481,8 @@ static void value_type(ctx *c, long i, const dp_memop *m, dp_construct *k)
 	if (dp_type_size(&v.pointee) != m->size)
 		return;
 	dp_type_name(&v.pointee, &tn);
-	if (tn.p && tn.len) {
-		k->origin = DP_CO_VALUE;
-		k->var = v.var;
-		k->type = dp_strtab_intern(c->strs, tn.p);
-		k->type_die = v.pointee;
-		k->indexed = false; /* the element is the whole type: no offset to find */
-		k->reason = DP_AR_NONE;
-	}
+	if (tn.p && tn.len)
+		set_moved(k, DP_CO_VALUE, v.var, dp_strtab_intern(c->strs, tn.p), &v.pointee);
 	dp_buf_free(&tn);
 }
 
@@ -546,14 +553,8 @@ static void spill_type(ctx *c, long i, const dp_memop *m, dp_construct *k)
 			die = d;
 			var = tv;
 		}
-	if (!type)
-		return;
-	k->origin = DP_CO_SPILL;
-	k->var = var;
-	k->type = type;
-	k->type_die = die;
-	k->indexed = false;
-	k->reason = DP_AR_NONE;
+	if (type)
+		set_moved(k, DP_CO_SPILL, var, type, &die);
 }
 
 static void compute(ctx *c, long i, int mem, dp_construct *k)
