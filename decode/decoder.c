@@ -130,6 +130,9 @@ void dp_decoder_observe(dp_decoder *d, const dp_record *r)
 		d->data_maps = true;
 	if (r->kind == DP_R_MMAP || r->kind == DP_R_COMM || r->kind == DP_R_FORK)
 		dp_maps_observe(&d->maps, r);
+	else if (r->kind == DP_R_ALLOC)
+		dp_maps_observe_block(&d->maps, r->alloc->pid, r->alloc->addr, r->alloc->size,
+				      r->alloc->time);
 	else if (r->kind == DP_R_THREAD) {
 		dp_hashmap_put(&d->fs_base, r->thread->tid, r->thread->fs_base);
 		d->fs_tid = 0; /* the last answer may have changed */
@@ -339,7 +342,8 @@ static ip_entry *lookup_entry(dp_decoder *d, dp_image *im, uint64_t vaddr, const
 
 static bool in_some_mapping(dp_decoder *d, uint32_t pid, uint64_t a, uint64_t t)
 {
-	return dp_maps_find(&d->maps, pid, a, t) || dp_maps_find_stack(&d->maps, pid, a, t);
+	return dp_maps_find(&d->maps, pid, a, t) || dp_maps_find_stack(&d->maps, pid, a, t) ||
+	       dp_maps_in_block(&d->maps, pid, a, t);
 }
 
 static void finish_verdict(dp_decoder *d, const dp_sample *s, dp_decoded *o, dp_verdict v,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #define STACK_GROWTH (64ull << 20) /* beyond the default 8 MiB rlimit, well within reason */
+#define BLOCK_MIN    4096	   /* the smallest heap block kept (dp_maps_observe_block) */
 
 /* One event in a process's address-space history. */
 typedef struct as_event {
@@ -14,9 +15,16 @@ typedef struct as_event {
 	dp_map map;	 /* EV_MAP */
 } as_event;
 
+/* Heap blocks' extents: as observed, then (after finish) their union,
+ * sorted, each part with the earliest time of the blocks in it. */
+typedef struct block_span {
+	uint64_t start, end, time;
+} block_span;
+
 struct dp_addr_space {
 	uint32_t pid;
 	DP_VEC(as_event) events; /* pass 1 */
+	DP_VEC(block_span) blocks;
 	/* after finish: every mapping this process had, with its lifetime,
 	 * sorted by start address; overlaps are disambiguated by time */
 	DP_VEC(dp_map) maps;
@@ -38,6 +46,7 @@ void dp_maps_free(dp_maps *m)
 	for (size_t i = 0; i < m->spaces.n; i++) {
 		dp_vec_free(&m->spaces.v[i]->events);
 		dp_vec_free(&m->spaces.v[i]->maps);
+		dp_vec_free(&m->spaces.v[i]->blocks);
 		free(m->spaces.v[i]);
 	}
 	dp_vec_free(&m->spaces);
@@ -125,6 +134,65 @@ void dp_maps_observe(dp_maps *m, const dp_record *r)
 	}
 }
 
+void dp_maps_observe_block(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t size, uint64_t t)
+{
+	if (size < BLOCK_MIN || addr + size < addr)
+		return;
+	dp_vec_push(&space(m, pid, true)->blocks, ((block_span){addr, addr + size, t}));
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const block_span *x = a, *y = b;
+
+	return dp_cmp_u64(x->start, y->start);
+}
+
+/* The blocks' union: sorted, overlapping and touching ones merged. */
+static void merge_blocks(dp_addr_space *as)
+{
+	size_t n = 0;
+
+	if (!as->blocks.n)
+		return;
+	qsort(as->blocks.v, as->blocks.n, sizeof(block_span), cmp_span);
+	for (size_t i = 1; i < as->blocks.n; i++) {
+		block_span *last = &as->blocks.v[n], *b = &as->blocks.v[i];
+
+		if (b->start <= last->end) {
+			last->end = DP_MAX(last->end, b->end);
+			last->time = DP_MIN(last->time, b->time);
+		} else {
+			as->blocks.v[++n] = *b;
+		}
+	}
+	as->blocks.n = n + 1;
+}
+
+static void finish_space(dp_maps *m, dp_addr_space *as, int depth);
+
+bool dp_maps_in_block(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t t)
+{
+	dp_addr_space *as = space(m, pid, false);
+	size_t lo = 0, hi;
+
+	if (!as || !as->blocks.n)
+		return false;
+	if (!as->finished)
+		finish_space(m, as, 0);
+	/* the last part that starts at addr or below */
+	hi = as->blocks.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (as->blocks.v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < as->blocks.v[lo - 1].end && as->blocks.v[lo - 1].time <= t;
+}
+
 static int cmp_event(const void *a, const void *b)
 {
 	const as_event *x = a, *y = b;
@@ -181,6 +249,7 @@ static void finish_space(dp_maps *m, dp_addr_space *as, int depth)
 	if (as->finished)
 		return;
 	as->finished = true;
+	merge_blocks(as);
 	if (as->events.n > 1)
 		qsort(as->events.v, as->events.n, sizeof(as_event), cmp_event);
 	for (size_t i = 0; i < as->events.n; i++) {

@@ -47,11 +47,23 @@ void dp_maps_free(dp_maps *m);
 
 /* Pass 1: feed every MMAP, COMM, FORK record (in file order). */
 void dp_maps_observe(dp_maps *m, const dp_record *r);
+/* Pass 1 too: a block the heap tracker reported (record --heap) at time
+ * t. An address in one is the program's data even where no mapping
+ * record covers it: glibc's realloc moves a large block with mremap, of
+ * which the kernel records nothing. Only blocks of a page or more are
+ * kept (mremap moves whole pages). */
+void dp_maps_observe_block(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t size, uint64_t t);
 /* After pass 1: order the records by time and build the lookup structures. */
 void dp_maps_finish(dp_maps *m);
 
 /* The mapping of pid covering addr at time t, or NULL. */
 dp_map *dp_maps_find(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t t);
+
+/* Whether addr of pid lay in a block observed at t or before. The blocks
+ * are kept as their union, each part from the first block in it, and
+ * their frees are not: it tells a data address from a wild one, not
+ * which block held it. */
+bool dp_maps_in_block(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t t);
 
 /* Every mapping pid ever had (sorted by start), for scans. */
 dp_map *dp_maps_list(dp_maps *m, uint32_t pid, size_t *n);
