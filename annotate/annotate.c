@@ -498,7 +498,9 @@ static bool stack_object(dp_annotator *a, const dp_sample *s, const dp_decoded *
 	if (!(r->mask & (1ull << PERF_REG_X86_SP)))
 		return false;
 	sp = r->regs[PERF_REG_X86_SP];
-	if (addr + RED_ZONE < sp || addr - sp > (64ull << 20))
+	/* from the red zone below rsp (a leaf's locals; the slot a pop just
+	 * read) to 64 MiB above it */
+	if (addr + RED_ZONE < sp || (addr > sp && addr - sp > (64ull << 20)))
 		return false;
 	o->obj_kind = DP_OBJ_STACK;
 	o->object = a->s_stack;
