@@ -394,7 +394,7 @@ static bool member_offset(Dwarf_Die *m, uint64_t *off)
 	size_t n;
 
 	if (!dwarf_attr(m, DW_AT_data_member_location, &at)) {
-		*off = 0; /* union members, and DWARF 4 bitfields, start at 0 */
+		*off = 0; /* union members start at 0 */
 		return true;
 	}
 	if (dwarf_formudata(&at, &v) == 0) {
@@ -406,6 +406,38 @@ static bool member_offset(Dwarf_Die *m, uint64_t *off)
 		return true;
 	}
 	return false;
+}
+
+/* The bytes member m of type mtype takes: for a bitfield, those its bits
+ * fall in (DWARF 4's DW_AT_data_bit_offset from the struct's start, or
+ * DWARF 2's DW_AT_bit_offset from the top of its storage unit), so that
+ * a byte of bitfields is named by the first one in it, not as padding. */
+static bool member_span(Dwarf_Die *m, Dwarf_Die *mtype, uint64_t *off, uint64_t *size)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word bits, nbits, unit;
+
+	if (!dwarf_attr(m, DW_AT_bit_size, &at) || dwarf_formudata(&at, &nbits) != 0 || !nbits) {
+		*size = dp_type_size(mtype);
+		return member_offset(m, off);
+	}
+	if (dwarf_attr(m, DW_AT_data_bit_offset, &at) && dwarf_formudata(&at, &bits) == 0) {
+		/* bits from the start of the struct */
+	} else if (dwarf_attr(m, DW_AT_bit_offset, &at) && dwarf_formudata(&at, &bits) == 0 &&
+		   member_offset(m, off)) {
+		/* from the storage unit's most significant bit (little-endian) */
+		unit = dwarf_attr(m, DW_AT_byte_size, &at) && dwarf_formudata(&at, &unit) == 0
+			   ? unit
+			   : dp_type_size(mtype);
+		if (bits + nbits > unit * 8)
+			return false;
+		bits = *off * 8 + unit * 8 - bits - nbits;
+	} else {
+		return false;
+	}
+	*off = bits / 8;
+	*size = (bits % 8 + nbits + 7) / 8;
+	return true;
 }
 
 /* An array's element type and its number of dimensions: for T a[R][C] the
@@ -490,9 +522,9 @@ static bool covering_member(Dwarf_Die *u, uint64_t off, unsigned access_size, Dw
 
 		if (mt != DW_TAG_member && mt != DW_TAG_inheritance)
 			continue;
-		if (!member_offset(&m, &mo) || !dp_die_type(&m, &mtype) || empty_base(&m, &mtype))
+		if (!dp_die_type(&m, &mtype) || empty_base(&m, &mtype) ||
+		    !member_span(&m, &mtype, &mo, &ms))
 			continue;
-		ms = dp_type_size(&mtype);
 		if (off < mo || off >= mo + (ms ? ms : 1))
 			continue;
 		if (!found) {

@@ -63,6 +63,15 @@ struct chunkf {
 	long items[]; /* 8 */
 };
 
+/* bitfields: a byte of them is named by the first one in it */
+struct flags {
+	int id;		 /* 0 */
+	unsigned a : 1;	 /* byte 4, bit 0 */
+	unsigned b : 3;	 /* byte 4, bits 1-3 */
+	unsigned c : 12; /* byte 4 bit 4 to byte 5 bit 7 */
+	unsigned char d; /* 6; 7 padding */
+};
+
 typedef const struct node *node_cp;
 
 struct node nodes[8];
@@ -79,6 +88,7 @@ int matrix[3][5];
 volatile long counter;
 struct chunk1 chunk1_one;
 struct chunkf *chunkf_ptr;
+struct flags flags_one;
 
 __attribute__((noinline)) long get_next_v(struct node *n)
 {
@@ -188,6 +198,7 @@ int main(void)
 	counter = get_next_v(&nodes[0]) + (long)grid_cell(&the_grid, 1, 2) + sum_keys(&nodes[0]) +
 		  tagged_one.u.i + pts[1].y + (long)samples[3] + matrix[1][2] +
 		  (long)skip_varint((const unsigned char *)name_ptr) + join_unknown(&nodes[0], 0) +
-		  rec_make()->h.kind + *raw_make() + (long)node_make() + spill_slots(NULL, 1, 2);
+		  flags_one.c + rec_make()->h.kind + *raw_make() + (long)node_make() +
+		  spill_slots(NULL, 1, 2);
 	return (int)counter;
 }

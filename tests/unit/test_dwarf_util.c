@@ -141,11 +141,12 @@ static const char *path(Dwarf_Die *t, uint64_t off, unsigned size)
 
 static int setup(void **state)
 {
-	bin *b = calloc(3, sizeof(*b));
+	bin *b = calloc(4, sizeof(*b));
 
 	bin_open(&b[0], DWARF_TYPES_O0);
 	bin_open(&b[1], DWARF_TYPES_O2);
 	bin_open(&b[2], DWARF_TYPES_CXX);
+	bin_open(&b[3], DWARF_TYPES_DW3);
 	*state = b;
 	return 0;
 }
@@ -154,7 +155,7 @@ static int teardown(void **state)
 {
 	bin *b = *state;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		bin_close(&b[i]);
 	free(b);
 	return 0;
@@ -268,6 +269,15 @@ static void test_member_paths(void **state)
 	assert_string_equal(path(&outer, 4, 4), "struct outer.in.a");
 	assert_string_equal(path(&outer, 8, 4), "struct outer.in.b");
 	assert_string_equal(path(&outer, 16, 8), "struct outer.pin");
+	/* bitfields, by the bytes their bits fall in (DWARF 5 and 3) */
+	for (int o = 0; o < 4; o += o == 1 ? 2 : 1) {
+		Dwarf_Die flags = named(&b[o], DW_TAG_structure_type, "flags");
+
+		assert_string_equal(path(&flags, 4, 1), "struct flags.a");
+		assert_string_equal(path(&flags, 5, 1), "struct flags.c");
+		assert_string_equal(path(&flags, 6, 1), "struct flags.d");
+		assert_string_equal(path(&flags, 7, 1), "padding");
+	}
 	/* a union's member chosen by the access size; unknown: the first */
 	assert_string_equal(path(&tagged, 8, 1), "struct tagged.u.c");
 	assert_string_equal(path(&tagged, 8, 2), "struct tagged.u.s");
