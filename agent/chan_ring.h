@@ -22,6 +22,9 @@
 #define DP_RING_SLOT_FREE   0u
 #define DP_RING_SLOT_OWNED  1u
 #define DP_RING_SLOT_CLOSED 2u /* its thread ended: the recorder frees it once empty */
+/* being taken: its tid is not written yet (the last owner's is), so the
+ * recorder leaves it alone; OWNED once the tid is there */
+#define DP_RING_SLOT_TAKING 3u
 
 /* One slot's counters, head and tail on cache lines of their own. */
 struct dp_ring_ctl {

@@ -260,9 +260,14 @@ static int take_ring(void)
 		struct dp_ring_ctl *c = &rings->ctl[i];
 		uint32_t free_state = DP_RING_SLOT_FREE;
 
-		if (!__atomic_compare_exchange_n(&c->state, &free_state, DP_RING_SLOT_OWNED, 0,
+		/* TAKING first: the recorder frees an owned slot whose tid is a
+		 * thread gone, and until ours is written the tid is the last
+		 * owner's (it freed a slot taken this way, and the writer then
+		 * waited for room forever) */
+		if (!__atomic_compare_exchange_n(&c->state, &free_state, DP_RING_SLOT_TAKING, 0,
 						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
+		__atomic_store_n(&c->tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 		my_data = map_twice(i);
 		if (!my_data) {
 			__atomic_store_n(&c->state, DP_RING_SLOT_FREE, __ATOMIC_RELEASE);
@@ -272,7 +277,7 @@ static int take_ring(void)
 		my_ring_pid = (pid_t)syscall(SYS_getpid);
 		my_head = my_pub = __atomic_load_n(&c->head, __ATOMIC_RELAXED);
 		my_limit = __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) + DP_RING_SLOT_BYTES;
-		c->tid = (uint32_t)syscall(SYS_gettid);
+		__atomic_store_n(&c->state, DP_RING_SLOT_OWNED, __ATOMIC_RELEASE);
 		return 1;
 	}
 	no_ring = 1;

@@ -227,7 +227,9 @@ static size_t drain_rings(dp_agent_sink *s, dp_writer *w)
 		size_t n, at, first;
 		const uint8_t *data;
 
-		if (state == DP_RING_SLOT_FREE)
+		/* (a slot being taken has nothing yet, and its tid may be the
+		 * last owner's: it is not looked at) */
+		if (state == DP_RING_SLOT_FREE || state == DP_RING_SLOT_TAKING)
 			continue;
 		head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
 		if (head - tail > DP_RING_SLOT_BYTES) {

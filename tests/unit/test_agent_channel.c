@@ -314,6 +314,41 @@ static void record_cut(dp_agent_sink *k)
 
 static const spoiler too_far = {head_too_far}, behind = {head_behind}, cut = {record_cut};
 
+/* A slot being taken still holds its last owner's tid until the new owner
+ * writes its own. The recorder frees an owned slot whose thread is gone;
+ * it must not take that stale tid for the new owner's (it did: the new
+ * owner then waited for room forever, python started through pyenv's
+ * shims in test_corpus). With the same dead tid, an owned slot is freed,
+ * one being taken is left alone. */
+static void test_taking_slot_kept(void **state)
+{
+	dp_agent_sink k;
+	dp_writer w;
+	dp_error err;
+	char *path = tu_path("taking.dprof");
+	pid_t gone = fork();
+
+	(void)state;
+	if (gone == 0)
+		_exit(0);
+	assert_true(gone > 0);
+	assert_int_equal(waitpid(gone, NULL, 0), gone);
+	assert_int_equal(dp_agent_sink_open(&k, &err), 0);
+	assert_int_equal(dp_writer_open(&w, path, 1, 1, &err), 0);
+	k.rings->ctl[3].state = DP_RING_SLOT_TAKING;
+	k.rings->ctl[3].tid = (uint32_t)gone;
+	k.rings->ctl[4].state = DP_RING_SLOT_OWNED;
+	k.rings->ctl[4].tid = (uint32_t)gone;
+	k.ring_checked = 0; /* the owners are looked for at this drain */
+	dp_agent_sink_drain(&k, &w);
+	assert_int_equal(k.rings->ctl[3].state, DP_RING_SLOT_TAKING);
+	assert_int_equal(k.rings->ctl[4].state, DP_RING_SLOT_FREE);
+	dp_agent_sink_flush(&k, &w);
+	assert_int_equal(dp_writer_close(&w), 0);
+	dp_agent_sink_close(&k);
+	free(path);
+}
+
 /* ---- whether the TSC may stand for the clock (sampler/agent_ticks.c) ---- */
 
 static void test_ticks_agree(void **state)
@@ -348,6 +383,7 @@ int main(void)
 	    cmocka_unit_test_prestate(test_hostile, (void *)&too_far),
 	    cmocka_unit_test_prestate(test_hostile, (void *)&behind),
 	    cmocka_unit_test_prestate(test_hostile, (void *)&cut),
+	    cmocka_unit_test(test_taking_slot_kept),
 	    cmocka_unit_test(test_ticks_agree),
 	};
 	dp_error err;
