@@ -41,15 +41,17 @@ void dp_maps_init(dp_maps *m)
 	dp_hashmap_init(&m->names, 256);
 }
 
+static void space_free(dp_addr_space *as)
+{
+	dp_vec_free(&as->events);
+	dp_vec_free(&as->maps);
+	dp_vec_free(&as->blocks);
+	free(as);
+}
+
 void dp_maps_free(dp_maps *m)
 {
-	for (size_t i = 0; i < m->spaces.n; i++) {
-		dp_vec_free(&m->spaces.v[i]->events);
-		dp_vec_free(&m->spaces.v[i]->maps);
-		dp_vec_free(&m->spaces.v[i]->blocks);
-		free(m->spaces.v[i]);
-	}
-	dp_vec_free(&m->spaces);
+	dp_vec_free_each(&m->spaces, space_free);
 	dp_vec_free_each(&m->name_v, free);
 	dp_hashmap_free(&m->by_pid);
 	dp_hashmap_free(&m->names);

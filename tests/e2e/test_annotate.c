@@ -370,35 +370,52 @@ static void test_allocator(void **state)
 	assert_int_equal(c.named, c.in_alloc);
 }
 
+/* The samples of one loop of a fixture (IPs in [lo, hi], or in function
+ * fn): how many, how many verified, how many outside known mappings, and
+ * how many of the verified ones right() finds named as the fixture says. */
+struct loop_count {
+	uint64_t lo, hi;
+	const char *fn;
+	bool (*right)(const struct loop_count *c, const rec_annotated *r);
+	uint64_t load, at, block; /* the fixture's truth, for right() */
+	size_t in_loop, verified, outside, named;
+};
+
+static void count_loop(void *ctx, const rec_annotated *r)
+{
+	struct loop_count *c = ctx;
+
+	if (c->fn ? !r->x->function || strcmp(r->x->function, c->fn)
+		  : r->s->ip < c->lo || r->s->ip > c->hi)
+		return;
+	c->in_loop++;
+	c->outside += r->x->reason == DP_RS_OUTSIDE_MAPPINGS;
+	if (r->x->verdict != DP_V_VERIFIED)
+		return;
+	c->verified++;
+	if (c->right(c, r))
+		c->named++;
+	else
+		printf("  %#lx: %s %s (%s)\n", (unsigned long)r->x->data_addr,
+		       dp_strtab_get(r->strs, r->a->object), dp_strtab_get(r->strs, r->a->type),
+		       dp_object_kind_name(r->a->obj_kind));
+}
+
 /* A block glibc's realloc grew with mremap lies where the kernel recorded
  * no mapping: the cpu-clock samples of a load from it verify against the
  * heap tracker's record of the block instead (decode/maps.c), and are
  * named by it. They were all `address outside known mappings` (Lua's
  * string table: a tenth of its samples). */
-struct mremap_count {
-	uint64_t lo, hi, load, at, block;
-	size_t in_loop, verified, outside, named;
-};
-
-static void count_mremap(void *ctx, const rec_annotated *r)
+static bool mremap_right(const struct loop_count *c, const rec_annotated *r)
 {
-	struct mremap_count *c = ctx;
-
-	if (r->s->ip < c->lo || r->s->ip > c->hi)
-		return;
-	c->in_loop++;
-	c->outside += r->x->reason == DP_RS_OUTSIDE_MAPPINGS;
-	if (r->x->verdict != DP_V_VERIFIED || r->x->insn_ip != c->load)
-		return;
-	c->verified++;
-	c->named +=
-	    r->x->data_addr == c->at && r->a->obj_kind == DP_OBJ_HEAP && r->a->obj_addr == c->block;
+	return r->x->insn_ip == c->load && r->x->data_addr == c->at &&
+	       r->a->obj_kind == DP_OBJ_HEAP && r->a->obj_addr == c->block;
 }
 
 static void test_mremap_block(void **state)
 {
 	const char *fixture = *state;
-	struct mremap_count c = {0};
+	struct loop_count c = {.right = mremap_right};
 	rec_truth_run r;
 	char label[128];
 
@@ -409,7 +426,7 @@ static void test_mremap_block(void **state)
 	c.lo = tu_truth_u64(&r.t[0], "loop");
 	c.load = tu_truth_u64(&r.t[0], "load");
 	c.hi = tu_truth_u64(&r.t[0], "end");
-	rec_annotate_each(r.profile, count_mremap, &c);
+	rec_annotate_each(r.profile, count_loop, &c);
 	snprintf(label, sizeof(label), "%s: samples of the loop verified, named by the block",
 		 fixture);
 	tu_report_accuracy(label, c.named, c.in_loop, c.in_loop);
@@ -427,45 +444,29 @@ static void test_mremap_block(void **state)
  * variable it is, with its type. (An address below rsp was taken for one
  * 16 EiB above it, and named by the mapping: 5% of SQLite's memory
  * samples, pops and leaves' locals.) */
-struct redzone_count {
-	size_t in_leaf, verified, named;
-};
-
-static void count_redzone(void *ctx, const rec_annotated *r)
+static bool redzone_right(const struct loop_count *c, const rec_annotated *r)
 {
-	struct redzone_count *c = ctx;
-
-	if (!r->x->function || strcmp(r->x->function, "leaf"))
-		return;
-	c->in_leaf++;
-	if (r->x->verdict != DP_V_VERIFIED)
-		return;
-	c->verified++;
-	if (r->a->obj_kind == DP_OBJ_STACK &&
-	    !strcmp(dp_strtab_get(r->strs, r->a->object), "leaf::acc") &&
-	    !strcmp(dp_strtab_get(r->strs, r->a->type), "double"))
-		c->named++;
-	else
-		printf("  %#lx: %s %s (%s)\n", (unsigned long)r->x->data_addr,
-		       dp_strtab_get(r->strs, r->a->object), dp_strtab_get(r->strs, r->a->type),
-		       dp_object_kind_name(r->a->obj_kind));
+	(void)c;
+	return r->a->obj_kind == DP_OBJ_STACK &&
+	       !strcmp(dp_strtab_get(r->strs, r->a->object), "leaf::acc") &&
+	       !strcmp(dp_strtab_get(r->strs, r->a->type), "double");
 }
 
 static void test_redzone(void **state)
 {
 	const char *fixture = *state;
-	struct redzone_count c = {0};
+	struct loop_count c = {.fn = "leaf", .right = redzone_right};
 	rec_truth_run r;
 	char label[128];
 
 	rec_fixture_truth(&r, fixture, "300", "-e cpu-clock -F 2000", "redzone.dprof");
-	rec_annotate_each(r.profile, count_redzone, &c);
+	rec_annotate_each(r.profile, count_loop, &c);
 	snprintf(label, sizeof(label), "%s: the leaf's verified samples named leaf::acc, double",
 		 fixture);
 	tu_report_accuracy(label, c.named, c.verified, c.verified);
-	printf("%s: %zu samples in the leaf, %zu verified\n", fixture, c.in_leaf, c.verified);
-	assert_true(c.in_leaf >= 100);
-	assert_true(c.verified * 4 >= c.in_leaf);
+	printf("%s: %zu samples in the leaf, %zu verified\n", fixture, c.in_loop, c.verified);
+	assert_true(c.in_loop >= 100);
+	assert_true(c.verified * 4 >= c.in_loop);
 	assert_int_equal(c.named, c.verified);
 	rec_truth_run_free(&r);
 }
