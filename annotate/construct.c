@@ -155,6 +155,14 @@ static bool cfa_slot(ctx *c, uint64_t pc, int64_t disp, int64_t *off)
 	return true;
 }
 
+/* Where memory operand m of in lies from the frame's CFA, when it is a
+ * stack slot named by the stack pointer and a constant. */
+static bool sp_slot(ctx *c, const dp_insn *in, const dp_memop *m, int64_t *at)
+{
+	return m->base == PERF_REG_X86_SP && m->index < 0 && !m->implicit &&
+	       cfa_slot(c, in->addr, m->disp, at);
+}
+
 /* Whether instruction j moves a value of size bytes through the stack
  * slot at slot from the CFA. */
 static bool same_slot(ctx *c, long j, int64_t slot, unsigned size)
@@ -162,15 +170,14 @@ static bool same_slot(ctx *c, long j, int64_t slot, unsigned size)
 	const dp_insn *in = &c->t->insns.v[j];
 	int64_t other;
 
-	return in->nmem == 1 && in->mem[0].base == PERF_REG_X86_SP && in->mem[0].index < 0 &&
-	       in->mem[0].size == size && !in->mem[0].implicit &&
-	       cfa_slot(c, in->addr, in->mem[0].disp, &other) && other == slot;
+	return in->nmem == 1 && in->mem[0].size == size && sp_slot(c, in, &in->mem[0], &other) &&
+	       other == slot;
 }
 
-/* Whether instruction j may write any of the 8 bytes at -neg from the CFA:
+/* Whether instruction j may write any of the 8 bytes at slot from the CFA:
  * a store through the stack pointer that overlaps them (a spill slot's
  * address is never taken: no other store reaches it). */
-static bool writes_slot(ctx *c, long j, int neg)
+static bool writes_slot(ctx *c, long j, int64_t slot)
 {
 	const dp_insn *in = &c->t->insns.v[j];
 
@@ -178,13 +185,10 @@ static bool writes_slot(ctx *c, long j, int neg)
 		const dp_memop *m = &in->mem[k];
 		int64_t at;
 
-		if (!(m->access & DP_ACC_STORE) || m->implicit == DP_IMPLICIT_STACK)
+		if (!(m->access & DP_ACC_STORE) || m->implicit == DP_IMPLICIT_STACK ||
+		    m->base != PERF_REG_X86_SP)
 			continue;
-		if (m->base != PERF_REG_X86_SP)
-			continue;
-		if (m->index >= 0 || !cfa_slot(c, in->addr, m->disp, &at))
-			return true;
-		if (at < -neg + 8 && at + m->size > -neg)
+		if (!sp_slot(c, in, m, &at) || (at < slot + 8 && at + m->size > slot))
 			return true;
 	}
 	return false;
@@ -195,6 +199,7 @@ static bool writes_slot(ctx *c, long j, int neg)
  * its own, numbered from SLOT_REG. */
 #define SLOT_REG     64
 #define SLOT_OF(off) (SLOT_REG + (int)-(off))
+#define SLOT_AT(reg) (-(int64_t)((reg)-SLOT_REG)) /* SLOT_OF's inverse */
 #define IS_SLOT(reg) ((reg) >= SLOT_REG)
 #define SLOT_LIMIT   (1 << 20) /* the deepest slot followed below the CFA */
 
@@ -242,8 +247,7 @@ static void loaded_type(ctx *c, long j, int depth, ptr_type *o)
 			/* a slot no variable owns: what was spilled there */
 			int64_t off;
 
-			if (m->size == 8 && cfa_slot(c, in->addr, m->disp, &off) && off < 0 &&
-			    off > -SLOT_LIMIT)
+			if (m->size == 8 && sp_slot(c, in, m, &off) && off < 0 && off > -SLOT_LIMIT)
 				reg_type(c, j, SLOT_OF(off), depth - 1, o);
 			return;
 		}
@@ -315,10 +319,12 @@ static void reg_type(ctx *c, long i, int reg, int depth, ptr_type *o)
 		r.fail = DP_AR_NO_VARIABLE;
 		if (IS_SLOT(reg)) {
 			/* the last store into the slot: its register's value; any
-			 * other write into it says nothing */
-			if (!writes_slot(c, preds[k], reg - SLOT_REG)) {
+			 * other write into it (another size, another place that
+			 * overlaps it) says nothing */
+			if (!writes_slot(c, preds[k], SLOT_AT(reg))) {
 				reg_type(c, preds[k], reg, depth - 1, &r);
-			} else if (in->df == DP_DF_STORE) {
+			} else if (in->df == DP_DF_STORE &&
+				   same_slot(c, preds[k], SLOT_AT(reg), 8)) {
 				reg_type(c, preds[k], in->df_src, depth - 1, &r);
 				r.tracked = true;
 			}
@@ -539,7 +545,7 @@ static void spill_type(ctx *c, long i, const dp_memop *m, dp_construct *k)
 	if (m->base != PERF_REG_X86_SP || m->index >= 0)
 		return;
 	type = moved_type(c, i, m->size, &die, &var);
-	if (!type && cfa_slot(c, c->t->insns.v[i].addr, m->disp, &slot))
+	if (!type && sp_slot(c, &c->t->insns.v[i], m, &slot))
 		for (size_t j = 0; j < c->t->insns.n; j++) {
 			Dwarf_Die d;
 			uint32_t t, tv = 0;
