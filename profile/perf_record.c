@@ -82,21 +82,23 @@ static void read_regs(cur *c, uint64_t mask, dp_regs *r)
 	r->mask = mask;
 }
 
+/* The parts of a PERF_SAMPLE_READ value: each counter's entry (value,
+ * [id], [lost]) and the times before the entries. */
+static void read_layout(uint64_t rf, uint64_t *entry, uint64_t *times)
+{
+	*entry = 8 + (rf & PERF_FORMAT_ID ? 8 : 0) + (rf & PERF_FORMAT_LOST ? 8 : 0);
+	*times = (rf & PERF_FORMAT_TOTAL_TIME_ENABLED ? 8 : 0) +
+		 (rf & PERF_FORMAT_TOTAL_TIME_RUNNING ? 8 : 0);
+}
+
 static uint64_t read_size(const struct perf_event_attr *attr)
 {
-	uint64_t rf = attr->read_format, entry = 8, n = 0;
+	uint64_t entry, times;
 
-	if (rf & PERF_FORMAT_ID)
-		entry += 8;
-	if (rf & PERF_FORMAT_LOST)
-		entry += 8;
-	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		n += 8;
-	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		n += 8;
-	if (rf & PERF_FORMAT_GROUP)
+	if (attr->read_format & PERF_FORMAT_GROUP)
 		return 0; /* variable: nr first */
-	return n + entry;
+	read_layout(attr->read_format, &entry, &times);
+	return times + entry;
 }
 
 int dp_perf_parse_sample(const struct perf_event_attr *attr, const void *rec, size_t size,
@@ -141,20 +143,12 @@ int dp_perf_parse_sample(const struct perf_event_attr *attr, const void *rec, si
 		uint64_t n = read_size(attr);
 
 		if (!n) { /* group: nr, [time_enabled], [time_running], {value, [id], [lost]}[nr] */
-			uint64_t nr = rd64(&c), entry = 8, extra = 0;
-			uint64_t rf = attr->read_format;
+			uint64_t nr = rd64(&c), entry, times;
 
-			if (rf & PERF_FORMAT_ID)
-				entry += 8;
-			if (rf & PERF_FORMAT_LOST)
-				entry += 8;
-			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-				extra += 8;
-			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-				extra += 8;
+			read_layout(attr->read_format, &entry, &times);
 			if (nr > (uint64_t)(c.end - c.p) / entry)
 				return -1;
-			n = extra + nr * entry;
+			n = times + nr * entry;
 		}
 		take(&c, n);
 		s->read = start;

@@ -19,15 +19,15 @@ static void replay_side_band(dp_report_part *w)
 	for (size_t i = 0; i < w->map->nside; i++) {
 		uint64_t at = w->map->side[i];
 
-		dp_profile_seek(w->p, at);
+		dp_profile_seek(w->res.p, at);
 		/* a PACKED record's records are all at its offset */
 		do {
-			if (dp_profile_next(w->p, &rec) <= 0)
+			if (dp_profile_next(w->res.p, &rec) <= 0)
 				break;
-			dp_decoder_observe(w->dec, &rec);
-			dp_annotator_observe(w->ann, &rec);
-			dp_row_ctx_observe(w->rows, &rec);
-		} while (dp_profile_tell(w->p) == at);
+			dp_decoder_observe(w->res.dec, &rec);
+			dp_annotator_observe(w->res.ann, &rec);
+			dp_row_ctx_observe(w->res.rows, &rec);
+		} while (dp_profile_tell(w->res.p) == at);
 	}
 }
 
@@ -37,21 +37,21 @@ int dp_report_part_begin(dp_report_part *w, const dp_report_opts *o, unsigned in
 	dp_decode_opts dopts = {o->symfs, false};
 
 	memset(w, 0, sizeof(*w));
-	w->o = o;
+	w->res.o = o;
 	w->index = index;
 	w->nparts = nparts;
 	w->tlo = tlo;
 	w->thi = thi;
-	w->p = dp_profile_open(o->input, err);
-	if (!w->p)
+	w->res.p = dp_profile_open(o->input, err);
+	if (!w->res.p)
 		return -1;
-	w->dec = dp_decoder_new(w->p, &dopts, err);
-	if (!w->dec)
+	w->res.dec = dp_decoder_new(w->res.p, &dopts, err);
+	if (!w->res.dec)
 		goto fail;
-	w->ann = dp_annotator_new(w->dec, w->p, err);
-	if (!w->ann)
+	w->res.ann = dp_annotator_new(w->res.dec, w->res.p, err);
+	if (!w->res.ann)
 		goto fail;
-	w->rows = dp_row_ctx_new(w->p, w->dec, w->ann);
+	w->res.rows = dp_row_ctx_new(w->res.p, w->res.dec, w->res.ann);
 	return 0;
 fail:
 	dp_report_part_free(w);
@@ -62,7 +62,7 @@ bool dp_report_part_indexed(const dp_report_part *w, uint64_t *samples)
 {
 	dp_profile_map m;
 
-	if (!dp_profile_own_map(w->p, &m))
+	if (!dp_profile_own_map(w->res.p, &m))
 		return false;
 	*samples = m.samples;
 	return true;
@@ -70,58 +70,58 @@ bool dp_report_part_indexed(const dp_report_part *w, uint64_t *samples)
 
 int dp_report_part_ready(dp_report_part *w, const dp_profile_map *map, dp_error *err)
 {
-	const dp_report_opts *o = w->o;
+	const dp_report_opts *o = w->res.o;
 	unsigned index = w->index, nparts = w->nparts;
 	dp_record rec;
 
 	/* one pass over the side-band records for every stage, then the samples;
 	 * the heap records are read by the first part only, whose blocks the
 	 * others share (dp_report_part_share_heap) */
-	dp_profile_rewind(w->p);
-	w->start = dp_profile_tell(w->p);
-	dp_profile_skip_samples(w->p, true);
-	dp_profile_skip_heap(w->p, index > 0);
-	if (!map && dp_profile_own_map(w->p, &w->own_map))
+	dp_profile_rewind(w->res.p);
+	w->start = dp_profile_tell(w->res.p);
+	dp_profile_skip_samples(w->res.p, true);
+	dp_profile_skip_heap(w->res.p, index > 0);
+	if (!map && dp_profile_own_map(w->res.p, &w->own_map))
 		map = &w->own_map; /* the file's own: no walk (any nparts) */
 	if (map) {
 		w->map = map;
 		replay_side_band(w);
 	} else {
 		if (index == 0 && nparts > 1)
-			dp_profile_index(w->p, CHUNK);
-		while (dp_profile_next(w->p, &rec) > 0) {
-			dp_decoder_observe(w->dec, &rec);
-			dp_annotator_observe(w->ann, &rec);
-			dp_row_ctx_observe(w->rows, &rec);
+			dp_profile_index(w->res.p, CHUNK);
+		while (dp_profile_next(w->res.p, &rec) > 0) {
+			dp_decoder_observe(w->res.dec, &rec);
+			dp_annotator_observe(w->res.ann, &rec);
+			dp_row_ctx_observe(w->res.rows, &rec);
 		}
-		if (index == 0 && nparts > 1 && dp_profile_index_get(w->p, &w->own_map))
+		if (index == 0 && nparts > 1 && dp_profile_index_get(w->res.p, &w->own_map))
 			w->map = &w->own_map;
 	}
-	dp_profile_skip_samples(w->p, false);
+	dp_profile_skip_samples(w->res.p, false);
 	/* the samples' pass: every heap record was read above */
-	dp_profile_skip_heap(w->p, true);
-	dp_decoder_ready(w->dec);
+	dp_profile_skip_heap(w->res.p, true);
+	dp_decoder_ready(w->res.dec);
 	/* the other parts wait for the first one's heap history: their
 	 * threads help it */
-	dp_annotator_ready(w->ann, index == 0 ? nparts : 1);
-	dp_row_ctx_ready(w->rows);
+	dp_annotator_ready(w->res.ann, index == 0 ? nparts : 1);
+	dp_row_ctx_ready(w->res.rows);
 	/* without a map, each part walks the file and takes its chunks of it
 	 * (after dp_row_ctx_new: it found the profile's first sample) */
 	if (!w->map)
-		dp_profile_share_samples(w->p, index, nparts, CHUNK);
-	dp_profile_rewind(w->p);
-	dp_report_ctx *marks = dp_row_ctx_marks(w->rows);
+		dp_profile_share_samples(w->res.p, index, nparts, CHUNK);
+	dp_profile_rewind(w->res.p);
+	dp_report_ctx *marks = dp_row_ctx_marks(w->res.rows);
 	if (o->between[0] && dp_report_ctx_between(marks, o->between[0], o->between[1], err) < 0)
 		goto fail;
 	/* the counters' rates are shown by the first part only */
-	if (o->counters && index == 0 && dp_report_ctx_counters(marks, w->p, o->counters, err) < 0)
+	if (o->counters && index == 0 &&
+	    dp_report_ctx_counters(marks, w->res.p, o->counters, err) < 0)
 		goto fail;
-	w->attrs = dp_attr_ctx_new(w->rows, w->ann, w->p);
-	if (o->where && !(w->where = dp_expr_parse(o->where, w->attrs, err)))
+	w->res.attrs = dp_attr_ctx_new(w->res.rows, w->res.ann, w->res.p);
+	if (o->where && !(w->where = dp_expr_parse(o->where, w->res.attrs, err)))
 		goto fail;
-	size_t nev;
-	dp_profile_events(w->p, &nev);
-	dp_agg_init(&w->agg, o->levels, o->nlevels, nev, o->metric);
+	w->res.ev = dp_profile_events(w->res.p, &w->res.nev);
+	dp_agg_init(&w->res.agg, o->levels, o->nlevels, w->res.nev, o->metric);
 	return 0;
 fail:
 	dp_report_part_free(w);
@@ -138,21 +138,14 @@ int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned ind
 
 void dp_report_part_share_heap(dp_report_part *w, dp_report_part *first)
 {
-	dp_annotator_share_heap(w->ann, first->ann);
+	dp_annotator_share_heap(w->res.ann, first->res.ann);
 }
 
 void dp_report_part_view(const dp_report_part *w, dp_report_result *out)
 {
-	memset(out, 0, sizeof(*out));
-	out->o = w->o;
-	out->p = w->p;
-	out->dec = w->dec;
-	out->ann = w->ann;
-	out->attrs = w->attrs;
-	out->rows = w->rows;
-	out->ev = dp_profile_events(w->p, &out->nev);
-	out->read = w->read;
-	out->kept = w->kept;
+	*out = w->res;
+	/* the part's sums stay its own until merged */
+	memset(&out->agg, 0, sizeof(out->agg));
 }
 
 uint64_t dp_report_part_samples(const dp_report_part *w)
@@ -169,7 +162,7 @@ static void progress(const dp_report_part *w, const dp_record *r, size_t size)
 {
 	if (!size)
 		return;
-	fprintf(stderr, "\rreading %s: %3d%%", w->o->input,
+	fprintf(stderr, "\rreading %s: %3d%%", w->res.o->input,
 		(int)(100.0 * (double)r->offset / (double)size));
 }
 
@@ -177,15 +170,15 @@ static void progress(const dp_report_part *w, const dp_record *r, size_t size)
  * of the file, < 0 on corrupt data, 1 at end. */
 static int stream(dp_report_part *w, uint64_t sample_at, uint64_t end, size_t size, uint64_t seq)
 {
-	const dp_report_opts *o = w->o;
-	dp_report_ctx *marks = dp_row_ctx_marks(w->rows);
+	const dp_report_opts *o = w->res.o;
+	dp_report_ctx *marks = dp_row_ctx_marks(w->res.rows);
 	dp_record rec;
 	int n = 0;
 
 	/* (UINT64_MAX: to the end, and no telling: a compressed perf.data
 	 * stream has no position) */
-	while ((end == UINT64_MAX || dp_profile_tell(w->p) < end) &&
-	       (n = dp_profile_next(w->p, &rec)) > 0) {
+	while ((end == UINT64_MAX || dp_profile_tell(w->res.p) < end) &&
+	       (n = dp_profile_next(w->res.p, &rec)) > 0) {
 		dp_decoded x;
 		dp_annotation an;
 		dp_row row;
@@ -196,7 +189,7 @@ static int stream(dp_report_part *w, uint64_t sample_at, uint64_t end, size_t si
 			bool ok = rec.kind == DP_R_SAMPLE && rec.offset == sample_at;
 
 			if (!ok) {
-				dp_profile_seek(w->p, sample_at);
+				dp_profile_seek(w->res.p, sample_at);
 				return -1;
 			}
 			sample_at = UINT64_MAX;
@@ -205,32 +198,33 @@ static int stream(dp_report_part *w, uint64_t sample_at, uint64_t end, size_t si
 			continue;
 		/* with a map, chunk c holds samples c * CHUNK on; without, the
 		 * reader counts every part's */
-		seq = w->map ? seq + 1 : dp_profile_samples_met(w->p);
-		if (!(++w->read & 0xffff))
+		seq = w->map ? seq + 1 : dp_profile_samples_met(w->res.p);
+		if (!(++w->res.read & 0xffff))
 			progress(w, &rec, size);
-		dp_decode_sample(w->dec, rec.sample, &x);
+		dp_decode_sample(w->res.dec, rec.sample, &x);
 		if (o->verdicts && !(o->verdicts & (1u << x.verdict)))
 			continue;
-		dp_annotate(w->ann, rec.sample, &x, &an);
-		dp_row_fill(w->rows, rec.sample, &x, &an, &row);
+		dp_annotate(w->res.ann, rec.sample, &x, &an);
+		dp_row_fill(w->res.rows, rec.sample, &x, &an, &row);
 		row.seq = seq - 1;
 		if (row.time_rel < w->tlo || row.time_rel > w->thi)
 			continue;
 		if (!dp_report_ctx_inside(marks, rec.sample->pid, rec.sample->tid,
 					  rec.sample->time))
 			continue;
-		if (w->where && !dp_expr_eval(w->where, w->attrs, &row))
+		if (w->where && !dp_expr_eval(w->where, w->res.attrs, &row))
 			continue;
-		w->kept++;
-		dp_agg_keys(&w->agg, w->attrs, &row, keys);
-		dp_agg_add(&w->agg, (const uint64_t(*)[DP_AGG_MAX_ATTRS])keys, rec.sample->event,
-			   rec.sample->period ? rec.sample->period : 1, rec.sample->weight);
+		w->res.kept++;
+		dp_agg_keys(&w->res.agg, w->res.attrs, &row, keys);
+		dp_agg_add(&w->res.agg, (const uint64_t(*)[DP_AGG_MAX_ATTRS])keys,
+			   rec.sample->event, rec.sample->period ? rec.sample->period : 1,
+			   rec.sample->weight);
 		if (o->on_row)
-			o->on_row(o->on_row_ctx, w->attrs, &row);
+			o->on_row(o->on_row_ctx, w->res.attrs, &row);
 		if (w->sink)
-			o->part_row(w->sink, w->attrs, &row);
+			o->part_row(w->sink, w->res.attrs, &row);
 	}
-	return end != UINT64_MAX && dp_profile_tell(w->p) >= end ? 1 : n;
+	return end != UINT64_MAX && dp_profile_tell(w->res.p) >= end ? 1 : n;
 }
 
 /* Damage in a chunk of a stored index's, read on from end: the first
@@ -238,7 +232,7 @@ static int stream(dp_report_part *w, uint64_t sample_at, uint64_t end, size_t si
  * lost in all. */
 static void note_damage(dp_report_part *w, uint64_t end)
 {
-	uint64_t at = dp_profile_tell(w->p);
+	uint64_t at = dp_profile_tell(w->res.p);
 
 	if (!w->damaged || at < w->damage_at)
 		w->damage_at = at;
@@ -275,7 +269,7 @@ void dp_report_part_stream(dp_report_part *w)
 	uint64_t bytes;
 	size_t size = 0;
 
-	if (w->o->progress && w->index == 0 && dp_profile_spec_bytes(w->o->input, &bytes))
+	if (w->res.o->progress && w->index == 0 && dp_profile_spec_bytes(w->res.o->input, &bytes))
 		size = (size_t)bytes; /* a series': positions run through its files */
 	if (!w->map) {
 		w->rc = stream(w, UINT64_MAX, UINT64_MAX, size, 0);
@@ -288,16 +282,16 @@ void dp_report_part_stream(dp_report_part *w)
 		for (size_t c = first_chunk(w); c < n; c = next_chunk(w, c)) {
 			uint64_t end = c + 1 < n ? w->map->chunks[c + 1] : UINT64_MAX;
 
-			dp_profile_seek(w->p, c ? w->map->chunks[c] : w->start);
+			dp_profile_seek(w->res.p, c ? w->map->chunks[c] : w->start);
 			w->rc = stream(w, c && w->map->stored ? w->map->chunks[c] : UINT64_MAX, end,
 				       size, w->map->seq ? w->map->seq[c] : (uint64_t)c * CHUNK);
-			if (w->map->stored && (w->rc < 0 || dp_profile_tell(w->p) > end)) {
+			if (w->map->stored && (w->rc < 0 || dp_profile_tell(w->res.p) > end)) {
 				/* the file's own index says where the next chunk
 				 * starts: only this one's rest is lost */
 				uint64_t all = 0;
 
 				if (end == UINT64_MAX)
-					dp_profile_spec_bytes(w->o->input, &all);
+					dp_profile_spec_bytes(w->res.o->input, &all);
 				note_damage(w, end == UINT64_MAX ? all : end);
 				continue;
 			}
@@ -311,29 +305,23 @@ void dp_report_part_stream(dp_report_part *w)
 
 void dp_report_part_merge(dp_report_part *dst, dp_report_part *src)
 {
-	dst->read += src->read;
-	dst->kept += src->kept;
-	dp_profile_add_counts(dst->p, src->p, dst->map != NULL);
+	dst->res.read += src->res.read;
+	dst->res.kept += src->res.kept;
+	dp_profile_add_counts(dst->res.p, src->res.p, dst->map != NULL);
 	if (src->rc < 0 && dst->rc >= 0)
 		dst->rc = src->rc;
 	if (src->damaged && (!dst->damaged || src->damage_at < dst->damage_at))
 		dst->damage_at = src->damage_at;
 	dst->damaged += src->damaged;
 	dst->damage_bytes += src->damage_bytes;
-	dp_decoder_add_stats(dst->dec, src->dec);
-	dp_annotator_add_stats(dst->ann, src->ann);
-	dp_agg_merge(&dst->agg, dst->attrs, &src->agg, src->attrs);
+	dp_decoder_add_stats(dst->res.dec, src->res.dec);
+	dp_annotator_add_stats(dst->res.ann, src->res.ann);
+	dp_agg_merge(&dst->res.agg, dst->res.attrs, &src->res.agg, src->res.attrs);
 }
 
 void dp_report_part_free(dp_report_part *w)
 {
-	if (w->agg.nodes.v)
-		dp_agg_free(&w->agg);
 	dp_expr_free(w->where);
-	dp_attr_ctx_free(w->attrs);
-	dp_row_ctx_free(w->rows);
-	dp_annotator_free(w->ann);
-	dp_decoder_free(w->dec);
-	dp_profile_close(w->p);
+	dp_report_result_free(&w->res);
 	memset(w, 0, sizeof(*w));
 }

@@ -12,17 +12,12 @@
 #include <stdatomic.h>
 
 typedef struct dp_report_part {
-	const dp_report_opts *o;
+	/* its stages, sums and counts: a whole report's result, for its share
+	 * of the samples */
+	dp_report_result res;
 	unsigned index, nparts;
-	dp_profile *p;
-	dp_decoder *dec;
-	dp_annotator *ann;
-	dp_row_ctx *rows;
-	dp_attr_ctx *attrs;
 	dp_expr *where;
-	dp_agg agg;
-	void *sink; /* o->part_new's state of the part */
-	uint64_t read, kept;
+	void *sink;	   /* o->part_new's state of the part */
 	uint64_t tlo, thi; /* --time, relative */
 	int rc;		   /* of the last dp_profile_next: < 0 corrupt data */
 	dp_error err;	   /* when dp_report_part_open failed */

@@ -206,12 +206,7 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 		stop_workers(ws, nparts, early);
 		return -1;
 	}
-	res->p = first.p;
-	res->ev = dp_profile_events(first.p, &res->nev);
-	res->dec = first.dec;
-	res->ann = first.ann;
-	res->rows = first.rows;
-	res->attrs = first.attrs;
+	dp_report_part_view(&first, res);
 	if (o->on_start && o->on_start(o->on_row_ctx, res, err) < 0) {
 		stop_workers(ws, nparts, early);
 		dp_report_part_free(&first);
@@ -262,9 +257,7 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 	free(ws);
 	dp_expr_free(first.where);
 	first.where = NULL;
-	res->agg = first.agg;
-	res->read = first.read;
-	res->kept = first.kept;
+	*res = first.res;
 	if (rc < 0) {
 		dp_report_result_free(res);
 		return -1;

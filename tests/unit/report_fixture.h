@@ -46,7 +46,7 @@ static inline void rfx_open(rfx *f, const char *name)
 	f->o.input = f->path;
 	if (dp_report_part_open(&f->part, &f->o, 0, 1, 0, UINT64_MAX, NULL, &err) < 0)
 		fail_msg("report part: %s", err.msg);
-	f->attrs = f->part.attrs;
+	f->attrs = f->part.res.attrs;
 }
 
 static inline void rfx_close(rfx *f)
