@@ -455,9 +455,7 @@ static void typed_object(dp_annotator *a, Dwarf_Die *type, uint64_t off, unsigne
 
 	o->type = e->type;
 	o->member = e->member;
-	if (e->result != DP_PATH_OK)
-		o->type_reason =
-		    e->result == DP_PATH_PADDING ? DP_AR_PADDING : DP_AR_OFFSET_OUTSIDE;
+	o->type_reason = dp_path_reason(e->result);
 }
 
 /* The process's executable: the mapped ELF file that asks for an interpreter
@@ -933,8 +931,7 @@ void dp_annotate(dp_annotator *a, const dp_sample *s, const dp_decoded *x, dp_an
 			if (!o->type && e->result != DP_PATH_OUTSIDE) {
 				o->type = e->type;
 				o->member = e->member;
-				o->type_reason =
-				    e->result == DP_PATH_OK ? DP_AR_NONE : DP_AR_PADDING;
+				o->type_reason = dp_path_reason(e->result);
 			} else if (e->result == DP_PATH_OK && e->member) {
 				o->type = e->type;
 				o->member = e->member;

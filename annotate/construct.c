@@ -11,23 +11,39 @@
 const char *dp_annot_reason_name(dp_annot_reason r)
 {
 	static const char *const n[DP_AR_COUNT] = {
-		[DP_AR_NONE] = "",
-		[DP_AR_NO_ADDRESS] = "no trusted data address",
-		[DP_AR_NO_INSN] = "no causing instruction",
-		[DP_AR_NO_DEBUG_INFO] = "no debug info",
-		[DP_AR_NO_VARIABLE] = "no variable for register",
-		[DP_AR_AMBIGUOUS] = "paths disagree",
-		[DP_AR_NOT_POINTER] = "register's variable is not a pointer",
-		[DP_AR_OFFSET_OUTSIDE] = "offset outside type",
-		[DP_AR_PADDING] = "padding",
-		[DP_AR_STACK_OP] = "stack push/pop",
-		[DP_AR_NO_OBJECT] = "address in no known object",
-		[DP_AR_HEAP_UNTRACKED] = "heap not tracked (record --heap)",
-		[DP_AR_NO_TYPE] = "object type unknown",
+	    [DP_AR_NONE] = "",
+	    [DP_AR_NO_ADDRESS] = "no trusted data address",
+	    [DP_AR_NO_INSN] = "no causing instruction",
+	    [DP_AR_NO_DEBUG_INFO] = "no debug info",
+	    [DP_AR_NO_VARIABLE] = "no variable for register",
+	    [DP_AR_AMBIGUOUS] = "paths disagree",
+	    [DP_AR_NOT_POINTER] = "register's variable is not a pointer",
+	    [DP_AR_OFFSET_OUTSIDE] = "offset outside type",
+	    [DP_AR_PADDING] = "padding",
+	    [DP_AR_STACK_OP] = "stack push/pop",
+	    [DP_AR_NO_OBJECT] = "address in no known object",
+	    [DP_AR_HEAP_UNTRACKED] = "heap not tracked (record --heap)",
+	    [DP_AR_NO_TYPE] = "object type unknown",
 	    [DP_AR_OWN_WORK] = "dataprof's own work",
 	    [DP_AR_SYSCALL] = "inside a system call",
+	    [DP_AR_INCOMPLETE] = "type only declared",
 	};
 	return (unsigned)r < DP_AR_COUNT && n[r] ? n[r] : "?";
+}
+
+dp_annot_reason dp_path_reason(dp_path_result r)
+{
+	switch (r) {
+	case DP_PATH_OK:
+		return DP_AR_NONE;
+	case DP_PATH_PADDING:
+		return DP_AR_PADDING;
+	case DP_PATH_INCOMPLETE:
+		return DP_AR_INCOMPLETE;
+	case DP_PATH_OUTSIDE:
+		break;
+	}
+	return DP_AR_OFFSET_OUTSIDE;
 }
 
 /* What a register holds: a pointer into an object of type pointee, adj
@@ -422,7 +438,7 @@ static void set_path(ctx *c, dp_construct *k, Dwarf_Die *type, int64_t off, bool
 		off %= (int64_t)size;
 	pr = dp_object_path(type, (uint64_t)off, access_size, &tn, &member);
 	if (pr != DP_PATH_OK) {
-		k->reason = pr == DP_PATH_PADDING ? DP_AR_PADDING : DP_AR_OFFSET_OUTSIDE;
+		k->reason = dp_path_reason(pr);
 	} else {
 		k->type = dp_strtab_intern(c->strs, tn.p);
 		k->type_die = *type;

@@ -12,23 +12,26 @@
 typedef enum dp_annot_reason {
 	DP_AR_NONE,
 	DP_AR_NO_ADDRESS,     /* the verdict gave no trusted data address */
-	DP_AR_NO_INSN,        /* no causing instruction */
+	DP_AR_NO_INSN,	      /* no causing instruction */
 	DP_AR_NO_DEBUG_INFO,  /* the binary has no DWARF */
 	DP_AR_NO_VARIABLE,    /* no variable for the base register */
 	DP_AR_AMBIGUOUS,      /* the paths into the instruction disagree */
 	DP_AR_NOT_POINTER,    /* the register's variable is not a pointer */
 	DP_AR_OFFSET_OUTSIDE, /* the offset lies beyond the type */
-	DP_AR_PADDING,        /* the offset falls between members */
-	DP_AR_STACK_OP,       /* push, pop, call, ret: a stack slot, no variable */
+	DP_AR_PADDING,	      /* the offset falls between members */
+	DP_AR_STACK_OP,	      /* push, pop, call, ret: a stack slot, no variable */
 	DP_AR_NO_OBJECT,      /* the address is in no known object */
 	DP_AR_HEAP_UNTRACKED, /* a heap address, recorded without --heap */
-	DP_AR_NO_TYPE,        /* the object's type is unknown (no DWARF for it) */
-	DP_AR_OWN_WORK,       /* the IP is in dataprof's agent code: [dataprof] */
-	DP_AR_SYSCALL,        /* the thread was in a system call: [syscall NAME] */
+	DP_AR_NO_TYPE,	      /* the object's type is unknown (no DWARF for it) */
+	DP_AR_OWN_WORK,	      /* the IP is in dataprof's agent code: [dataprof] */
+	DP_AR_SYSCALL,	      /* the thread was in a system call: [syscall NAME] */
+	DP_AR_INCOMPLETE,     /* the type is only declared (an opaque handle) */
 	DP_AR_COUNT,
 } dp_annot_reason;
 
 const char *dp_annot_reason_name(dp_annot_reason r);
+/* Why a member path was not found (DP_AR_NONE: it was). */
+dp_annot_reason dp_path_reason(dp_path_result r);
 
 enum dp_construct_origin {
 	DP_CO_NONE,

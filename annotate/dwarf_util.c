@@ -649,6 +649,10 @@ dp_path_result dp_member_path(Dwarf_Die *type, uint64_t off, unsigned access_siz
 		}
 		if (!is_aggregate(tag))
 			break;
+		/* `struct sqlite3_stmt;` and never defined: an opaque handle,
+		 * not padding */
+		if (dwarf_hasattr(&u, DW_AT_declaration))
+			return DP_PATH_INCOMPLETE;
 		uint64_t size = dp_type_size(&u);
 		Dwarf_Die best, mtype;
 		uint64_t best_off = 0;

@@ -58,8 +58,9 @@ bool dp_type_pointee(Dwarf_Die *type, Dwarf_Die *pointee);
 
 typedef enum dp_path_result {
 	DP_PATH_OK,
-	DP_PATH_PADDING, /* the offset falls between members */
-	DP_PATH_OUTSIDE, /* beyond the type */
+	DP_PATH_PADDING,    /* the offset falls between members */
+	DP_PATH_OUTSIDE,    /* beyond the type */
+	DP_PATH_INCOMPLETE, /* the type is only declared here: its members are unknown */
 } dp_path_result;
 
 /* The member path of offset off in an object of type t, appended to out

@@ -89,6 +89,9 @@ volatile long counter;
 struct chunk1 chunk1_one;
 struct chunkf *chunkf_ptr;
 struct flags flags_one;
+/* an opaque handle: declared, defined nowhere in the program */
+struct hidden;
+struct hidden *hidden_ptr;
 
 __attribute__((noinline)) long get_next_v(struct node *n)
 {
@@ -194,6 +197,7 @@ int main(void)
 	cnode = &nodes[2];
 	opaque = &nodes[3];
 	copaque = &nodes[4];
+	hidden_ptr = (struct hidden *)&nodes[5];
 	outer_one.pin = &outer_one.in;
 	counter = get_next_v(&nodes[0]) + (long)grid_cell(&the_grid, 1, 2) + sum_keys(&nodes[0]) +
 		  tagged_one.u.i + pts[1].y + (long)samples[3] + matrix[1][2] +

@@ -124,7 +124,8 @@ static char *type_name(Dwarf_Die *t)
 	return s;
 }
 
-/* dp_member_path's result and path; "padding"/"outside" otherwise. */
+/* dp_member_path's result and path; "padding"/"outside"/"incomplete"
+ * otherwise. */
 static const char *path(Dwarf_Die *t, uint64_t off, unsigned size)
 {
 	static char s[256];
@@ -132,9 +133,10 @@ static const char *path(Dwarf_Die *t, uint64_t off, unsigned size)
 	dp_path_result r = dp_member_path(t, off, size, &out, NULL);
 
 	snprintf(s, sizeof(s), "%s",
-		 r == DP_PATH_OK	? (out.len ? (char *)out.p : "")
-		 : r == DP_PATH_PADDING ? "padding"
-					: "outside");
+		 r == DP_PATH_OK	   ? (out.len ? (char *)out.p : "")
+		 : r == DP_PATH_PADDING	   ? "padding"
+		 : r == DP_PATH_INCOMPLETE ? "incomplete"
+					   : "outside");
 	dp_buf_free(&out);
 	return s;
 }
@@ -293,6 +295,15 @@ static void test_member_paths(void **state)
 	/* beyond the array: outside, not wrapped into an element */
 	assert_string_equal(path(&nodes, 8 * 32 + 8, 8), "outside");
 	assert_string_equal(path(&matrix, 60, 4), "outside");
+	/* through a pointer to a struct only declared: unknown, not padding */
+	for (int o = 0; o < 4; o += o == 1 ? 2 : 1) {
+		Dwarf_Die hp = var_type(&b[o], "hidden_ptr"), hidden;
+
+		assert_true(dp_type_pointee(&hp, &hidden));
+		assert_string_equal(path(&hidden, 8, 8), "incomplete");
+		assert_string_equal(path(&hidden, 0, 4), "incomplete");
+		assert_int_equal(dp_path_reason(DP_PATH_INCOMPLETE), DP_AR_INCOMPLETE);
+	}
 	assert_false(dp_type_flexible(&node));
 	assert_false(dp_type_flexible(&grid));
 }
