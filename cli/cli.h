@@ -59,15 +59,35 @@ enum {
 /* An entry of a command's option table: shared options by name; the
  * command's own stored straight into its context (the argument, or true) or
  * handed to its own function (cli_own_opt). */
-typedef enum cli_opt_kind { CLI_K_END, CLI_K_SHARED, CLI_K_STR, CLI_K_SET, CLI_K_OWN } cli_opt_kind;
+typedef enum cli_opt_kind {
+	CLI_K_END,
+	CLI_K_SHARED,
+	CLI_K_STR,
+	CLI_K_SET,
+	CLI_K_NUM,
+	CLI_K_OWN
+} cli_opt_kind;
 typedef struct cli_opt {
 	cli_opt_kind kind;
 	const char *name; /* CLI_K_SHARED: the shared options' names, comma-separated */
 	int has_arg, val;
-	size_t off; /* CLI_K_STR (const char *), CLI_K_SET (bool): the field's offset */
+	size_t off; /* CLI_K_STR (const char *), CLI_K_SET (bool), CLI_K_NUM: the field's offset */
+	/* CLI_K_NUM: the field's size (uint32_t or uint64_t); the values it
+	 * takes, from min to max (pow2: the powers of two only); the message
+	 * for any other, its %s the value given */
+	size_t size;
+	uint64_t min, max;
+	bool pow2;
+	const char *bad;
 } cli_opt;
 /* offsetof(type, field), and a compile error unless the field is a T */
 #define CLI_FIELD_(type, field, T) _Generic(&((type *)0)->field, T * : offsetof(type, field))
+/* the same for a uint32_t or uint64_t field */
+/* clang-format off */
+#define CLI_NUM_FIELD_(type, field)                                                                \
+	_Generic(&((type *)0)->field, uint32_t *: offsetof(type, field),                           \
+		 uint64_t *: offsetof(type, field))
+/* clang-format on */
 /* "input,where,time": the shared options of these names, in this order */
 #define CLI_SHARED(names)                                                                          \
 	{                                                                                          \
@@ -83,6 +103,24 @@ typedef struct cli_opt {
 	{                                                                                          \
 		CLI_K_SET, name, no_argument, val, CLI_FIELD_(type, field, bool)                   \
 	}
+/* --NAME N: a whole number from min to max into type's field (uint32_t or
+ * uint64_t); any other N: the message bad (its %s: N), and exit 2 */
+#define CLI_NUM(name, val, type, field, min, max, bad)                                             \
+	{                                                                                          \
+		CLI_K_NUM, name, required_argument, val, CLI_NUM_FIELD_(type, field),              \
+		    sizeof(((type *)0)->field), min, max, false, bad                               \
+	}
+/* the same, a power of two */
+#define CLI_POW2(name, val, type, field, min, max, bad)                                            \
+	{                                                                                          \
+		CLI_K_NUM, name, required_argument, val, CLI_NUM_FIELD_(type, field),              \
+		    sizeof(((type *)0)->field), min, max, true, bad                                \
+	}
+/* --prefix-strip N (annotate, view): 0-64 path components into type's
+ * field */
+#define CLI_PREFIX_STRIP(type, field)                                                              \
+	CLI_NUM("prefix-strip", 'P', type, field, 0, 64,                                           \
+		"--prefix-strip '%s': a number of path components (0-64)")
 /* --NAME for the command's own function */
 #define CLI_OWN(name, has_arg, val)                                                                \
 	{                                                                                          \
@@ -145,6 +183,10 @@ int cli_parse_options(cli_common *co, int argc, char **argv, const char *shortop
 /* The same, then the profile named after the options (cli_common_profile). */
 int cli_parse(cli_common *co, int argc, char **argv, const char *shortopts, const cli_opt *opts,
 	      cli_own_opt own, void *ctx);
+/* cli_parse_options for a command that keeps none of the shared options'
+ * values (list, doctor, stat, record): cmd and usage as cli_common_init's. */
+int cli_parse_own(const char *cmd, void (*usage)(FILE *f), int argc, char **argv,
+		  const char *shortopts, const cli_opt *opts, cli_own_opt own, void *ctx);
 struct dp_report_opts;
 struct dp_run_opts;
 /* co's input, filters, metric, counts and sizes into a report's options. */
@@ -152,13 +194,14 @@ void cli_common_to_report(const cli_common *co, struct dp_report_opts *o);
 /* co's event and filters (--where, --time, --verdict, --symfs) into a run's
  * options. */
 void cli_common_to_run(const cli_common *co, struct dp_run_opts *o);
+/* export's and view's start: o zeroed, the options read into co and ctx
+ * (cli_parse), then co's into o for one report pass by event, with progress
+ * on a terminal. CLI_OPT_TAKEN, or the status to exit with. */
+int cli_parse_pass(cli_common *co, struct dp_report_opts *o, int argc, char **argv,
+		   const char *shortopts, const cli_opt *opts, void *ctx);
 /* Prints a command's help, fmt formatted: a line "@NAME" stands for the
  * shared help line of --NAME, its text from column col. */
 void cli_usage(FILE *f, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* --prefix-strip N (annotate, view): 0-64 path components into *out;
- * CLI_OPT_TAKEN, or 2 after saying what is wrong. */
-int cli_prefix_strip(const char *arg, unsigned *out);
 
 /* "0.05" or "5%" into a fraction in [0, 1); false otherwise. */
 bool cli_parse_fraction(const char *s, double *out);

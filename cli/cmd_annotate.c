@@ -34,24 +34,18 @@ static void usage(FILE *f)
 	    "@help\n");
 }
 
-/* annotate's own options */
+/* annotate's own option: -M */
 static int annotate_opt(void *ctx, int c, const char *arg)
 {
 	dp_srcview_opts *o = ctx;
 
-	switch (c) {
-	case 'P':
-		return cli_prefix_strip(arg, &o->prefix_strip);
-	case 'M':
-		if (!strcmp(arg, "intel"))
-			o->intel = true;
-		else if (strcmp(arg, "att")) {
-			cli_error("-M '%s': att or intel", arg);
-			return 2;
-		}
-		break;
-	default:
+	if (c != 'M')
 		return CLI_OPT_SHARED;
+	if (!strcmp(arg, "intel"))
+		o->intel = true;
+	else if (strcmp(arg, "att")) {
+		cli_error("-M '%s': att or intel", arg);
+		return 2;
 	}
 	return CLI_OPT_TAKEN;
 }
@@ -63,7 +57,7 @@ int cmd_annotate(int argc, char **argv)
 	    CLI_STR("object", 'O', dp_srcview_opts, object),
 	    CLI_SHARED("where,time,top"),
 	    CLI_STR("source-dir", 'D', dp_srcview_opts, source_dir),
-	    CLI_OWN("prefix-strip", required_argument, 'P'),
+	    CLI_PREFIX_STRIP(dp_srcview_opts, prefix_strip),
 	    CLI_OWN("syntax", required_argument, 'M'),
 	    CLI_SHARED("json,symfs,jobs,help"),
 	    CLI_END,

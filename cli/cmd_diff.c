@@ -65,12 +65,12 @@ typedef struct diff_args {
 	int argc;
 	char **args;	 /* argv, "--" replaced by sep */
 	const char *sep; /* the "--" between BASE... and NEW... */
+	unsigned line_tolerance;
 } diff_args;
 
 static int diff_opt(void *ctx, int c, const char *arg)
 {
 	diff_args *a = ctx;
-	uint64_t v;
 
 	switch (c) {
 	case O_BASE:
@@ -78,13 +78,6 @@ static int diff_opt(void *ctx, int c, const char *arg)
 		break;
 	case O_NEW:
 		dp_vec_push(&a->news, arg);
-		break;
-	case O_TOL:
-		if (!dp_parse_u64(arg, &v) || v > 10000) {
-			cli_error("--line-tolerance '%s': a number of lines", arg);
-			return 2;
-		}
-		a->o->line_tolerance = (unsigned)v;
 		break;
 	case O_BETWEEN:
 		if (optind >= a->argc || a->args[optind] == a->sep) {
@@ -203,7 +196,8 @@ int cmd_diff(int argc, char **argv)
 	    CLI_OWN("base", required_argument, O_BASE),
 	    CLI_OWN("new", required_argument, O_NEW),
 	    CLI_SHARED("metric,per,confidence"),
-	    CLI_OWN("line-tolerance", required_argument, O_TOL),
+	    CLI_NUM("line-tolerance", O_TOL, diff_args, line_tolerance, 0, 10000,
+		    "--line-tolerance '%s': a number of lines"),
 	    CLI_SHARED("noise,fail-if"),
 	    CLI_SHARED("event,where,time"),
 	    CLI_OWN("between", required_argument, O_BETWEEN),
@@ -217,13 +211,16 @@ int cmd_diff(int argc, char **argv)
 	dp_diff_result r;
 	dp_error err = {{0}};
 	static char sep[] = "\x1f--";
-	diff_args a = {&o, {0}, {0}, argc, dp_calloc((size_t)argc + 1, sizeof(char *)), sep};
+	diff_args a = {.o = &o,
+		       .argc = argc,
+		       .args = dp_calloc((size_t)argc + 1, sizeof(char *)),
+		       .sep = sep,
+		       .line_tolerance = 5};
 	int dashdash = -1, rc = 2;
 
 	memset(&o, 0, sizeof(o));
 	o.per = DP_PER_SECOND;
 	o.confidence = 0.95;
-	o.line_tolerance = 5;
 	cli_common_init(&co, "diff", usage);
 	co.min_width = 60;
 	co.diff = &o;
@@ -233,6 +230,7 @@ int cmd_diff(int argc, char **argv)
 	if (rc != CLI_OPT_TAKEN)
 		goto out; /* frees what earlier options gathered */
 	rc = 2;
+	o.line_tolerance = a.line_tolerance;
 	take_common(&co, &o);
 	if (cli_check_filters(o.run.where, o.run.time_range) < 0)
 		goto out; /* rc is 2 */

@@ -106,11 +106,9 @@ int cmd_doctor(int argc, char **argv)
 	dp_probe_result res[DP_PROBE_COUNT];
 	bool want[DP_PROBE_COUNT], named = false;
 	doctor_args a = {false};
-	cli_common co;
 	int st;
 
-	cli_common_init(&co, "doctor", usage);
-	st = cli_parse_options(&co, argc, argv, "h", opts, doctor_opt, &a);
+	st = cli_parse_own("doctor", usage, argc, argv, "h", opts, doctor_opt, &a);
 	if (st != CLI_OPT_TAKEN)
 		return st;
 	memset(want, 0, sizeof(want));

@@ -112,19 +112,15 @@ int cmd_export(int argc, char **argv)
 	both b = {0};
 	int st, rc = 1;
 
-	memset(&o, 0, sizeof(o));
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&co, "export", usage);
-	st = cli_parse(&co, argc, argv, "i:w:j:h", opts, NULL, &a);
+	st = cli_parse_pass(&co, &o, argc, argv, "i:w:j:h", opts, &a);
 	if (st != CLI_OPT_TAKEN)
 		return st;
-	cli_common_to_report(&co, &o);
 	if (!a.perfetto && !a.pprof) {
 		cli_error("export needs --perfetto FILE.json or --pprof FILE.pb.gz (or both)");
 		return 2;
 	}
-	dp_report_by_event(&o);
-	o.progress = dp_stderr_is_tty();
 	o.part_new = part_new;
 	o.part_row = part_row;
 	o.part_merge = part_merge;

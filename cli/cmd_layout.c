@@ -35,30 +35,11 @@ static void usage(FILE *f)
 
 enum { O_DIFF = 256, O_LINE };
 
-/* layout's own options */
+/* layout's own options: --cacheline (bytes, 64 by default), --diff */
 typedef struct layout_args {
-	dp_layout_opts *o;
+	unsigned cacheline;
 	bool diff;
 } layout_args;
-
-static int layout_opt(void *ctx, int c, const char *arg)
-{
-	layout_args *a = ctx;
-	uint64_t v;
-
-	switch (c) {
-	case O_LINE:
-		if (!dp_parse_u64(arg, &v) || v < 8 || v > 4096 || (v & (v - 1))) {
-			cli_error("--cacheline '%s': a power of two from 8 to 4096", arg);
-			return 2;
-		}
-		a->o->cacheline = (unsigned)v;
-		break;
-	default:
-		return CLI_OPT_SHARED;
-	}
-	return CLI_OPT_TAKEN;
-}
 
 /* layout --diff BASE NEW TYPE: the type's layout on each side, compared. */
 static int layout_diff(dp_layout_opts *o, cli_format format, int argc, char **argv)
@@ -99,7 +80,8 @@ int cmd_layout(int argc, char **argv)
 {
 	static const cli_opt opts[] = {
 	    CLI_SET("diff", O_DIFF, layout_args, diff),
-	    CLI_OWN("cacheline", required_argument, O_LINE),
+	    CLI_POW2("cacheline", O_LINE, layout_args, cacheline, 8, 4096,
+		     "--cacheline '%s': a power of two from 8 to 4096"),
 	    CLI_SHARED("metric,event,where,time,verdict,top,json,symfs,help"),
 	    CLI_END,
 	};
@@ -107,16 +89,16 @@ int cmd_layout(int argc, char **argv)
 	dp_layout_opts o;
 	dp_layout a;
 	dp_error err = {{0}};
-	layout_args la = {&o, false};
+	layout_args la = {.cacheline = 64};
 	int st;
 
 	memset(&o, 0, sizeof(o));
-	o.cacheline = 64;
 	o.input = "dataprof.dprof";
 	cli_common_init(&co, "layout", usage);
-	st = cli_parse_options(&co, argc, argv, "m:w:n:h", opts, layout_opt, &la);
+	st = cli_parse_options(&co, argc, argv, "m:w:n:h", opts, NULL, &la);
 	if (st != CLI_OPT_TAKEN)
 		return st;
+	o.cacheline = la.cacheline;
 	cli_common_to_run(&co, &o.run);
 	o.metric = co.metric;
 	o.top = co.top[0];

@@ -124,18 +124,14 @@ static void list_pmu(pfm_pmu_t pmu, const char *pattern, bool all, bool only_ok)
 {
 	pfm_pmu_info_t pi;
 
-	memset(&pi, 0, sizeof(pi));
-	pi.size = sizeof(pi);
-	if (pfm_get_pmu_info(pmu, &pi) != PFM_SUCCESS || !pi.is_present)
+	if (!dp_pfm_pmu_info(pmu, &pi) || !pi.is_present)
 		return;
 	printf("%s: %s\n", pi.name, pi.desc);
 	printf("  %-44s %-3s %s\n", "EVENT", "OK", "DESCRIPTION");
 	for (int idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
 		pfm_event_info_t ei;
 
-		memset(&ei, 0, sizeof(ei));
-		ei.size = sizeof(ei);
-		if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+		if (!dp_pfm_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei))
 			continue;
 		show(pi.name, ei.name, ei.desc, pattern, only_ok);
 		if (!all)
@@ -144,11 +140,7 @@ static void list_pmu(pfm_pmu_t pmu, const char *pattern, bool all, bool only_ok)
 			pfm_event_attr_info_t ai;
 			char n[200];
 
-			memset(&ai, 0, sizeof(ai));
-			ai.size = sizeof(ai);
-			if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
-				PFM_SUCCESS ||
-			    ai.type != PFM_ATTR_UMASK)
+			if (!dp_pfm_umask_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai))
 				continue;
 			snprintf(n, sizeof(n), "%s.%s", ei.name, ai.name);
 			show(pi.name, n, ai.desc, pattern, only_ok);
@@ -173,13 +165,11 @@ int cmd_list(int argc, char **argv)
 	list_args a = {false, false, false};
 	bool all, only_ok;
 	const char *pattern = NULL;
-	cli_common co;
 	dp_error err;
 	pfm_pmu_t pmu;
 	int st;
 
-	cli_common_init(&co, "list", usage);
-	st = cli_parse_options(&co, argc, argv, "aoch", opts, NULL, &a);
+	st = cli_parse_own("list", usage, argc, argv, "aoch", opts, NULL, &a);
 	if (st != CLI_OPT_TAKEN)
 		return st;
 	all = a.all;

@@ -82,15 +82,13 @@ static int parse(stat_args *a, int argc, char **argv)
 	    CLI_STR("sim-cache", 'S', stat_args, sim_cache),
 	    CLI_END,
 	};
-	cli_common co;
 	int st;
 
 	memset(a, 0, sizeof(*a));
 	a->o.output = "/dev/null"; /* without -o the readings are only shown */
 	a->o.counters = "default";
 	a->o.interval_ns = 100000000ull;
-	cli_common_init(&co, "stat", usage);
-	st = cli_parse_options(&co, argc, argv, "+o:p:qhe:x:", opts, stat_opt, a);
+	st = cli_parse_own("stat", usage, argc, argv, "+o:p:qhe:x:", opts, stat_opt, a);
 	a->o.argv = argv + optind;
 	return st;
 }

@@ -123,33 +123,6 @@ typedef struct view_args {
 	unsigned prefix_strip;
 } view_args;
 
-static int view_opt(void *ctx, int c, const char *arg)
-{
-	view_args *a = ctx;
-	uint64_t v;
-
-	switch (c) {
-	case 'N':
-		if (!dp_parse_u64(arg, &v) || v < 16 || v > 262144) {
-			cli_error("--buckets needs a count from 16 to 262144, not '%s'", arg);
-			return 2;
-		}
-		a->vo.max_buckets = (uint32_t)v;
-		break;
-	case 'A':
-		if (!dp_parse_u64(arg, &a->annotate_top) || a->annotate_top > 1000) {
-			cli_error("--annotate-top needs a count from 0 to 1000, not '%s'", arg);
-			return 2;
-		}
-		break;
-	case 'P':
-		return cli_prefix_strip(arg, &a->prefix_strip);
-	default:
-		return CLI_OPT_SHARED;
-	}
-	return CLI_OPT_TAKEN;
-}
-
 /* The page into out ("-": stdout). A file is written aside and then
  * renamed: no half page if anything fails. Anything else (/dev/null, a
  * pipe) is written as it is: a rename would put a file in its place. -1
@@ -203,11 +176,13 @@ int cmd_view(int argc, char **argv)
 	    CLI_STR("output", 'o', view_args, output),
 	    CLI_STR("counters", 'K', view_args, vo.counters),
 	    CLI_SET("cpus", 'C', view_args, vo.cpu_lanes),
-	    CLI_OWN("buckets", required_argument, 'N'),
+	    CLI_NUM("buckets", 'N', view_args, vo.max_buckets, 16, 262144,
+		    "--buckets needs a count from 16 to 262144, not '%s'"),
 	    CLI_SHARED("where,time,symfs,jobs"),
-	    CLI_OWN("annotate-top", required_argument, 'A'),
+	    CLI_NUM("annotate-top", 'A', view_args, annotate_top, 0, 1000,
+		    "--annotate-top needs a count from 0 to 1000, not '%s'"),
 	    CLI_STR("source-dir", 'D', view_args, source_dir),
-	    CLI_OWN("prefix-strip", required_argument, 'P'),
+	    CLI_PREFIX_STRIP(view_args, prefix_strip),
 	    CLI_SHARED("help"),
 	    CLI_END,
 	};
@@ -220,14 +195,10 @@ int cmd_view(int argc, char **argv)
 	char *out = NULL;
 	int st, rc = 1;
 
-	memset(&o, 0, sizeof(o));
 	cli_common_init(&co, "view", usage);
-	st = cli_parse(&co, argc, argv, "i:o:w:j:h", opts, view_opt, &a);
+	st = cli_parse_pass(&co, &o, argc, argv, "i:o:w:j:h", opts, &a);
 	if (st != CLI_OPT_TAKEN)
 		return st;
-	cli_common_to_report(&co, &o);
-	dp_report_by_event(&o);
-	o.progress = dp_stderr_is_tty();
 	vc.m = dp_view_model_new(&a.vo);
 	vc.vo = &a.vo;
 	vc.annotate_top = (size_t)a.annotate_top;

@@ -235,14 +235,17 @@ void cli_common_to_run(const cli_common *co, dp_run_opts *o)
 	o->jobs = co->jobs;
 }
 
-int cli_prefix_strip(const char *arg, unsigned *out)
+int cli_parse_pass(cli_common *co, dp_report_opts *o, int argc, char **argv, const char *shortopts,
+		   const cli_opt *opts, void *ctx)
 {
-	uint64_t n;
+	int st;
 
-	if (!dp_parse_u64(arg, &n) || n > 64) {
-		cli_error("--prefix-strip '%s': a number of path components (0-64)", arg);
-		return 2;
-	}
-	*out = (unsigned)n;
+	memset(o, 0, sizeof(*o));
+	st = cli_parse(co, argc, argv, shortopts, opts, NULL, ctx);
+	if (st != CLI_OPT_TAKEN)
+		return st;
+	cli_common_to_report(co, o);
+	dp_report_by_event(o);
+	o->progress = dp_stderr_is_tty();
 	return CLI_OPT_TAKEN;
 }

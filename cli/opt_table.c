@@ -85,13 +85,37 @@ static struct option *long_options(const cli_opt *opts)
 }
 
 /* The command's own entry for c that the table itself takes (CLI_K_STR,
- * CLI_K_SET), or NULL. */
+ * CLI_K_SET, CLI_K_NUM), or NULL. */
 static const cli_opt *stored(const cli_opt *opts, int c)
 {
 	for (const cli_opt *t = opts; t->kind != CLI_K_END; t++)
-		if (t->val == c && (t->kind == CLI_K_STR || t->kind == CLI_K_SET))
+		if (t->val == c &&
+		    (t->kind == CLI_K_STR || t->kind == CLI_K_SET || t->kind == CLI_K_NUM))
 			return t;
 	return NULL;
+}
+
+/* t's value (arg) into its field of ctx: CLI_OPT_TAKEN, or 2 after saying
+ * what is wrong with it. */
+static int store(const cli_opt *t, void *ctx, const char *arg)
+{
+	char *field = (char *)ctx + t->off;
+	uint64_t v;
+
+	if (t->kind == CLI_K_STR) {
+		*(const char **)field = arg;
+	} else if (t->kind == CLI_K_SET) {
+		*(bool *)field = true;
+	} else if (!dp_parse_u64(arg, &v) || v < t->min || v > t->max ||
+		   (t->pow2 && (v & (v - 1)))) {
+		cli_error(t->bad, arg);
+		return 2;
+	} else if (t->size == sizeof(uint32_t)) {
+		*(uint32_t *)field = (uint32_t)v;
+	} else {
+		*(uint64_t *)field = v;
+	}
+	return CLI_OPT_TAKEN;
 }
 
 int cli_parse_options(cli_common *co, int argc, char **argv, const char *shortopts,
@@ -103,15 +127,22 @@ int cli_parse_options(cli_common *co, int argc, char **argv, const char *shortop
 
 	optind = 1;
 	while (st == CLI_OPT_TAKEN && (c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
-		if ((t = stored(opts, c)) && t->kind == CLI_K_STR)
-			*(const char **)((char *)ctx + t->off) = optarg;
-		else if (t)
-			*(bool *)((char *)ctx + t->off) = true;
+		if ((t = stored(opts, c)))
+			st = store(t, ctx, optarg);
 		else if ((st = own ? own(ctx, c, optarg) : CLI_OPT_SHARED) == CLI_OPT_SHARED)
 			st = cli_common_opt(co, c);
 	}
 	free(lo);
 	return st;
+}
+
+int cli_parse_own(const char *cmd, void (*usage)(FILE *f), int argc, char **argv,
+		  const char *shortopts, const cli_opt *opts, cli_own_opt own, void *ctx)
+{
+	cli_common co;
+
+	cli_common_init(&co, cmd, usage);
+	return cli_parse_options(&co, argc, argv, shortopts, opts, own, ctx);
 }
 
 int cli_parse(cli_common *co, int argc, char **argv, const char *shortopts, const cli_opt *opts,

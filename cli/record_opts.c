@@ -258,13 +258,12 @@ int cli_record_parse(cli_record_args *a, int argc, char **argv, void (*usage)(FI
 	    CLI_OWN("switch-max-files", required_argument, 'X'), /* perf's name */
 	    CLI_END,
 	};
-	cli_common co;
 	int st;
 
 	memset(a, 0, sizeof(*a));
 	a->o.output = "dataprof.dprof";
-	cli_common_init(&co, "record", usage);
-	st = cli_parse_options(&co, argc, argv, "+e:c:F:p:o:gbj:m:qhaC:", opts, record_opt, a);
+	st = cli_parse_own("record", usage, argc, argv, "+e:c:F:p:o:gbj:m:qhaC:", opts, record_opt,
+			   a);
 	a->o.argv = argv + optind;
 	return st;
 }

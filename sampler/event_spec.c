@@ -149,6 +149,27 @@ static char *translate_modifiers(const char *spec)
 	return b.p;
 }
 
+bool dp_pfm_pmu_info(pfm_pmu_t pmu, pfm_pmu_info_t *pi)
+{
+	memset(pi, 0, sizeof(*pi));
+	pi->size = sizeof(*pi);
+	return pfm_get_pmu_info(pmu, pi) == PFM_SUCCESS;
+}
+
+bool dp_pfm_event_info(int idx, pfm_os_t os, pfm_event_info_t *ei)
+{
+	memset(ei, 0, sizeof(*ei));
+	ei->size = sizeof(*ei);
+	return pfm_get_event_info(idx, os, ei) == PFM_SUCCESS;
+}
+
+bool dp_pfm_umask_info(int idx, int a, pfm_os_t os, pfm_event_attr_info_t *ai)
+{
+	memset(ai, 0, sizeof(*ai));
+	ai->size = sizeof(*ai);
+	return pfm_get_event_attr_info(idx, a, os, ai) == PFM_SUCCESS && ai->type == PFM_ATTR_UMASK;
+}
+
 /* Which PMUs, present or not, know an event of this name (before any ':'). */
 static void pmus_knowing(const char *name, char *out, size_t outlen)
 {
@@ -166,16 +187,12 @@ static void pmus_knowing(const char *name, char *out, size_t outlen)
 	{
 		pfm_pmu_info_t pi;
 
-		memset(&pi, 0, sizeof(pi));
-		pi.size = sizeof(pi);
-		if (pfm_get_pmu_info(pmu, &pi) != PFM_SUCCESS || pi.is_present)
+		if (!dp_pfm_pmu_info(pmu, &pi) || pi.is_present)
 			continue;
 		for (int idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
 			pfm_event_info_t ei;
 
-			memset(&ei, 0, sizeof(ei));
-			ei.size = sizeof(ei);
-			if (pfm_get_event_info(idx, PFM_OS_NONE, &ei) != PFM_SUCCESS)
+			if (!dp_pfm_event_info(idx, PFM_OS_NONE, &ei))
 				continue;
 			if (!strcasecmp(ei.name, base)) {
 				int n = snprintf(out + used, outlen - used, "%s%s",
@@ -207,17 +224,13 @@ void dp_event_suggest(const char *bad, char *out, size_t outlen)
 	{
 		pfm_pmu_info_t pi;
 
-		memset(&pi, 0, sizeof(pi));
-		pi.size = sizeof(pi);
-		if (pfm_get_pmu_info(pmu, &pi) != PFM_SUCCESS || !pi.is_present)
+		if (!dp_pfm_pmu_info(pmu, &pi) || !pi.is_present)
 			continue;
 		for (int idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
 			pfm_event_info_t ei;
 			char cand[160];
 
-			memset(&ei, 0, sizeof(ei));
-			ei.size = sizeof(ei);
-			if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT, &ei) != PFM_SUCCESS)
+			if (!dp_pfm_event_info(idx, PFM_OS_PERF_EVENT, &ei))
 				continue;
 			for (int a = -1; a < ei.nattrs; a++) {
 				if (a < 0) {
@@ -225,11 +238,7 @@ void dp_event_suggest(const char *bad, char *out, size_t outlen)
 				} else {
 					pfm_event_attr_info_t ai;
 
-					memset(&ai, 0, sizeof(ai));
-					ai.size = sizeof(ai);
-					if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT,
-								    &ai) != PFM_SUCCESS ||
-					    ai.type != PFM_ATTR_UMASK)
+					if (!dp_pfm_umask_info(idx, a, PFM_OS_PERF_EVENT, &ai))
 						continue;
 					snprintf(cand, sizeof(cand), "%s.%s", ei.name, ai.name);
 				}

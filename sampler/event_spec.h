@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <linux/perf_event.h>
+#include <perfmon/pfmlib.h>
 
 #include "dataprof/format.h"
 #include "../profile/event_class.h"
@@ -37,5 +38,12 @@ void dp_event_open_error(const dp_event_spec *e, int err_no, dp_error *err);
 
 /* Up to n names close to a mistyped event, comma-separated, into out. */
 void dp_event_suggest(const char *bad, char *out, size_t outlen);
+
+/* What libpfm4 says of a PMU, of event idx (os: the attributes it lists)
+ * and of its attribute a when that is a unit mask: each struct zeroed and
+ * sized as libpfm4 wants it; false when it has no such thing. */
+bool dp_pfm_pmu_info(pfm_pmu_t pmu, pfm_pmu_info_t *pi);
+bool dp_pfm_event_info(int idx, pfm_os_t os, pfm_event_info_t *ei);
+bool dp_pfm_umask_info(int idx, int a, pfm_os_t os, pfm_event_attr_info_t *ai);
 
 #endif
