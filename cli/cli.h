@@ -3,6 +3,7 @@
 #define DP_CLI_H
 
 #include "../report/agg.h"
+#include "../report/report.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -144,7 +145,10 @@ typedef struct cli_common {
 	struct dp_diff_opts *diff;
 	bool per_interval; /* --per interval (diff's --between) */
 
-	const char *input, *where, *time_range, *symfs;
+	const char *input;
+	/* --where, --time, --verdict, --symfs, --jobs; --between (report's and
+	 * diff's own) */
+	dp_select sel;
 	const char *event;   /* --event; NULL: the profile's first */
 	bool input_given;    /* -i given: another -i adds a file */
 	const char *by_text; /* --by as written; NULL: not given */
@@ -152,10 +156,8 @@ typedef struct cli_common {
 	dp_agg_level by, then[DP_AGG_MAX_LEVELS - 1];
 	int nthen;
 	dp_metric metric;
-	unsigned verdicts; /* bit per dp_verdict; 0: all */
 	size_t top[DP_AGG_MAX_LEVELS];
 	int width;
-	unsigned jobs;
 	cli_format format; /* the last of --csv, --json, --markdown */
 } cli_common;
 

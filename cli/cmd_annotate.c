@@ -76,13 +76,10 @@ int cmd_annotate(int argc, char **argv)
 	if (st != CLI_OPT_TAKEN)
 		return st;
 	o.input = co.input;
-	o.where = co.where;
-	o.time_range = co.time_range;
-	o.symfs = co.symfs;
+	o.sel = co.sel;
 	o.top = co.top[0];
 	o.top_ranges = co.top[1];
 	o.json = co.format == CLI_FMT_JSON;
-	o.jobs = co.jobs;
 	/* one word after the options: what to annotate (the profile is -i) */
 	if (optind < argc) {
 		o.pattern = argv[optind++];
@@ -95,7 +92,7 @@ int cmd_annotate(int argc, char **argv)
 			  argv[optind]);
 		return 2;
 	}
-	if (cli_check_filters(o.where, o.time_range) < 0)
+	if (cli_check_filters(o.sel.where, o.sel.time_range) < 0)
 		return 2;
 	if (dp_srcview_build(&o, &v, &err) < 0 || dp_srcview_print(&v, &err) < 0) {
 		cli_error("%s", err.msg);

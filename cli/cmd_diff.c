@@ -60,6 +60,7 @@ enum { O_BASE = 256, O_NEW, O_TOL, O_BETWEEN, O_FORCE };
 
 /* diff's own options, and the profiles they name */
 typedef struct diff_args {
+	cli_common *co; /* --between goes there, with the shared options */
 	dp_diff_opts *o;
 	DP_VEC(const char *) base, news;
 	int argc;
@@ -84,8 +85,8 @@ static int diff_opt(void *ctx, int c, const char *arg)
 			cli_error("--between takes two markers: --between A B");
 			return 2;
 		}
-		a->o->run.between[0] = arg;
-		a->o->run.between[1] = a->args[optind++];
+		a->co->sel.between[0] = arg;
+		a->co->sel.between[1] = a->args[optind++];
 		break;
 	case O_FORCE:
 		a->o->force = true;
@@ -211,7 +212,8 @@ int cmd_diff(int argc, char **argv)
 	dp_diff_result r;
 	dp_error err = {{0}};
 	static char sep[] = "\x1f--";
-	diff_args a = {.o = &o,
+	diff_args a = {.co = &co,
+		       .o = &o,
 		       .argc = argc,
 		       .args = dp_calloc((size_t)argc + 1, sizeof(char *)),
 		       .sep = sep,
@@ -232,7 +234,7 @@ int cmd_diff(int argc, char **argv)
 	rc = 2;
 	o.line_tolerance = a.line_tolerance;
 	take_common(&co, &o);
-	if (cli_check_filters(o.run.where, o.run.time_range) < 0)
+	if (cli_check_filters(o.run.sel.where, o.run.sel.time_range) < 0)
 		goto out; /* rc is 2 */
 	if (!o.by.nattrs)
 		cli_parse_level("member", &o.by, &err);

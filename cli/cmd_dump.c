@@ -81,7 +81,7 @@ int cmd_dump(int argc, char **argv)
 	rc = cli_parse(&co, argc, argv, "i:rgbsdah", opts, dump_opt, &o);
 	if (rc != CLI_OPT_TAKEN)
 		return rc;
-	o.symfs = co.symfs;
+	o.symfs = co.sel.symfs;
 	p = dp_profile_open(co.input, &err);
 	if (!p) {
 		cli_error("%s", err.msg);

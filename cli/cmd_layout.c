@@ -104,7 +104,7 @@ int cmd_layout(int argc, char **argv)
 	o.top = co.top[0];
 	if (la.diff)
 		return layout_diff(&o, co.format, argc, argv);
-	if (cli_check_filters(o.run.where, o.run.time_range) < 0)
+	if (cli_check_filters(o.run.sel.where, o.run.sel.time_range) < 0)
 		return 2;
 	if (optind >= argc) {
 		dp_error_set(&err, "layout needs a TYPE: dataprof layout 'struct node' [PROFILE]");

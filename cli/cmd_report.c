@@ -61,6 +61,7 @@ static void default_view(cli_common *co, dp_report_opts *o)
 
 /* report's own options */
 typedef struct report_args {
+	cli_common *co;
 	dp_report_opts *o;
 	const char *sqlite;
 	int argc;
@@ -77,8 +78,8 @@ static int report_opt(void *ctx, int c, const char *arg)
 			cli_error("--between takes two markers: --between A B");
 			return 2;
 		}
-		a->o->between[0] = arg;
-		a->o->between[1] = a->argv[optind++];
+		a->co->sel.between[0] = arg;
+		a->co->sel.between[1] = a->argv[optind++];
 		break;
 	case 'K':
 		a->o->counters = arg;
@@ -104,7 +105,7 @@ int cmd_report(int argc, char **argv)
 	    [CLI_FMT_TEXT] = DP_OUT_TEXT, [CLI_FMT_CSV] = DP_OUT_CSV, [CLI_FMT_JSON] = DP_OUT_JSON};
 	cli_common co;
 	dp_report_opts o;
-	report_args a = {&o, NULL, argc, argv};
+	report_args a = {&co, &o, NULL, argc, argv};
 	dp_error err = {{0}};
 	int st;
 

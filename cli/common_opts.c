@@ -135,7 +135,7 @@ static int parse_value(cli_common *co, int c, const char *arg)
 	case 't':
 		return parse_then(co, arg);
 	case CLI_O_VERDICT:
-		if (cli_parse_verdicts(arg, &co->verdicts, &err) < 0)
+		if (cli_parse_verdicts(arg, &co->sel.verdicts, &err) < 0)
 			return bad(&err);
 		return CLI_OPT_TAKEN;
 	case 'm':
@@ -158,7 +158,7 @@ static int parse_value(cli_common *co, int c, const char *arg)
 			cli_error("--jobs '%s': a number of threads from 1 to 256", arg);
 			return 2;
 		}
-		co->jobs = (unsigned)v;
+		co->sel.jobs = (unsigned)v;
 		return CLI_OPT_TAKEN;
 	case CLI_O_PER:
 	case CLI_O_CONFIDENCE:
@@ -179,13 +179,13 @@ int cli_common_opt(cli_common *co, int c)
 		co->input_given = true;
 		break;
 	case 'w':
-		co->where = optarg;
+		co->sel.where = optarg;
 		break;
 	case CLI_O_TIME:
-		co->time_range = optarg;
+		co->sel.time_range = optarg;
 		break;
 	case CLI_O_SYMFS:
-		co->symfs = optarg;
+		co->sel.symfs = optarg;
 		break;
 	case CLI_O_EVENT:
 		co->event = optarg;
@@ -208,31 +208,23 @@ int cli_common_profile(cli_common *co, int argc, char **argv)
 {
 	if (cli_one_profile(argc, argv, co->cmd, &co->input) < 0)
 		return -1;
-	return cli_check_filters(co->where, co->time_range);
+	return cli_check_filters(co->sel.where, co->sel.time_range);
 }
 
 void cli_common_to_report(const cli_common *co, dp_report_opts *o)
 {
 	o->input = co->input;
-	o->where = co->where;
-	o->time_range = co->time_range;
-	o->symfs = co->symfs;
-	o->verdicts = co->verdicts;
+	o->sel = co->sel;
 	o->metric = co->metric;
 	o->metric_given = co->metric_given;
 	memcpy(o->top, co->top, sizeof(o->top));
 	o->width = co->width;
-	o->jobs = co->jobs;
 }
 
 void cli_common_to_run(const cli_common *co, dp_run_opts *o)
 {
 	o->event = co->event;
-	o->where = co->where;
-	o->time_range = co->time_range;
-	o->verdicts = co->verdicts;
-	o->symfs = co->symfs;
-	o->jobs = co->jobs;
+	o->sel = co->sel;
 }
 
 int cli_parse_pass(cli_common *co, dp_report_opts *o, int argc, char **argv, const char *shortopts,

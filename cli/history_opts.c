@@ -99,8 +99,8 @@ int cli_history_parse(int argc, char **argv, hopts *o, void (*usage)(FILE *f))
 	if (st != CLI_OPT_TAKEN)
 		return st ? st : 1;
 	o->add.run.event = o->show.event = o->check.event = co.event;
-	o->add.run.where = co.where;
-	o->add.run.jobs = co.jobs;
+	o->add.run.sel.where = co.sel.where;
+	o->add.run.sel.jobs = co.sel.jobs;
 	d->metric = co.metric;
 	d->top = co.top[0];
 	if (co.format == CLI_FMT_JSON)

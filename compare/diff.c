@@ -125,7 +125,7 @@ static int exposure(const dp_diff_opts *o, dp_diff_side *side, dp_error *err)
 				    err,
 				    !x->markers ? "%s carries no code markers: --per interval "
 						  "needs a run recorded with --markers"
-				    : !o->run.between[0]
+				    : !o->run.sel.between[0]
 					? "%s: --per interval counts the intervals of "
 					  "--between A B: name the two markers"
 					: "%s has no interval from the first marker to the "

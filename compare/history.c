@@ -240,7 +240,7 @@ static int store_run(dp_history *h, pending *p, const dp_history_add_opts *o, co
 	const dp_run *r = &p->runs[0];
 	dp_history_runrow row = {
 	    p->id,
-	    o->run.where ? o->run.where : "",
+	    o->run.sel.where ? o->run.sel.where : "",
 	    o->commit,
 	    o->commit_time ? o->commit_time : now,
 	    o->branch,

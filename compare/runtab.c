@@ -261,7 +261,7 @@ static int survey(const char *path, const dp_run_opts *o, dp_run *r, uint32_t *e
 	}
 	dp_marks_done(&marks);
 	r->markers = marks.v.n > 0;
-	if (o->between[0] && count_intervals(&marks, o->between, r, path, err) < 0) {
+	if (o->sel.between[0] && count_intervals(&marks, o->sel.between, r, path, err) < 0) {
 		dp_marks_free(&marks);
 		dp_profile_close(p);
 		return -1;
@@ -480,12 +480,7 @@ int dp_run_read(const char *path, const dp_run_opts *o, dp_rtable **tables, dp_r
 	}
 	memset(&ro, 0, sizeof(ro));
 	ro.input = path;
-	ro.symfs = o->symfs;
-	ro.where = o->where;
-	ro.time_range = o->time_range;
-	ro.between[0] = o->between[0];
-	ro.between[1] = o->between[1];
-	ro.verdicts = o->verdicts;
+	ro.sel = o->sel;
 	ro.metric = DP_M_PERIOD;
 	dp_report_by_event(&ro);
 	ro.part_new = part_new;
@@ -493,7 +488,6 @@ int dp_run_read(const char *path, const dp_run_opts *o, dp_rtable **tables, dp_r
 	ro.part_merge = part_merge;
 	ro.part_free = part_free;
 	ro.on_row_ctx = &cl;
-	ro.jobs = o->jobs;
 	cl.n = n;
 	for (int i = 0; i < n; i++) {
 		dp_run *r = runs[i];

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../report/agg.h"
+#include "../report/report.h"
 
 /* One distinct key of a table. */
 typedef struct dp_rkey {
@@ -78,11 +79,8 @@ static inline const char *dp_rtable_str(const dp_rtable *t, uint32_t id)
 }
 
 typedef struct dp_run_opts {
-	const char *symfs, *where, *time_range;
-	const char *between[2]; /* --between A B: what each thread did from A to B */
+	dp_select sel;	   /* --between A B: what each thread did from A to B */
 	const char *event; /* the event to compare; NULL: the profile's first */
-	unsigned verdicts;
-	unsigned jobs; /* --jobs: the parts each profile is read in; 0: report's default */
 } dp_run_opts;
 
 /* Reads the profile at path once, into runs[i] keyed by tables[i]. */

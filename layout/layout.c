@@ -245,7 +245,8 @@ int dp_layout_build(const dp_layout_opts *o, dp_layout *l, dp_error *err)
 	memset(l, 0, sizeof(*l));
 	l->o = o;
 	dp_strtab_init(&l->strs);
-	if (dp_type_layout_find(o->input, o->run.symfs, o->type, &l->t, &l->has_profile, err) < 0) {
+	if (dp_type_layout_find(o->input, o->run.sel.symfs, o->type, &l->t, &l->has_profile, err) <
+	    0) {
 		dp_strtab_free(&l->strs);
 		return -1;
 	}
@@ -267,10 +268,7 @@ int dp_layout_build(const dp_layout_opts *o, dp_layout *l, dp_error *err)
 	dp_hashmap_init(&c.align_of, 64);
 	memset(&ro, 0, sizeof(ro));
 	ro.input = o->input;
-	ro.symfs = o->run.symfs;
-	ro.where = o->run.where;
-	ro.time_range = o->run.time_range;
-	ro.verdicts = o->run.verdicts;
+	ro.sel = o->run.sel;
 	ro.metric = o->metric;
 	dp_report_by_event(&ro);
 	ro.on_row = on_row;

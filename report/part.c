@@ -34,7 +34,7 @@ static void replay_side_band(dp_report_part *w)
 int dp_report_part_begin(dp_report_part *w, const dp_report_opts *o, unsigned index,
 			 unsigned nparts, uint64_t tlo, uint64_t thi, dp_error *err)
 {
-	dp_decode_opts dopts = {o->symfs, false};
+	dp_decode_opts dopts = {o->sel.symfs, false};
 
 	memset(w, 0, sizeof(*w));
 	w->res.o = o;
@@ -111,14 +111,15 @@ int dp_report_part_ready(dp_report_part *w, const dp_profile_map *map, dp_error 
 		dp_profile_share_samples(w->res.p, index, nparts, CHUNK);
 	dp_profile_rewind(w->res.p);
 	dp_report_ctx *marks = dp_row_ctx_marks(w->res.rows);
-	if (o->between[0] && dp_report_ctx_between(marks, o->between[0], o->between[1], err) < 0)
+	if (o->sel.between[0] &&
+	    dp_report_ctx_between(marks, o->sel.between[0], o->sel.between[1], err) < 0)
 		goto fail;
 	/* the counters' rates are shown by the first part only */
 	if (o->counters && index == 0 &&
 	    dp_report_ctx_counters(marks, w->res.p, o->counters, err) < 0)
 		goto fail;
 	w->res.attrs = dp_attr_ctx_new(w->res.rows, w->res.ann, w->res.p);
-	if (o->where && !(w->where = dp_expr_parse(o->where, w->res.attrs, err)))
+	if (o->sel.where && !(w->where = dp_expr_parse(o->sel.where, w->res.attrs, err)))
 		goto fail;
 	w->res.ev = dp_profile_events(w->res.p, &w->res.nev);
 	dp_agg_init(&w->res.agg, o->levels, o->nlevels, w->res.nev, o->metric);
@@ -202,7 +203,7 @@ static int stream(dp_report_part *w, uint64_t sample_at, uint64_t end, size_t si
 		if (!(++w->res.read & 0xffff))
 			progress(w, &rec, size);
 		dp_decode_sample(w->res.dec, rec.sample, &x);
-		if (o->verdicts && !(o->verdicts & (1u << x.verdict)))
+		if (o->sel.verdicts && !(o->sel.verdicts & (1u << x.verdict)))
 			continue;
 		dp_annotate(w->res.ann, rec.sample, &x, &an);
 		dp_row_fill(w->res.rows, rec.sample, &x, &an, &row);

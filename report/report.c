@@ -36,7 +36,7 @@ unsigned dp_report_jobs_default(void)
 static unsigned parts_for(const dp_report_opts *o)
 {
 	uint64_t bytes;
-	unsigned n = o->jobs;
+	unsigned n = o->sel.jobs;
 
 	/* outputs that follow the samples one by one take them in file order;
 	 * a pipe (stdin) can be read once; a series is read as one file */
@@ -161,7 +161,7 @@ static unsigned parts_by_samples(const dp_report_opts *o, unsigned nparts, uint6
 {
 	uint64_t n = samples / MIN_SAMPLES_PER_JOB + 1;
 
-	return !o->jobs && n < nparts ? (unsigned)n : nparts;
+	return !o->sel.jobs && n < nparts ? (unsigned)n : nparts;
 }
 
 void dp_report_by_event(dp_report_opts *o)
@@ -183,10 +183,10 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 
 	memset(res, 0, sizeof(*res));
 	res->o = o;
-	if (o->time_range) {
+	if (o->sel.time_range) {
 		char why[160];
 
-		if (!dp_parse_time_range(o->time_range, &tlo, &thi, why, sizeof(why))) {
+		if (!dp_parse_time_range(o->sel.time_range, &tlo, &thi, why, sizeof(why))) {
 			dp_error_set(err, "--time %s", why);
 			return -1;
 		}

@@ -10,24 +10,31 @@
 
 typedef struct dp_report_result dp_report_result;
 
-typedef struct dp_report_opts {
-	const char *input;
+/* Which samples a reading command keeps and how it reads them: what
+ * --where, --time, --between, --verdict, --symfs and --jobs say, alike for
+ * report, diff, layout, view, export and history. */
+typedef struct dp_select {
 	const char *symfs;
-	dp_agg_level levels[DP_AGG_MAX_LEVELS];
-	int nlevels;
-	const char *by_text; /* as given, for headers */
 	const char *where;
 	const char *time_range; /* "1s..2.5s" */
 	const char *between[2]; /* --between A B: marker names */
-	const char *counters;	/* --counters GLOBS, next to time buckets */
+	unsigned verdicts;	/* bit per dp_verdict; 0: all */
+	unsigned jobs;		/* --jobs: parts read in parallel; 0: the default */
+} dp_select;
+
+typedef struct dp_report_opts {
+	const char *input;
+	dp_select sel;
+	dp_agg_level levels[DP_AGG_MAX_LEVELS];
+	int nlevels;
+	const char *by_text;  /* as given, for headers */
+	const char *counters; /* --counters GLOBS, next to time buckets */
 	dp_metric metric;
 	bool metric_given;
-	unsigned verdicts; /* bit per dp_verdict; 0: all */
 	size_t top[DP_AGG_MAX_LEVELS];
 	bool default_view; /* no --by: the overview */
 	bool progress;	   /* stderr is a terminal */
 	int width;	   /* text width (80) */
-	unsigned jobs;	   /* --jobs: parts read in parallel; 0: the default */
 	FILE *out;
 	/* Outputs that follow the samples as they stream (SQLite, Perfetto,
 	 * pprof, diff, layout, view), all with on_row_ctx: on_start once the

@@ -202,7 +202,7 @@ static int pick(dp_srcview *v, dp_error *err)
 		    err,
 		    "no sampled function %s '%s'%s: 'dataprof report --by function' lists them",
 		    o->select == DP_SV_LINE ? "holds" : "matches", o->pattern,
-		    o->where || o->object ? " (after --where/--object)" : "");
+		    o->sel.where || o->object ? " (after --where/--object)" : "");
 		return -1;
 	}
 	return 0;
@@ -238,11 +238,9 @@ int dp_srcview_build(const dp_srcview_opts *o, dp_srcview *v, dp_error *err)
 	dp_srcview_begin(o, v);
 	memset(&ro, 0, sizeof(ro));
 	ro.input = o->input;
-	ro.symfs = o->symfs;
-	ro.time_range = o->time_range;
+	ro.sel = o->sel;
 	ro.metric = DP_M_PERIOD;
 	dp_report_by_event(&ro);
-	ro.jobs = o->jobs;
 	ro.part_new = part_new;
 	ro.part_row = part_row;
 	ro.part_merge = part_merge;
@@ -250,9 +248,10 @@ int dp_srcview_build(const dp_srcview_opts *o, dp_srcview *v, dp_error *err)
 	ro.on_row_ctx = v;
 	/* --object is a --where on the object: what is shown is what touched it */
 	if (o->object)
-		where = o->where ? dp_asprintf("(%s) and object~\"%s\"", o->where, o->object)
-				 : dp_asprintf("object~\"%s\"", o->object);
-	ro.where = where ? where : o->where;
+		where = o->sel.where
+			    ? dp_asprintf("(%s) and object~\"%s\"", o->sel.where, o->object)
+			    : dp_asprintf("object~\"%s\"", o->object);
+	ro.sel.where = where ? where : o->sel.where;
 	rc = dp_report_build(&ro, &v->res, err);
 	free(where);
 	if (rc < 0)

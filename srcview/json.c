@@ -143,7 +143,7 @@ void dp_sv_print_json(dp_srcview *v, dp_sv_listing *ls, size_t n)
 	fprintf(f, "{\"schema\":\"dataprof-annotate/1\",\"input\":");
 	dp_json_str(f, v->o->input);
 	fprintf(f, ",\"where\":");
-	dp_json_str_or_null(f, v->o->where);
+	dp_json_str_or_null(f, v->o->sel.where);
 	fprintf(f, ",\"object\":");
 	dp_json_str_or_null(f, v->o->object);
 	fprintf(f,

@@ -89,7 +89,8 @@ typedef enum dp_sv_select {
 } dp_sv_select;
 
 typedef struct dp_srcview_opts {
-	const char *input, *symfs, *where, *time_range;
+	const char *input;
+	dp_select sel;	    /* (--between unused) */
 	const char *object; /* --object SPEC: a glob on the data object */
 	dp_sv_select select;
 	const char *pattern; /* the function glob or FILE:LINE */
@@ -101,7 +102,6 @@ typedef struct dp_srcview_opts {
 	unsigned prefix_strip;
 	bool intel;
 	bool json;
-	unsigned jobs; /* --jobs: parts read in parallel (report.h); 0: the default */
 	FILE *out;
 } dp_srcview_opts;
 

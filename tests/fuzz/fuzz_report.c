@@ -75,7 +75,7 @@ static void annotate_view(const char *path, FILE *out)
 
 	memset(&o, 0, sizeof(o));
 	o.input = path;
-	o.symfs = "/nonexistent-symfs";
+	o.sel.symfs = "/nonexistent-symfs";
 	o.top = 5;
 	o.top_ranges = 10;
 	o.json = true;
@@ -98,7 +98,7 @@ static void one_view(const char *path, int view, FILE *out)
 	}
 	memset(&o, 0, sizeof(o));
 	o.input = path;
-	o.symfs = "/nonexistent-symfs";
+	o.sel.symfs = "/nonexistent-symfs";
 	o.out = out;
 	o.metric = DP_M_PERIOD;
 	o.width = 80;
@@ -125,11 +125,11 @@ static void one_view(const char *path, int view, FILE *out)
 		o.levels[1].nattrs = 1;
 		o.nlevels = 2;
 		o.counters = "*";
-		o.where = "not object=x or kind=heap and addr=0..0xffffffff";
+		o.sel.where = "not object=x or kind=heap and addr=0..0xffffffff";
 		fmt = DP_OUT_JSON;
 		if (view == 2) {
-			o.between[0] = "1";
-			o.between[1] = "2";
+			o.sel.between[0] = "1";
+			o.sel.between[1] = "2";
 			fmt = DP_OUT_CSV;
 		}
 	}
