@@ -88,6 +88,8 @@ static void part_free(void *ctx, void *state)
 	free(pt);
 }
 
+static const dp_report_parts parts = {part_new, part_row, part_merge, part_free};
+
 /* export's own options */
 typedef struct export_args {
 	const char *perfetto, *pprof, *globs;
@@ -121,10 +123,7 @@ int cmd_export(int argc, char **argv)
 		cli_error("export needs --perfetto FILE.json or --pprof FILE.pb.gz (or both)");
 		return 2;
 	}
-	o.part_new = part_new;
-	o.part_row = part_row;
-	o.part_merge = part_merge;
-	o.part_free = part_free;
+	o.parts = &parts;
 	o.on_row_ctx = &b;
 	b.pprof_path = a.pprof;
 	if (a.perfetto && !(b.perfetto = dp_perfetto_open(a.perfetto, &res, &err)))

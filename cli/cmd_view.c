@@ -115,6 +115,9 @@ static void view_part_free(void *ctx, void *state)
 	free(pt);
 }
 
+static const dp_report_parts view_parts = {view_part_new, view_part_row, view_part_merge,
+					   view_part_free};
+
 /* view's own options */
 typedef struct view_args {
 	dp_view_opts vo;
@@ -206,10 +209,7 @@ int cmd_view(int argc, char **argv)
 	vc.prefix_strip = a.prefix_strip;
 	if (a.annotate_top)
 		vc.annot = dp_view_annot_new(vc.annotate_top, a.source_dir, vc.prefix_strip);
-	o.part_new = view_part_new;
-	o.part_row = view_part_row;
-	o.part_merge = view_part_merge;
-	o.part_free = view_part_free;
+	o.parts = &view_parts;
 	o.on_row_ctx = &vc;
 	if (dp_report_build(&o, &res, &err) < 0) {
 		cli_error("%s", err.msg);

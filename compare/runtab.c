@@ -458,6 +458,8 @@ static void part_free(void *ctx, void *state)
 	free(state);
 }
 
+static const dp_report_parts parts = {part_new, part_row, part_merge, part_free};
+
 int dp_run_read(const char *path, const dp_run_opts *o, dp_rtable **tables, dp_run **runs, int n,
 		dp_error *err)
 {
@@ -483,10 +485,7 @@ int dp_run_read(const char *path, const dp_run_opts *o, dp_rtable **tables, dp_r
 	ro.sel = o->sel;
 	ro.metric = DP_M_PERIOD;
 	dp_report_by_event(&ro);
-	ro.part_new = part_new;
-	ro.part_row = part_row;
-	ro.part_merge = part_merge;
-	ro.part_free = part_free;
+	ro.parts = &parts;
 	ro.on_row_ctx = &cl;
 	cl.n = n;
 	for (int i = 0; i < n; i++) {

@@ -21,18 +21,14 @@ int dp_report_print(const dp_report_opts *o, dp_out_format fmt, const char *sqli
 void dp_report_csv(const dp_report_result *r, FILE *f);
 void dp_report_json(const dp_report_result *r, FILE *f);
 
-/* --sqlite FILE: o.on_start = dp_sqlite_start, the part hooks (report.h:
- * part_new...) dp_sqlite_part_*, o.on_row_ctx = the dp_sqlite_out; after
+/* --sqlite FILE: o.on_start = dp_sqlite_start, o.parts = &dp_sqlite_parts,
+ * o.on_row_ctx = the dp_sqlite_out; after
  * dp_report_build (successful or not: res NULL), dp_sqlite_finish inserts
  * the parts' samples in file order, writes the rows, closes and frees. */
 typedef struct dp_sqlite_out dp_sqlite_out;
 dp_sqlite_out *dp_sqlite_new(const char *path);
 int dp_sqlite_start(void *ctx, dp_report_result *res, dp_error *err);
-void *dp_sqlite_part_new(void *ctx, unsigned index, const dp_report_result *part);
-void dp_sqlite_part_row(void *state, dp_attr_ctx *c, dp_row *row);
-void dp_sqlite_part_merge(void *ctx, void *dst, const dp_report_result *dst_part, void *src,
-			  const dp_report_result *src_part);
-void dp_sqlite_part_free(void *ctx, void *state);
+extern const dp_report_parts dp_sqlite_parts;
 int dp_sqlite_finish(dp_sqlite_out *s, const dp_report_result *res, dp_error *err);
 
 /* The Perfetto and pprof exports take the samples in the report's parts

@@ -14,10 +14,7 @@ int dp_report_print(const dp_report_opts *o, dp_out_format fmt, const char *sqli
 	if (sqlite) {
 		sq = dp_sqlite_new(sqlite);
 		with.on_start = dp_sqlite_start;
-		with.part_new = dp_sqlite_part_new;
-		with.part_row = dp_sqlite_part_row;
-		with.part_merge = dp_sqlite_part_merge;
-		with.part_free = dp_sqlite_part_free;
+		with.parts = &dp_sqlite_parts;
 		with.on_row_ctx = sq;
 	}
 	if (dp_report_build(&with, &res, err) < 0) {

@@ -136,7 +136,7 @@ static void put_text(dp_buf *b, dp_attr_ctx *c, dp_row *row, dp_attr_id id)
 	dp_buf_add(b, t, strlen(t) + 1);
 }
 
-void *dp_sqlite_part_new(void *ctx, unsigned index, const dp_report_result *part)
+static void *part_new(void *ctx, unsigned index, const dp_report_result *part)
 {
 	sqlite_part *pt = dp_calloc(1, sizeof(*pt));
 
@@ -150,7 +150,7 @@ void *dp_sqlite_part_new(void *ctx, unsigned index, const dp_report_result *part
 	return pt;
 }
 
-void dp_sqlite_part_row(void *state, dp_attr_ctx *c, dp_row *row)
+static void part_row(void *state, dp_attr_ctx *c, dp_row *row)
 {
 	sqlite_part *pt = state;
 	const dp_sample *x = row->s;
@@ -191,8 +191,8 @@ void dp_sqlite_part_row(void *state, dp_attr_ctx *c, dp_row *row)
 	dp_spool_add(pt->spool, row->seq, b->p, (uint32_t)b->len);
 }
 
-void dp_sqlite_part_merge(void *ctx, void *dst, const dp_report_result *dst_part, void *src,
-			  const dp_report_result *src_part)
+static void part_merge(void *ctx, void *dst, const dp_report_result *dst_part, void *src,
+		       const dp_report_result *src_part)
 {
 	sqlite_part *b = src;
 
@@ -202,7 +202,7 @@ void dp_sqlite_part_merge(void *ctx, void *dst, const dp_report_result *dst_part
 	b->spool = NULL;
 }
 
-void dp_sqlite_part_free(void *ctx, void *state)
+static void part_free(void *ctx, void *state)
 {
 	sqlite_part *pt = state;
 
@@ -213,6 +213,8 @@ void dp_sqlite_part_free(void *ctx, void *state)
 	dp_buf_free(&pt->rec);
 	free(pt);
 }
+
+const dp_report_parts dp_sqlite_parts = {part_new, part_row, part_merge, part_free};
 
 /* One spooled sample into the table. */
 static void insert(void *ctx, const void *data, uint32_t len)
@@ -282,7 +284,7 @@ static void report_rows(dp_sqlite_out *s, const dp_report_result *r, uint32_t id
 
 static void free_out(dp_sqlite_out *s)
 {
-	dp_sqlite_part_free(s, s->first);
+	part_free(s, s->first);
 	dp_vec_free_each(&s->spools, dp_spool_free);
 	free(s->path);
 	free(s);

@@ -223,7 +223,7 @@ static int stream(dp_report_part *w, uint64_t sample_at, uint64_t end, size_t si
 		if (o->on_row)
 			o->on_row(o->on_row_ctx, w->res.attrs, &row);
 		if (w->sink)
-			o->part_row(w->sink, w->res.attrs, &row);
+			o->parts->part_row(w->sink, w->res.attrs, &row);
 	}
 	return end != UINT64_MAX && dp_profile_tell(w->res.p) >= end ? 1 : n;
 }

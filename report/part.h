@@ -17,7 +17,7 @@ typedef struct dp_report_part {
 	dp_report_result res;
 	unsigned index, nparts;
 	dp_expr *where;
-	void *sink;	   /* o->part_new's state of the part */
+	void *sink;	   /* o->parts->part_new's state of the part */
 	uint64_t tlo, thi; /* --time, relative */
 	int rc;		   /* of the last dp_profile_next: < 0 corrupt data */
 	dp_error err;	   /* when dp_report_part_open failed */
@@ -58,7 +58,7 @@ void dp_report_part_share_heap(dp_report_part *w, dp_report_part *first);
 uint64_t dp_report_part_samples(const dp_report_part *w);
 /* The first part's map of the file, or NULL when its file cannot seek. */
 const dp_profile_map *dp_report_part_map(const dp_report_part *w);
-/* What the outputs see of the part (o->part_new, o->part_merge). */
+/* What the outputs see of the part (o->parts). */
 void dp_report_part_view(const dp_report_part *w, dp_report_result *out);
 /* Streams the part's samples into its aggregate (and o->on_row or
  * o->part_row). */

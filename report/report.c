@@ -101,11 +101,11 @@ static void *work(void *arg)
 		return NULL; /* k->rc stands: the part is freed, its sums unused */
 	if (k->rc == 0)
 		dp_report_part_share_heap(&k->part, k->first);
-	if (k->rc == 0 && k->o->part_new) {
+	if (k->rc == 0 && k->o->parts) {
 		dp_report_result view;
 
 		dp_report_part_view(&k->part, &view);
-		k->part.sink = k->o->part_new(k->o->on_row_ctx, k->index, &view);
+		k->part.sink = k->o->parts->part_new(k->o->on_row_ctx, k->index, &view);
 	}
 	if (k->rc == 0)
 		dp_report_part_stream(&k->part);
@@ -216,8 +216,8 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 	if (!ws && nparts > 1)
 		/* the default, once the first part has counted the samples */
 		nparts = first.nparts = parts_by_samples(o, nparts, dp_report_part_samples(&first));
-	if (o->part_new)
-		first.sink = o->part_new(o->on_row_ctx, 0, res);
+	if (o->parts)
+		first.sink = o->parts->part_new(o->on_row_ctx, 0, res);
 	if (dp_report_part_map(&first))
 		first.deal = &deal;
 	if (early)
@@ -245,10 +245,10 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 
 			dp_report_part_view(&first, &a);
 			dp_report_part_view(w, &b);
-			o->part_merge(o->on_row_ctx, first.sink, &a, w->sink, &b);
+			o->parts->part_merge(o->on_row_ctx, first.sink, &a, w->sink, &b);
 		}
 		if (w->sink)
-			o->part_free(o->on_row_ctx, w->sink);
+			o->parts->part_free(o->on_row_ctx, w->sink);
 		if (rc == 0)
 			dp_report_part_merge(&first, w);
 		if (ws[i - 1].rc == 0)

@@ -44,21 +44,28 @@ typedef struct dp_report_opts {
 	int (*on_start)(void *ctx, dp_report_result *res, dp_error *err);
 	void (*on_row)(void *ctx, dp_attr_ctx *attrs, dp_row *row);
 	void *on_row_ctx;
-	/* Outputs that sum what the samples say (diff, history add) take them
-	 * in parts instead, so that the report stays parallel: part_new makes
-	 * part i's state (part 0's on the calling thread after on_start, which
-	 * the output keeps: it may be on_row_ctx itself; the others' on their
-	 * parts' threads), part_row takes the part's kept samples with its
-	 * attributes (their string ids the part's own), part_merge adds part i
-	 * to part 0 on the calling thread, in part order, both parts open (their
-	 * strings readable), then part_free ends part i's state. What they make
-	 * must not depend on how the samples were split. */
+	/* Outputs that sum what the samples say take them in parts instead
+	 * (dp_report_parts); NULL: none */
+	const struct dp_report_parts *parts;
+} dp_report_opts;
+
+/* Outputs that sum what the samples say (diff, history, annotate, view,
+ * export) take them in parts, so that the report stays parallel,
+ * all with the report's on_row_ctx: part_new makes part i's state (part 0's
+ * on the calling thread after on_start, which the output keeps: it may be
+ * on_row_ctx itself; the others' on their parts' threads), part_row takes
+ * the part's kept samples with its attributes (their string ids the part's
+ * own), part_merge adds part i to part 0 on the calling thread, in part
+ * order, both parts open (their strings readable), then part_free ends
+ * part i's state. What they make must not depend on how the samples were
+ * split. */
+typedef struct dp_report_parts {
 	void *(*part_new)(void *ctx, unsigned index, const dp_report_result *part);
 	void (*part_row)(void *state, dp_attr_ctx *attrs, dp_row *row);
 	void (*part_merge)(void *ctx, void *dst, const dp_report_result *dst_part, void *src,
 			   const dp_report_result *src_part);
 	void (*part_free)(void *ctx, void *state);
-} dp_report_opts;
+} dp_report_parts;
 
 /* What the outputs get. */
 struct dp_report_result {

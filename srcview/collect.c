@@ -123,6 +123,8 @@ static void part_free(void *ctx, void *state)
 	free(state);
 }
 
+static const dp_report_parts parts = {part_new, part_row, part_merge, part_free};
+
 static int by_period(const void *pa, const void *pb, void *ctx)
 {
 	const dp_srcview *v = ctx;
@@ -241,10 +243,7 @@ int dp_srcview_build(const dp_srcview_opts *o, dp_srcview *v, dp_error *err)
 	ro.sel = o->sel;
 	ro.metric = DP_M_PERIOD;
 	dp_report_by_event(&ro);
-	ro.part_new = part_new;
-	ro.part_row = part_row;
-	ro.part_merge = part_merge;
-	ro.part_free = part_free;
+	ro.parts = &parts;
 	ro.on_row_ctx = v;
 	/* --object is a --where on the object: what is shown is what touched it */
 	if (o->object)
