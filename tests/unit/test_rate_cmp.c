@@ -137,30 +137,39 @@ static double poisson(double mean)
 	return k;
 }
 
-/* One simulated diff of nkeys keys; the rates of base and new differ by
- * factor[k]. Returns how many keys were flagged, and which in *flags. */
-static int simulate(const double *mean, const double *factor, int nkeys, double exposure_new,
-		    bool *flags)
+/* The keys of a diff by line: each one's mean samples in the base, the
+ * factor by which the new build changes that, and whether the last
+ * simulated diff flagged it. */
+#define NKEYS 20
+typedef struct keyset {
+	double mean[NKEYS], factor[NKEYS];
+	bool flags[NKEYS];
+} keyset;
+
+/* One simulated diff of the keys; the rates of base and new differ by
+ * factor[k]. Returns how many keys were flagged, and which in flags. */
+static int simulate(keyset *ks, double exposure_new)
 {
-	dp_rate_obs b[64], n[64];
-	double minp[64] = {0}, z; /* (gcc -O1 cannot tell nkeys <= 64) */
+	dp_rate_obs b[NKEYS], n[NKEYS];
+	double minp[NKEYS] = {0}, z;
 	size_t m;
 	int flagged = 0;
 
-	for (int k = 0; k < nkeys; k++) {
-		double xb = poisson(mean[k]), xn = poisson(mean[k] * factor[k] * exposure_new);
+	for (int k = 0; k < NKEYS; k++) {
+		double xb = poisson(ks->mean[k]),
+		       xn = poisson(ks->mean[k] * ks->factor[k] * exposure_new);
 
 		b[k] = (dp_rate_obs){xb, xb, 1, 1};
 		n[k] = (dp_rate_obs){xn, xn, exposure_new, 1};
 		minp[k] = dp_rate_min_p(&b[k], &n[k]);
 	}
-	m = dp_rate_tarone_m(minp, (size_t)nkeys, 0.05);
+	m = dp_rate_tarone_m(minp, NKEYS, 0.05);
 	z = dp_norm_quantile(1 - 0.05 / (2 * (double)m));
-	for (int k = 0; k < nkeys; k++) {
+	for (int k = 0; k < NKEYS; k++) {
 		dp_rate_cmp c;
 
 		dp_rate_compare(&b[k], &n[k], z, &c);
-		flags[k] = c.significant;
+		ks->flags[k] = c.significant;
 		flagged += c.significant;
 	}
 	return flagged;
@@ -168,25 +177,24 @@ static int simulate(const double *mean, const double *factor, int nkeys, double 
 
 /* 20 keys from plenty of samples down to a handful, as a diff by line has,
  * none of them changed */
-static void unchanged_keys(double mean[20], double factor[20])
+static void unchanged_keys(keyset *ks)
 {
-	for (int k = 0; k < 20; k++) {
-		mean[k] = 2000.0 / (k + 1) / (k + 1) + 1;
-		factor[k] = 1;
+	for (int k = 0; k < NKEYS; k++) {
+		ks->mean[k] = 2000.0 / (k + 1) / (k + 1) + 1;
+		ks->factor[k] = 1;
 	}
 }
 
 static void test_false_positive_rate(void **state)
 {
-	double mean[20], factor[20];
-	bool flags[20];
+	keyset ks;
 	int runs = 4000, families = 0, keys = 0;
 
 	(void)state;
-	unchanged_keys(mean, factor);
+	unchanged_keys(&ks);
 	for (int i = 0; i < runs; i++) {
 		/* the new run a little longer: exposures differ */
-		int f = simulate(mean, factor, 20, 1.1, flags);
+		int f = simulate(&ks, 1.1);
 
 		families += f > 0;
 		keys += f;
@@ -199,18 +207,17 @@ static void test_false_positive_rate(void **state)
 
 static void test_power(void **state)
 {
-	double mean[20], factor[20];
-	bool flags[20];
+	keyset ks;
 	int runs = 1000, found = 0, others = 0;
 
 	(void)state;
-	unchanged_keys(mean, factor);
-	factor[2] = 1.5; /* 223 samples, 50% more */
+	unchanged_keys(&ks);
+	ks.factor[2] = 1.5; /* 223 samples, 50% more */
 	for (int i = 0; i < runs; i++) {
-		simulate(mean, factor, 20, 1, flags);
-		found += flags[2];
-		for (int k = 0; k < 20; k++)
-			others += k != 2 && flags[k];
+		simulate(&ks, 1);
+		found += ks.flags[2];
+		for (int k = 0; k < NKEYS; k++)
+			others += k != 2 && ks.flags[k];
 	}
 	printf("ACCURACY simulated +50%% change on a key of ~220 samples: found in %.1f%% of "
 	       "diffs; unchanged keys flagged in %.1f%%\n",
