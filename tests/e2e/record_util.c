@@ -23,7 +23,14 @@ int rec_run(tu_result *res, const char *profile, const char *opts, const char *c
 
 	/* an event this machine does not deliver: the test should have skipped */
 	tu_check_events(opts);
-	rc = tu_sh(res, "'%s' record -q -o '%s' %s -- %s", DATAPROF_BIN, profile, opts, cmd);
+	/* Rings of 4 MiB a CPU (an -m in opts still wins): the tests count
+	 * samples against the fixtures' truth, and the default 512 KiB, perf's,
+	 * fills on a busy 2-CPU machine in a burst of page faults (a fixture
+	 * faults 8,000 pages in a few ms) before the recorder is scheduled: the
+	 * samples lost then would fail them. Without the privilege to lock that
+	 * much (perf_event_mlock_kb), the default. */
+	rc = tu_sh(res, "'%s' record -q -o '%s' %s %s -- %s", DATAPROF_BIN, profile,
+		   geteuid() == 0 ? "-m 1024" : "", opts, cmd);
 
 	if (rc != 0)
 		fprintf(stderr, "record exited %d: %s\n", rc, res->err);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "annot_util.h"
 #include "annotate/annotate.h"
@@ -21,10 +22,12 @@
 
 #define REGS "--user-regs=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15"
 
-/* perf record (no build-id cache left behind); the target's stdout in res->out */
+/* perf record (no build-id cache left behind); the target's stdout in
+ * res->out; rings of 4 MiB a CPU where allowed, as rec_run's */
 static int perf_rec(tu_result *res, const char *out, const char *opts, const char *cmd)
 {
-	return tu_sh(res, "perf record -q -N %s " REGS " -o '%s' -- %s", opts, out, cmd);
+	return tu_sh(res, "perf record -q -N %s %s " REGS " -o '%s' -- %s",
+		     geteuid() == 0 ? "-m 1024" : "", opts, out, cmd);
 }
 
 /* The truth of objects_O2 and how many of its accesses perf's samples got right. */
