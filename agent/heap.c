@@ -14,6 +14,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,7 +150,15 @@ static int after_call(uintptr_t v)
  * return address last found there, checked then: the same word again
  * needs no check (in_code and after_call were a sixth of the tracker's
  * time). Threads race on them harmlessly: whatever pairing a race leaves,
- * a hint is a return address some check passed. */
+ * a hint is a return address some check passed.
+ * A distance learned from the allocator's own return address (the first
+ * hop) is sure; one learned further up may start from a stale word, an old
+ * return address left in a caller's frame, and is kept only where no sure
+ * one is: a stale copy of pymalloc's arena call once taught 8 words where
+ * the caller's return address lies 2 above, and every arena after it lost
+ * its creator (Debian's python3.11). The top bit of the key marks a sure
+ * distance. */
+#define HINT_SURE  (1ull << 63)
 #define NEXT_SLOTS 4096
 static struct next_hint {
 	uint64_t key, ra;
@@ -188,17 +197,25 @@ static int stack_scan(const uintptr_t *slot, uintptr_t ra, uint64_t *out)
 		struct next_hint *e = next_entry(ra);
 		uint64_t key = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
 		uint64_t hint = __atomic_load_n(&e->ra, __ATOMIC_RELAXED);
-		int d = (key & 0xffffffffffffull) == ra ? (int)(key >> 48) : 0, next = 0;
+		bool mine = (key & 0xffffffffffffull) == ra;
+		int d = mine ? (int)(key >> 48 & 0x7fff) : 0, next = 0;
 
 		if (d && w + d <= SCAN_WORDS &&
-		    (slot[w + d] == hint || is_return_address(slot[w + d])))
+		    (slot[w + d] == hint || is_return_address(slot[w + d]))) {
 			next = w + d;
-		else if ((next = scan_from(slot, w + 1, SCAN_WORDS + 1)))
-			__atomic_store_n(&e->key, (uint64_t)ra | ((uint64_t)(next - w) << 48),
+		} else if ((next = scan_from(slot, w + 1, SCAN_WORDS + 1)) &&
+			   (w == 0 || !mine || !(key & HINT_SURE))) {
+			__atomic_store_n(&e->key,
+					 (uint64_t)ra | ((uint64_t)(next - w) << 48) |
+					     (w == 0 ? HINT_SURE : 0),
 					 __ATOMIC_RELAXED);
+			mine = true;
+		} else {
+			mine = false; /* a stale start: the sure hint stays */
+		}
 		if (!next)
 			break;
-		if (slot[next] != hint)
+		if (mine && slot[next] != hint)
 			__atomic_store_n(&e->ra, (uint64_t)slot[next], __ATOMIC_RELAXED);
 		w = next;
 		ra = slot[w];

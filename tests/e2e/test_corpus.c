@@ -329,7 +329,9 @@ static size_t of_types(const corpus_ctx *c, const char *const *types)
 	return n;
 }
 
-/* CPython (Debian's python3.11, its DWARF from python3.11-dbg) building
+/* CPython (Debian's python3.11, its DWARF from python3.11-dbg: by its
+ * path, not whichever python3.11 PATH finds first, a pyenv build say)
+ * building
  * dicts and lists. record --heap sets PYTHONMALLOC=malloc: each object is
  * then a malloc, named by the function that creates it; with pymalloc
  * (PYTHONMALLOC=pymalloc) its objects are pieces of arenas it maps itself,
@@ -344,13 +346,13 @@ static void test_python(void **state)
 	static const char *const types[] = {"struct _dictkeysobject", "PyDictObject",
 					    "PyListObject", NULL};
 	char *prof = tu_path("python.dprof"), *arenas = tu_path("pymalloc.dprof");
-	char *cmd = dp_asprintf("python3.11 '%s/tests/fixtures/dicts.py' 1", SOURCE_DIR);
+	char *cmd = dp_asprintf("/usr/bin/python3.11 '%s/tests/fixtures/dicts.py' 1", SOURCE_DIR);
 	corpus_ctx *c = calloc(1, sizeof(*c));
 	tu_result res;
 
 	(void)state;
-	if (!have("command -v python3.11 && dpkg -s python3.11-dbg",
-		  "python3.11 with python3.11-dbg")) {
+	if (!have("test -x /usr/bin/python3.11 && dpkg -s python3.11-dbg",
+		  "/usr/bin/python3.11 with python3.11-dbg")) {
 		free(c), free(cmd), free(arenas), free(prof);
 		skip();
 	}
