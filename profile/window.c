@@ -13,6 +13,9 @@
  * (report/part.c), so that a window is mostly one part's. */
 #define WINDOW_BYTES (2u << 20)
 #define PAGE	     4096u
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
 
 /* len bytes of address space at a multiple of align, reserved */
 static uint8_t *reserve_aligned(size_t len, size_t align)
@@ -31,7 +34,8 @@ static uint8_t *reserve_aligned(size_t len, size_t align)
 }
 
 /* A window's size: a power of two, at least a page. DATAPROF_READ_WINDOW
- * (KiB; 0: no windows) sets another, to compare and to test. */
+ * (KiB; 0: no windows) sets another, DATAPROF_READ_COPY copied windows
+ * where populated ones would do: to compare and to test. */
 static unsigned window_shift(void)
 {
 	const char *e = getenv("DATAPROF_READ_WINDOW");
@@ -59,6 +63,20 @@ void dp_win_open(dp_window *w, const char *path, void **map, size_t size)
 	 * moved): it is read as mapped */
 	if (!shift || size <= bytes)
 		return;
+	/* the first window mapped at once: the kernel can, and it is read next */
+	if (!getenv("DATAPROF_READ_COPY") && madvise(*map, bytes, MADV_POPULATE_READ) == 0) {
+		w->populate = true;
+		w->map = *map;
+		w->shift = shift;
+		w->size = size;
+		w->cur = 0;
+		w->fills = 1;
+		w->slot[0].at = 0;
+		w->slot[0].used = ++w->clock;
+		for (int i = 1; i < DP_WIN_SLOTS; i++)
+			w->slot[i].at = SIZE_MAX;
+		return;
+	}
 	/* buffers and windows at multiples of their size: a 2 MiB buffer is
 	 * then one huge page, moved whole; the mapping grows to whole windows,
 	 * for the last one's buffer (past the end of the file, never read) */
@@ -171,6 +189,29 @@ static bool move_in(dp_window *w, int i, size_t k)
 	return true;
 }
 
+/* The bytes of window k in a populated mapping (the file's, to a page). */
+static size_t populated_len(const dp_window *w, size_t k)
+{
+	size_t end = (w->size + PAGE - 1) & ~(size_t)(PAGE - 1), at = k * dp_win_bytes(w);
+
+	return end - at < dp_win_bytes(w) ? end - at : dp_win_bytes(w);
+}
+
+/* Slot i over window k, populated: the window it held goes back to faults
+ * (its pages the file's still: a pointer kept there reads them again), so
+ * that memory holds a few windows of the file however it is read. */
+static void populate_in(dp_window *w, int i, size_t k)
+{
+	struct dp_win_slot *s = &w->slot[i];
+
+	if (s->at != SIZE_MAX)
+		madvise(w->map + s->at * dp_win_bytes(w), populated_len(w, s->at), MADV_DONTNEED);
+	/* (where the kernel maps nothing now, the reads fault the pages in) */
+	madvise(w->map + k * dp_win_bytes(w), populated_len(w, k), MADV_POPULATE_READ);
+	s->at = k;
+	w->fills++;
+}
+
 /* The slot for window k, never one holding a window in [lo, hi]: the one
  * that holds k (*have), else a free one, else the least recently used. */
 static int slot_for(const dp_window *w, size_t k, size_t lo, size_t hi, bool *have)
@@ -212,7 +253,9 @@ void dp_win_fill(dp_window *w, size_t off, size_t len)
 
 		if (i < 0)
 			return;
-		if (!have && !move_in(w, i, k)) {
+		if (!have && w->populate) {
+			populate_in(w, i, k);
+		} else if (!have && !move_in(w, i, k)) {
 			/* (a kernel before 5.7 cannot move and keep the place:
 			 * every window would fail alike) the file's pages, plainly */
 			dp_win_off(w);
@@ -225,13 +268,24 @@ void dp_win_fill(dp_window *w, size_t off, size_t len)
 
 void dp_win_forget(dp_window *w, size_t lo, size_t hi)
 {
-	if (w->fd < 0)
+	if (w->fd < 0 && !w->populate)
 		return;
 	for (int i = 0; i < DP_WIN_SLOTS; i++) {
 		size_t at = w->slot[i].at;
 
-		if (at != SIZE_MAX && at * dp_win_bytes(w) < hi && (at + 1) * dp_win_bytes(w) > lo)
+		if (at == SIZE_MAX || at * dp_win_bytes(w) >= hi ||
+		    (at + 1) * dp_win_bytes(w) <= lo)
+			continue;
+		if (w->populate) {
+			/* all of it: the caller gives back only [lo, hi), and
+			 * the rest would stay mapped, untracked */
+			madvise(w->map + at * dp_win_bytes(w), populated_len(w, at), MADV_DONTNEED);
+			w->slot[i].at = SIZE_MAX;
+			if (w->cur == at)
+				w->cur = SIZE_MAX;
+		} else {
 			go_home(w, i);
+		}
 	}
 }
 
@@ -239,6 +293,7 @@ void dp_win_off(dp_window *w)
 {
 	size_t pages;
 
+	w->populate = false;
 	if (w->fd < 0)
 		return;
 	dp_win_forget(w, 0, map_len(w));

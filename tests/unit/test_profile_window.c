@@ -1,20 +1,25 @@
 /* A raw profile read through windows (profile/window.h) reads as it does
  * through its mapping alone: every record, after seeks and rewinds too,
  * and a pointer into a window given up since still reads the file's
- * bytes. Windows of one page here, four at a time, so that a profile of a
+ * bytes. Windows of one page here, copied into buffers (four at a time)
+ * or populated, so that a profile of a
  * few hundred KiB moves them hundreds of times. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "dataprof/profile.h"
 #include "profile/reader_impl.h"
+#include "profile/window.h"
 #include "profile/writer.h"
 #include "synth_records.h"
 #include "tu.h"
@@ -70,16 +75,41 @@ typedef struct seen {
 	const uint8_t *at;  /* where the reader had them (windows on) */
 } seen;
 
-static dp_profile *open_with(const char *window_kib)
+/* The profile read through windows of window_kib (0: none), copied into
+ * buffers, or else populated where the kernel can. */
+static dp_profile *open_with(const char *window_kib, bool copy)
 {
 	dp_error err;
 	dp_profile *p;
 
 	setenv("DATAPROF_READ_WINDOW", window_kib, 1);
+	if (copy)
+		setenv("DATAPROF_READ_COPY", "1", 1);
 	p = dp_profile_open(path, &err);
 	unsetenv("DATAPROF_READ_WINDOW");
+	unsetenv("DATAPROF_READ_COPY");
 	assert_non_null(p);
 	return p;
+}
+
+/* The KiB of the mapping at map resident in this process (smaps' Rss). */
+static unsigned long mapping_rss_kib(const void *map)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[256];
+	unsigned long lo, hi, kib = 0;
+	bool in = false;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)map >= lo && (uintptr_t)map < hi;
+		else if (in && sscanf(line, "Rss: %lu kB", &kib) == 1)
+			break;
+	}
+	fclose(f);
+	return kib;
 }
 
 /* Every record from the reader's place on. */
@@ -102,16 +132,22 @@ static size_t read_all(dp_profile *p, seen *out, size_t max)
 	return n;
 }
 
-static void test_windows_read_what_the_mapping_reads(void **state)
+/* Windows of 4 KiB, copied or populated, read what the plain mapping
+ * reads, record by record, and pointers kept into windows given up still
+ * read it. */
+static void read_what_the_mapping_reads(bool copy)
 {
 	size_t max = SAMPLES * 2;
 	seen *plain = calloc(max, sizeof(*plain)), *win = calloc(max, sizeof(*win));
-	dp_profile *p = open_with("0"), *q = open_with("4");
+	dp_profile *p = open_with("0", false), *q = open_with("4", copy);
 	size_t n, m;
 
-	(void)state;
 	assert_int_equal(p->win.fd, -1); /* 0: no windows */
-	assert_true(q->win.fd >= 0);
+	assert_false(p->win.populate);
+	if (copy)
+		assert_true(q->win.fd >= 0);
+	else if (!q->win.populate)
+		printf("windows not populated: the kernel cannot (before Linux 5.14)\n");
 	assert_int_equal(dp_win_bytes(&q->win), 4096);
 	n = read_all(p, plain, max);
 	m = read_all(q, win, max);
@@ -124,7 +160,8 @@ static void test_windows_read_what_the_mapping_reads(void **state)
 				    plain[i].size < 128 ? plain[i].size : 128);
 	}
 	/* hundreds of windows read, four at most at a time: most given up */
-	assert_true(q->win.fills > 100);
+	assert_true(q->win.fills > 100 || (!copy && !q->win.populate));
+
 	for (size_t i = 0; i < n; i += KEEP_ONE)
 		assert_memory_equal(win[i].at, plain[i].bytes,
 				    plain[i].size < 128 ? plain[i].size : 128);
@@ -140,12 +177,18 @@ static void test_windows_read_what_the_mapping_reads(void **state)
 	dp_profile_close(q);
 }
 
-static void test_windows_follow_seeks(void **state)
+static void test_windows_read_what_the_mapping_reads(void **state)
 {
-	dp_profile *q = open_with("4");
+	(void)state;
+	read_what_the_mapping_reads(true);
+	read_what_the_mapping_reads(false);
+}
+
+static void follow_seeks(bool copy)
+{
+	dp_profile *q = open_with("4", copy);
 	dp_profile_map m;
 
-	(void)state;
 	assert_true(dp_profile_stored_index(q, &m));
 	assert_true(m.nchunks > 10);
 	/* backwards, then forwards: each chunk's first sample, read where the
@@ -171,6 +214,13 @@ static void test_windows_follow_seeks(void **state)
 		}
 	assert_int_equal(warnings, SAMPLES / 50);
 	dp_profile_close(q);
+}
+
+static void test_windows_follow_seeks(void **state)
+{
+	(void)state;
+	follow_seeks(true);
+	follow_seeks(false);
 }
 
 /* Readers in threads, each opening, reading and closing the profile again
@@ -218,17 +268,80 @@ static void *read_in_thread(void *arg)
 	return NULL;
 }
 
+/* Populated windows hold their pages until they are given up, and a window
+ * the reader gives back in part goes whole: the rest of it, mapped and no
+ * longer tracked, would stay in memory to the end (a 2.5 GB profile's
+ * report held 150 MiB more so). */
+static void test_populated_windows_given_back(void **state)
+{
+	char *file = tu_path("pages.bin");
+	/* windows of 64 KiB: the kernel maps a file's pages 64 KiB at a time
+	 * (fault-around), which a smaller window would not show */
+	size_t size = 1 << 20, win = 64 << 10;
+	uint8_t *buf = calloc(1, size);
+	dp_window w;
+	void *map;
+	FILE *f = fopen(file, "wb");
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, size, f), size);
+	fclose(f);
+	free(buf);
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	assert_true(map != MAP_FAILED);
+	setenv("DATAPROF_READ_WINDOW", "64", 1);
+	dp_win_open(&w, file, &map, size);
+	unsetenv("DATAPROF_READ_WINDOW");
+	if (!w.populate) {
+		printf("windows not populated: the kernel cannot (before Linux 5.14)\n");
+		dp_win_off(&w);
+		munmap(map, size);
+		free(file);
+		skip();
+	}
+	if (mapping_rss_kib(map) != win >> 10) {
+		/* fault_around_bytes set above its default */
+		printf("the kernel maps %lu KiB of the file for the first window of %zu\n",
+		       mapping_rss_kib(map), win >> 10);
+		dp_win_off(&w);
+		munmap(map, size);
+		free(file);
+		skip();
+	}
+	/* the first window (at the open) and the sixth */
+	dp_win_need(&w, 5 * win, 100);
+	assert_int_equal(mapping_rss_kib(map), 128);
+	/* the reader gives back the first five and a half */
+	dp_win_forget(&w, 0, 5 * win + win / 2);
+	madvise(map, 5 * win + win / 2, MADV_DONTNEED);
+	assert_int_equal(mapping_rss_kib(map), 0);
+	/* read again, it is mapped again: the same bytes */
+	dp_win_need(&w, 5 * win, 100);
+	assert_int_equal(mapping_rss_kib(map), 64);
+	assert_int_equal(((const uint8_t *)map)[5 * win + win / 2], 0);
+	dp_win_off(&w);
+	munmap(map, size);
+	unlink(file);
+	free(file);
+}
+
 static void test_windows_of_threads(void **state)
 {
 	size_t max = SAMPLES * 2;
 	seen *plain = calloc(max, sizeof(*plain));
-	dp_profile *p = open_with("0");
+	dp_profile *p = open_with("0", false);
 	reader t[THREADS];
 
 	(void)state;
 	size_t n = read_all(p, plain, max);
 	dp_profile_close(p);
 	setenv("DATAPROF_READ_WINDOW", "2048", 1);
+	setenv("DATAPROF_READ_COPY", "1", 1); /* the buffers that move */
 	for (int i = 0; i < THREADS; i++) {
 		t[i] = (reader){.want = plain, .n = n};
 		assert_int_equal(pthread_create(&t[i].th, NULL, read_in_thread, &t[i]), 0);
@@ -238,8 +351,9 @@ static void test_windows_of_threads(void **state)
 		assert_int_equal(t[i].bad, 0);
 	}
 	unsetenv("DATAPROF_READ_WINDOW");
+	unsetenv("DATAPROF_READ_COPY");
 	free(plain);
 }
 
 TU_MAIN(write_profile, remove_profile, test_windows_read_what_the_mapping_reads,
-	test_windows_follow_seeks, test_windows_of_threads)
+	test_windows_follow_seeks, test_populated_windows_given_back, test_windows_of_threads)
