@@ -22,15 +22,23 @@
 #define DP_RING_SLOT_FREE   0u
 #define DP_RING_SLOT_OWNED  1u
 #define DP_RING_SLOT_CLOSED 2u /* its thread ended: the recorder frees it once empty */
-/* being taken: its tid is not written yet (the last owner's is), so the
- * recorder leaves it alone; OWNED once the tid is there */
+/* being taken: the taker's memory is not mapped yet, nothing is in it;
+ * OWNED once it is */
 #define DP_RING_SLOT_TAKING 3u
 
 /* One slot's counters, head and tail on cache lines of their own. */
 struct dp_ring_ctl {
-	uint32_t state; /* DP_RING_SLOT_* */
-	uint32_t tid;	/* its thread, for a reader of the memory */
-	uint64_t head;	/* bytes written, by the thread */
+	/* A slot's state and its thread change together (one compare-and-swap
+	 * takes a slot): its tid is never an earlier owner's, which the
+	 * recorder would find gone and free the slot under its new owner. */
+	union {
+		struct {
+			uint32_t state; /* DP_RING_SLOT_* */
+			uint32_t tid;	/* its thread, for a reader of the memory */
+		};
+		uint64_t state_tid;
+	};
+	uint64_t head; /* bytes written, by the thread */
 	uint8_t pad0[48];
 	uint64_t tail; /* bytes taken, by the recorder */
 	uint8_t pad1[56];
@@ -42,6 +50,19 @@ struct dp_ring_header {
 	uint8_t pad[48];
 	struct dp_ring_ctl ctl[DP_RING_SLOTS];
 };
+
+/* The state_tid of a slot in state with thread tid. */
+static inline uint64_t dp_ring_state_tid(uint32_t state, uint32_t tid)
+{
+	union {
+		struct {
+			uint32_t state, tid;
+		} s;
+		uint64_t v;
+	} u = {.s = {state, tid}};
+
+	return u.v;
+}
 
 /* Where slot 0's bytes begin, and the memory file's size. */
 #define DP_RING_DATA_OFF   ((sizeof(struct dp_ring_header) + 4095) & ~(size_t)4095)

@@ -256,18 +256,23 @@ static uint8_t *map_twice(uint32_t i)
 
 static int take_ring(void)
 {
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+
 	for (uint32_t i = 0; i < DP_RING_SLOTS; i++) {
 		struct dp_ring_ctl *c = &rings->ctl[i];
-		uint32_t free_state = DP_RING_SLOT_FREE;
+		uint64_t free_slot = dp_ring_state_tid(DP_RING_SLOT_FREE,
+						       __atomic_load_n(&c->tid, __ATOMIC_RELAXED));
 
-		/* TAKING first: the recorder frees an owned slot whose tid is a
-		 * thread gone, and until ours is written the tid is the last
-		 * owner's (it freed a slot taken this way, and the writer then
-		 * waited for room forever) */
-		if (!__atomic_compare_exchange_n(&c->state, &free_state, DP_RING_SLOT_TAKING, 0,
+		/* state and tid at once: the recorder frees a slot whose tid is
+		 * a thread gone, and a slot taken first and given our tid after
+		 * had the last owner's in between (it freed one so, and the
+		 * writer then waited for room forever). TAKING until our memory
+		 * maps it: nothing is in it, but a taker killed meanwhile leaves
+		 * a tid the recorder finds gone. */
+		if (!__atomic_compare_exchange_n(&c->state_tid, &free_slot,
+						 dp_ring_state_tid(DP_RING_SLOT_TAKING, tid), 0,
 						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
-		__atomic_store_n(&c->tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 		my_data = map_twice(i);
 		if (!my_data) {
 			__atomic_store_n(&c->state, DP_RING_SLOT_FREE, __ATOMIC_RELEASE);

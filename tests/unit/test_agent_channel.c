@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "agent/chan_ring.h"
@@ -314,13 +315,15 @@ static void record_cut(dp_agent_sink *k)
 
 static const spoiler too_far = {head_too_far}, behind = {head_behind}, cut = {record_cut};
 
-/* A slot being taken still holds its last owner's tid until the new owner
- * writes its own. The recorder frees an owned slot whose thread is gone;
- * it must not take that stale tid for the new owner's (it did: the new
- * owner then waited for room forever, python started through pyenv's
- * shims in test_corpus). With the same dead tid, an owned slot is freed,
- * one being taken is left alone. */
-static void test_taking_slot_kept(void **state)
+/* The recorder frees a slot whose thread is gone. A slot once took its new
+ * owner's tid after its state, and in between the recorder found the last
+ * owner's tid gone and freed it under the new owner (who then waited for
+ * room forever: python started through pyenv's shims in test_corpus). A
+ * slot's state and tid now change in one compare-and-swap, so a slot
+ * being taken has its taker's tid: if that thread is gone (killed while
+ * taking it), the slot is freed, else it is left alone, as it fills
+ * nothing yet. An owned slot whose thread is gone is freed too. */
+static void test_taking_slot_by_its_tid(void **state)
 {
 	dp_agent_sink k;
 	dp_writer w;
@@ -335,13 +338,16 @@ static void test_taking_slot_kept(void **state)
 	assert_int_equal(waitpid(gone, NULL, 0), gone);
 	assert_int_equal(dp_agent_sink_open(&k, &err), 0);
 	assert_int_equal(dp_writer_open(&w, path, 1, 1, &err), 0);
-	k.rings->ctl[3].state = DP_RING_SLOT_TAKING;
-	k.rings->ctl[3].tid = (uint32_t)gone;
-	k.rings->ctl[4].state = DP_RING_SLOT_OWNED;
-	k.rings->ctl[4].tid = (uint32_t)gone;
+	k.rings->ctl[2].state_tid =
+	    dp_ring_state_tid(DP_RING_SLOT_TAKING, (uint32_t)syscall(SYS_gettid));
+	k.rings->ctl[3].state_tid = dp_ring_state_tid(DP_RING_SLOT_TAKING, (uint32_t)gone);
+	k.rings->ctl[4].state_tid = dp_ring_state_tid(DP_RING_SLOT_OWNED, (uint32_t)gone);
+	assert_int_equal(k.rings->ctl[3].state, DP_RING_SLOT_TAKING);
+	assert_int_equal(k.rings->ctl[3].tid, (uint32_t)gone);
 	k.ring_checked = 0; /* the owners are looked for at this drain */
 	dp_agent_sink_drain(&k, &w);
-	assert_int_equal(k.rings->ctl[3].state, DP_RING_SLOT_TAKING);
+	assert_int_equal(k.rings->ctl[2].state, DP_RING_SLOT_TAKING);
+	assert_int_equal(k.rings->ctl[3].state, DP_RING_SLOT_FREE);
 	assert_int_equal(k.rings->ctl[4].state, DP_RING_SLOT_FREE);
 	dp_agent_sink_flush(&k, &w);
 	assert_int_equal(dp_writer_close(&w), 0);
@@ -383,7 +389,7 @@ int main(void)
 	    cmocka_unit_test_prestate(test_hostile, (void *)&too_far),
 	    cmocka_unit_test_prestate(test_hostile, (void *)&behind),
 	    cmocka_unit_test_prestate(test_hostile, (void *)&cut),
-	    cmocka_unit_test(test_taking_slot_kept),
+	    cmocka_unit_test(test_taking_slot_by_its_tid),
 	    cmocka_unit_test(test_ticks_agree),
 	};
 	dp_error err;
