@@ -469,6 +469,32 @@ static void map_record(dp_profile *p, const raw_rec *w)
 	}
 }
 
+/* The first walk, beside another reader's whose map is m: the description
+ * records are side band, so only those are read; the map is m's. Not for
+ * the pipe format, whose events come in records the whole walk reads (read
+ * this way, none was found). */
+static void walk_beside(dp_profile *p, const dp_profile_map *m)
+{
+	raw_rec w;
+
+	for (size_t i = 0; i < m->nside; i++) {
+		p->pos = (size_t)m->side[i];
+		if (walk(p, &w) <= 0)
+			break;
+		describe(p, &w);
+	}
+	dp_vec_grow(&p->stored_side, m->nside);
+	memcpy(p->stored_side.v, m->side, m->nside * sizeof(*m->side));
+	p->stored_side.n = m->nside;
+	dp_vec_grow(&p->stored_chunks, m->nchunks);
+	memcpy(p->stored_chunks.v, m->chunks, m->nchunks * sizeof(*m->chunks));
+	p->stored_chunks.n = m->nchunks;
+	p->stored_samples = m->samples;
+	dp_profile_walked_index(p, true);
+	dp_perf_finish_events(p);
+	dp_profile_rewind(p);
+}
+
 int dp_perf_open(dp_profile *p, dp_error *err)
 {
 	/* the magics of the perf.data files dataprof does not read */
@@ -512,6 +538,10 @@ int dp_perf_open(dp_profile *p, dp_error *err)
 	raw_rec w;
 	bool seekable = true;
 	walk_reset(p);
+	if (p->beside && !p->beside->stored && !s->pipe) {
+		walk_beside(p, p->beside);
+		return 0;
+	}
 	while (walk(p, &w) > 0) {
 		describe(p, &w);
 		seekable = seekable && !w.inner;

@@ -600,6 +600,12 @@ static bool read_whole(int fd, dp_profile *p, dp_error *err)
 
 dp_profile *dp_profile_open_file(const char *path, dp_error *err)
 {
+	return dp_profile_open_file_beside(path, NULL, err);
+}
+
+dp_profile *dp_profile_open_file_beside(const char *path, const dp_profile_map *walked,
+					dp_error *err)
+{
 	dp_profile *p = dp_calloc(1, sizeof(*p));
 	int fd = !strcmp(path, "-") ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	dp_record r;
@@ -629,10 +635,12 @@ dp_profile *dp_profile_open_file(const char *path, dp_error *err)
 	 * The perf reader takes all three, to refuse the last two clearly. */
 	if (p->size >= 8 && (!memcmp(p->data, "PERFILE2", 8) || !memcmp(p->data, "2ELIFREP", 8) ||
 			     !memcmp(p->data, "PERFFILE", 8))) {
+		p->beside = walked;
 		if (dp_perf_open(p, err) < 0) {
 			dp_profile_close(p);
 			return NULL;
 		}
+		p->beside = NULL;
 		return p;
 	}
 	if (p->size < DP_FILE_HEADER_SIZE || memcmp(p->data, DP_FILE_MAGIC, DP_FILE_MAGIC_LEN)) {

@@ -74,6 +74,9 @@ struct dp_profile {
 	/* the index the file ends with (profile/index.c), when it agrees; or
 	 * (walked) the map perf.data's opening walk made */
 	bool stored, walked;
+	/* while opening: the map another reader's walk of the same perf.data
+	 * made (dp_profile_open_beside), or NULL */
+	const dp_profile_map *beside;
 	uint64_t stored_samples;
 	DP_VEC(uint64_t) stored_side, stored_chunks;
 	DP_VEC(uint64_t) stored_seq; /* a series': each chunk's first sample */
@@ -126,6 +129,10 @@ void dp_profile_join_index(dp_profile *p, dp_profile *const *q, size_t n);
 
 /* One file, as dp_profile_open opens it when given one path. */
 dp_profile *dp_profile_open_file(const char *path, struct dp_error *err);
+/* The same, beside another reader of the file whose opening walk made
+ * walked (NULL: none). */
+dp_profile *dp_profile_open_file_beside(const char *path, const dp_profile_map *walked,
+					struct dp_error *err);
 /* Makes segment k of a series the current one, at its first record. */
 void dp_profile_seg_enter(dp_profile *p, size_t k);
 /* The segment holding series position pos. */

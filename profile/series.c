@@ -151,6 +151,11 @@ static dp_profile *join(part *v, size_t n)
 
 dp_profile *dp_profile_open(const char *spec, dp_error *err)
 {
+	return dp_profile_open_beside(spec, NULL, err);
+}
+
+dp_profile *dp_profile_open_beside(const char *spec, const dp_profile_map *walked, dp_error *err)
+{
 	path_vec paths = {0};
 	DP_VEC(part) parts = {0};
 	dp_profile *p = NULL;
@@ -158,7 +163,7 @@ dp_profile *dp_profile_open(const char *spec, dp_error *err)
 	if (expand(spec, &paths, err) < 0)
 		goto out;
 	if (paths.n == 1) {
-		p = dp_profile_open_file(paths.v[0], err);
+		p = dp_profile_open_file_beside(paths.v[0], walked, err);
 		goto out;
 	}
 	for (size_t i = 0; i < paths.n; i++) {

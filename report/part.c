@@ -32,7 +32,8 @@ static void replay_side_band(dp_report_part *w)
 }
 
 int dp_report_part_begin(dp_report_part *w, const dp_report_opts *o, unsigned index,
-			 unsigned nparts, uint64_t tlo, uint64_t thi, dp_error *err)
+			 unsigned nparts, uint64_t tlo, uint64_t thi, const dp_profile_map *beside,
+			 dp_error *err)
 {
 	dp_decode_opts dopts = {o->sel.symfs, false};
 
@@ -42,7 +43,7 @@ int dp_report_part_begin(dp_report_part *w, const dp_report_opts *o, unsigned in
 	w->nparts = nparts;
 	w->tlo = tlo;
 	w->thi = thi;
-	w->res.p = dp_profile_open(o->input, err);
+	w->res.p = dp_profile_open_beside(o->input, beside, err);
 	if (!w->res.p)
 		return -1;
 	w->res.dec = dp_decoder_new(w->res.p, &dopts, err);
@@ -58,14 +59,9 @@ fail:
 	return -1;
 }
 
-bool dp_report_part_indexed(const dp_report_part *w, uint64_t *samples)
+bool dp_report_part_own_map(const dp_report_part *w, dp_profile_map *m)
 {
-	dp_profile_map m;
-
-	if (!dp_profile_own_map(w->res.p, &m))
-		return false;
-	*samples = m.samples;
-	return true;
+	return dp_profile_own_map(w->res.p, m);
 }
 
 int dp_report_part_ready(dp_report_part *w, const dp_profile_map *map, dp_error *err)
@@ -132,7 +128,7 @@ fail:
 int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned index, unsigned nparts,
 			uint64_t tlo, uint64_t thi, const dp_profile_map *map, dp_error *err)
 {
-	if (dp_report_part_begin(w, o, index, nparts, tlo, thi, err) < 0)
+	if (dp_report_part_begin(w, o, index, nparts, tlo, thi, map, err) < 0)
 		return -1;
 	return dp_report_part_ready(w, map, err);
 }

@@ -43,12 +43,15 @@ typedef struct dp_report_part {
  * points them to. -1 with err set. */
 int dp_report_part_open(dp_report_part *w, const dp_report_opts *o, unsigned index, unsigned nparts,
 			uint64_t tlo, uint64_t thi, const dp_profile_map *map, dp_error *err);
-/* dp_report_part_open in two steps: the profile and the stages, opened;
- * then their side-band pass. Between them, whether the file carries its
- * own map (and its samples): then every part finds its share alone. */
+/* dp_report_part_open in two steps: the profile and the stages, opened
+ * (beside another part's profile whose own map is beside, or NULL: a
+ * perf.data file is then not walked again); then their side-band pass.
+ * Between them, the file's own map (and its samples), when it carries
+ * one: then every part finds its share by it. */
 int dp_report_part_begin(dp_report_part *w, const dp_report_opts *o, unsigned index,
-			 unsigned nparts, uint64_t tlo, uint64_t thi, dp_error *err);
-bool dp_report_part_indexed(const dp_report_part *w, uint64_t *samples);
+			 unsigned nparts, uint64_t tlo, uint64_t thi, const dp_profile_map *beside,
+			 dp_error *err);
+bool dp_report_part_own_map(const dp_report_part *w, dp_profile_map *m);
 int dp_report_part_ready(dp_report_part *w, const dp_profile_map *map, dp_error *err);
 /* A part after the first (which reads no heap record) takes the first's
  * heap blocks, once both are ready and before it streams. */

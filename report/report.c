@@ -173,7 +173,8 @@ void dp_report_by_event(dp_report_opts *o)
 
 int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *err)
 {
-	uint64_t tlo = 0, thi = UINT64_MAX, samples;
+	uint64_t tlo = 0, thi = UINT64_MAX;
+	dp_profile_map own;
 	dp_report_part first;
 	worker *ws = NULL;
 	gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0}, *early = NULL;
@@ -193,14 +194,15 @@ int dp_report_build(const dp_report_opts *o, dp_report_result *res, dp_error *er
 	}
 	/* the first part here: its errors (the file, --where, --between) are
 	 * the command's */
-	if (dp_report_part_begin(&first, o, 0, nparts, tlo, thi, err) < 0)
+	if (dp_report_part_begin(&first, o, 0, nparts, tlo, thi, NULL, err) < 0)
 		return -1;
-	if (nparts > 1 && dp_report_part_indexed(&first, &samples)) {
-		/* the file's own map: the others need nothing of the first
-		 * part, and open beside it */
-		nparts = first.nparts = parts_by_samples(o, nparts, samples);
+	if (nparts > 1 && dp_report_part_own_map(&first, &own)) {
+		/* the file's own map: the others need nothing more of the first
+		 * part, and open beside it (perf.data's: without walking the
+		 * file again) */
+		nparts = first.nparts = parts_by_samples(o, nparts, own.samples);
 		early = nparts > 1 ? &g : NULL;
-		ws = start_workers(o, &first, nparts, tlo, thi, NULL, early, &deal);
+		ws = start_workers(o, &first, nparts, tlo, thi, &own, early, &deal);
 	}
 	if (dp_report_part_ready(&first, NULL, err) < 0) {
 		stop_workers(ws, nparts, early);

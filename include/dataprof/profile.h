@@ -294,6 +294,12 @@ bool dp_profile_stored_index(const dp_profile *p, dp_profile_map *m);
  * opening it takes anyway (m->stored false: nothing to check it against).
  * false without (a perf.data compressed with -z). */
 bool dp_profile_own_map(const dp_profile *p, dp_profile_map *m);
+/* dp_profile_open for another reader of a profile open already, whose own
+ * map is walked (NULL: none): a perf.data file's opening walk then reads
+ * only the records walked names as side band (the description records are
+ * among them) and takes its chunks, instead of every record of the file. */
+dp_profile *dp_profile_open_beside(const char *path, const dp_profile_map *walked,
+				   struct dp_error *err);
 /* The position of the next record (of the PACKED record being read, while
  * inside one), and reading from such a position. */
 uint64_t dp_profile_tell(const dp_profile *p);

@@ -800,6 +800,59 @@ static void test_own_map(void **state)
 	free(path);
 }
 
+/* A second reader opened beside the first (a report's other parts) reads
+ * only the records the first's map names as side band, not the whole
+ * file (perf's file format; the pipe format is walked whole): it must know
+ * the same events, by the same names and attributes, and read the same
+ * records. */
+static void test_open_beside(void **state)
+{
+	size_t beside = 0;
+
+	(void)state;
+	for (size_t i = 0; i < DP_ARRAY_LEN(files); i++) {
+		char *path = data_path(files[i].file);
+		dp_profile *p = data_open(path), *q;
+		const dp_event_info *ep, *eq;
+		size_t np, nq;
+		dp_profile_map own;
+		dp_record r, s;
+		dp_error err;
+
+		if (!dp_profile_own_map(p, &own)) {
+			dp_profile_close(p);
+			free(path);
+			continue;
+		}
+		q = dp_profile_open_beside(path, &own, &err);
+		assert_non_null(q);
+		beside += files[i].fmt == DP_FMT_PERF_FILE;
+		ep = dp_profile_events(p, &np);
+		eq = dp_profile_events(q, &nq);
+		assert_int_equal(nq, np);
+		for (size_t e = 0; e < np; e++) {
+			assert_string_equal(eq[e].name, ep[e].name);
+			assert_memory_equal(&eq[e].attr, &ep[e].attr, sizeof(ep[e].attr));
+		}
+		for (;;) {
+			int a = dp_profile_next(p, &r), b = dp_profile_next(q, &s);
+
+			assert_int_equal(b, a);
+			if (a <= 0)
+				break;
+			assert_int_equal(s.kind, r.kind);
+			assert_int_equal(s.offset, r.offset);
+		}
+		eq = dp_profile_events(q, &nq);
+		for (size_t e = 0; e < np; e++)
+			assert_int_equal(eq[e].samples, ep[e].samples);
+		dp_profile_close(q);
+		dp_profile_close(p);
+		free(path);
+	}
+	assert_true(beside >= 3);
+}
+
 /* Random bytes changed in real files: read to the end without harm. */
 static void test_byte_flips(void **state)
 {
@@ -854,4 +907,4 @@ static void test_byte_flips(void **state)
 
 TU_MAIN(NULL, tu_teardown, test_every_shared_file, test_features, test_weight_struct_samples,
 	test_compressed_straddle, test_zstd_bomb, test_corrupt_compressed, test_refused,
-	test_every_prefix, test_own_map, test_byte_flips)
+	test_every_prefix, test_own_map, test_open_beside, test_byte_flips)
