@@ -99,8 +99,7 @@ int cli_history_parse(int argc, char **argv, hopts *o, void (*usage)(FILE *f))
 	if (st != CLI_OPT_TAKEN)
 		return st ? st : 1;
 	o->add.run.event = o->show.event = o->check.event = co.event;
-	o->add.run.sel.where = co.sel.where;
-	o->add.run.sel.jobs = co.sel.jobs;
+	o->add.run.sel = co.sel; /* --where, --jobs: the others history does not take */
 	d->metric = co.metric;
 	d->top = co.top[0];
 	if (co.format == CLI_FMT_JSON)

@@ -227,18 +227,11 @@ static size_t drain_rings(dp_agent_sink *s, dp_writer *w)
 		size_t n, at, first;
 		const uint8_t *data;
 
+		/* (a slot being taken is read as an owned one: its head is where
+		 * the last owner left it, all taken, and its tid the taker's,
+		 * written with the state) */
 		if (state == DP_RING_SLOT_FREE)
 			continue;
-		/* being taken: nothing in it yet, and its tid is the taker's,
-		 * written with the state; a taker killed before it was done
-		 * gives it back */
-		if (state == DP_RING_SLOT_TAKING) {
-			if (look && owner_gone(c))
-				__atomic_compare_exchange_n(&c->state, &state, DP_RING_SLOT_FREE,
-							    false, __ATOMIC_RELEASE,
-							    __ATOMIC_RELAXED);
-			continue;
-		}
 		head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
 		if (head - tail > DP_RING_SLOT_BYTES) {
 			set_broken(s, w);
