@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,27 @@ static int count(const char *s, const char *what)
 	return n;
 }
 
+/* Whether `doctor KEY` gives the answer want in one of a few runs: a
+ * kernel feature that works all but now and then (breakpoints on one VM
+ * gave 1 sample of 4 once) may answer otherwise once; the same code
+ * answering otherwise every time is what the test is for. */
+static bool answers_again(const char *key, const char *want)
+{
+	for (int run = 0; run < 4; run++) {
+		tu_result res;
+		bool same;
+
+		assert_int_equal(tu_sh(&res, "'%s' doctor %s", DATAPROF_BIN, key), 0);
+		same = strstr(res.out, want) != NULL;
+		if (!same)
+			printf("doctor %s, again:\n%s", key, res.out);
+		tu_result_free(&res);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
 static void test_answers(void **state)
 {
 	tu_result res;
@@ -38,7 +60,10 @@ static void test_answers(void **state)
 
 		snprintf(want, sizeof(want), "\n%-3s  %-12s ", tu_have(i, NULL) ? "yes" : "no",
 			 dp_probe_key(i));
-		if (!strstr(res.out, want))
+		if (strstr(res.out, want))
+			continue;
+		printf("doctor does not say '%s' this time: asked again\n", want + 1);
+		if (!answers_again(dp_probe_key(i), want))
 			fail_msg("doctor does not say '%s' (%s)", want + 1, dp_probe_key(i));
 	}
 	assert_non_null(strstr(res.out, "# works here:"));
