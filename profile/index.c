@@ -132,7 +132,8 @@ void dp_profile_join_index(dp_profile *p, dp_profile *const *q, size_t n)
 			dp_vec_push(&side, base + q[i]->stored_side.v[k]);
 		for (size_t k = 0; all && k < q[i]->stored_chunks.n; k++) {
 			dp_vec_push(&chunks, base + q[i]->stored_chunks.v[k]);
-			dp_vec_push(&seq, samples + k * DP_INDEX_CHUNK);
+			dp_vec_push(&seq, samples + (q[i]->stored_seq.n ? q[i]->stored_seq.v[k]
+									: k * DP_INDEX_CHUNK));
 		}
 		base += q[i]->size;
 		samples += q[i]->stored_samples;

@@ -6,11 +6,14 @@
  *
  * Opening reads the header, then walks the whole stream once for perf's
  * description records (attributes, IDs, names, features, build-ids), so that
- * every event is known before the first sample; dp_perf_next walks it again.
+ * every event is known before the first sample, and maps it for readers in
+ * parallel (a large file's walk split between threads: perf_scan.h);
+ * dp_perf_next walks it again.
  * Decompressed data is kept until close, so a second walk (and rewind)
  * reuses it and pointers into records stay valid. */
 #include "perf_file.h"
 #include "perf_record.h"
+#include "perf_scan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -451,22 +454,36 @@ static const dp_format_ops perf_ops;
 
 /* The opening walk maps the file for readers in parallel (index.c,
  * dp_profile_own_map), as a side-band pass with dp_profile_index(p,
- * DP_INDEX_CHUNK) would: every chunk-th sample, and every record such a
- * pass returns (a malformed kernel record is skipped there, and must not
- * be sought to: the reader would go on to the next). The report's pass
+ * DP_INDEX_CHUNK) would: every record such a pass returns (a malformed
+ * kernel record is skipped there, and must not be sought to: the reader
+ * would go on to the next), and where chunks of DP_INDEX_CHUNK samples
+ * start, with their first sample's number (a chunk after a share another
+ * thread read starts at its first sample: perf_scan.h). The report's pass
  * over the side band then seeks to those instead of walking the file
  * again, and its parts in parallel start at once (report/report.c). */
 static void map_record(dp_profile *p, const raw_rec *w)
 {
+	struct dp_perf_state *s = p->perf;
 	dp_record r;
 
 	if (w->type == PERF_RECORD_SAMPLE) {
-		if (p->stored_samples++ % DP_INDEX_CHUNK == 0)
+		if (p->stored_samples == s->chunk_at) {
 			dp_vec_push(&p->stored_chunks, w->off);
+			dp_vec_push(&p->stored_seq, p->stored_samples);
+			s->chunk_at += DP_INDEX_CHUNK;
+		}
+		p->stored_samples++;
 	} else if (w->type >= DP_PERF_HEADER_ATTR ||
 		   dp_perf_decode_side_record(w->rec, w->size, &r) == 0) {
 		dp_vec_push(&p->stored_side, w->off);
 	}
+}
+
+static void append(dp_u64_vec *to, const uint64_t *v, size_t n, uint64_t plus)
+{
+	dp_vec_grow(to, to->n + n);
+	for (size_t i = 0; i < n; i++)
+		to->v[to->n++] = v[i] + plus;
 }
 
 /* The first walk, beside another reader's whose map is m: the description
@@ -483,16 +500,119 @@ static void walk_beside(dp_profile *p, const dp_profile_map *m)
 			break;
 		describe(p, &w);
 	}
-	dp_vec_grow(&p->stored_side, m->nside);
-	memcpy(p->stored_side.v, m->side, m->nside * sizeof(*m->side));
-	p->stored_side.n = m->nside;
-	dp_vec_grow(&p->stored_chunks, m->nchunks);
-	memcpy(p->stored_chunks.v, m->chunks, m->nchunks * sizeof(*m->chunks));
-	p->stored_chunks.n = m->nchunks;
+	append(&p->stored_side, m->side, m->nside, 0);
+	append(&p->stored_chunks, m->chunks, m->nchunks, 0);
+	for (size_t c = 0; c < m->nchunks; c++)
+		dp_vec_push(&p->stored_seq, m->seq ? m->seq[c] : c * DP_INDEX_CHUNK);
 	p->stored_samples = m->samples;
 	dp_profile_walked_index(p, true);
 	dp_perf_finish_events(p);
 	dp_profile_rewind(p);
+}
+
+/* ---- the opening walk, split between threads ---- */
+
+/* A share another thread reads is at least this big: below, the walk
+ * takes a few milliseconds, less than starting threads is worth.
+ * DATAPROF_WALK_SHARE (bytes) sets another: to test the split on small
+ * files. */
+#define SHARE_MIN ((size_t)32 << 20)
+
+static size_t share_min(void)
+{
+	const char *e = getenv("DATAPROF_WALK_SHARE");
+	unsigned long long v = e && *e ? strtoull(e, NULL, 10) : 0;
+
+	return v ? (size_t)DP_MAX(v, 4096) : SHARE_MIN;
+}
+
+/* The shares of up to threads - 1 other threads (the caller walks the
+ * first): n of them in *out. None for the pipe format (description records
+ * anywhere), a mapping read through copied windows (a thread's pages
+ * given back would empty them) or a record stream off an 8-byte boundary. */
+static dp_perf_scan *plan_scans(dp_profile *p, unsigned threads, size_t *out)
+{
+	struct dp_perf_state *s = p->perf;
+	size_t len = s->data_end - p->first, n = threads ? threads - 1 : 0, most;
+	dp_perf_scan *sc;
+
+	*out = 0;
+	if (s->pipe || p->win.fd >= 0 || (p->first & 7))
+		return NULL;
+	most = len / share_min();
+	n = most > 1 ? DP_MIN(n, most - 1) : 0;
+	if (!n)
+		return NULL;
+	sc = dp_calloc(n, sizeof(*sc));
+	for (size_t k = 0; k < n; k++) {
+		sc[k].data = p->data;
+		sc[k].data_end = s->data_end;
+		sc[k].align_to = p->first;
+		sc[k].give_back = p->map != NULL;
+		/* (pages: the scan gives them back) */
+		sc[k].from = (p->first + (k + 1) * (len / (n + 1))) & ~(size_t)4095;
+		sc[k].to = k + 1 < n ? (p->first + (k + 2) * (len / (n + 1))) & ~(size_t)4095
+				     : s->data_end;
+		dp_perf_scan_start(&sc[k]);
+	}
+	*out = n;
+	return sc;
+}
+
+/* The walk reached the start of a share another thread read: its map is
+ * the file's from there, and the walk goes on from where it ended. The
+ * description records in it are read here, in the file's order. */
+static void take_scan(dp_profile *p, const dp_perf_scan *sc)
+{
+	struct dp_perf_state *s = p->perf;
+	raw_rec w;
+
+	for (size_t i = 0; i < sc->desc.n; i++) {
+		p->pos = (size_t)sc->desc.v[i];
+		if (walk(p, &w) > 0)
+			describe(p, &w);
+	}
+	append(&p->stored_side, sc->side.v, sc->side.n, 0);
+	append(&p->stored_chunks, sc->chunks.v, sc->chunks.n, 0);
+	append(&p->stored_seq, sc->seq.v, sc->seq.n, p->stored_samples);
+	p->stored_samples += sc->samples;
+	if (sc->samples)
+		s->chunk_at = p->stored_samples;
+	p->pos = sc->end;
+}
+
+/* The first walk: description records, wherever they are, and the file's
+ * map, with up to threads threads. false when the map cannot be had (a
+ * compressed stream). */
+static bool walk_first(dp_profile *p, unsigned threads)
+{
+	struct dp_perf_state *s = p->perf;
+	size_t n, k = 0;
+	dp_perf_scan *sc = plan_scans(p, threads, &n);
+	bool seekable = true;
+	raw_rec w;
+
+	while (walk(p, &w) > 0) {
+		describe(p, &w);
+		seekable = seekable && !w.inner;
+		if (seekable)
+			map_record(p, &w);
+		/* as the later walks do: memory does not grow with the file */
+		if (!w.inner)
+			dp_profile_release_consumed(p, w.off);
+		while (k < n && s->chunk == NO_CHUNK && p->pos >= sc[k].from) {
+			dp_perf_scan_join(&sc[k]);
+			if (sc[k].ok && p->pos < sc[k].start)
+				break; /* not there yet */
+			if (seekable && sc[k].ok && p->pos == sc[k].start)
+				take_scan(p, &sc[k]);
+			k++;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		dp_perf_scan_free(&sc[i]);
+	free(sc);
+	return seekable;
 }
 
 int dp_perf_open(dp_profile *p, dp_error *err)
@@ -535,23 +655,12 @@ int dp_perf_open(dp_profile *p, dp_error *err)
 	}
 	/* the first walk: description records, wherever they are, and the
 	 * file's map */
-	raw_rec w;
-	bool seekable = true;
 	walk_reset(p);
 	if (p->beside && !p->beside->stored && !s->pipe) {
 		walk_beside(p, p->beside);
 		return 0;
 	}
-	while (walk(p, &w) > 0) {
-		describe(p, &w);
-		seekable = seekable && !w.inner;
-		if (seekable)
-			map_record(p, &w);
-		/* as the later walks do: memory does not grow with the file */
-		if (!w.inner)
-			dp_profile_release_consumed(p, w.off);
-	}
-	dp_profile_walked_index(p, seekable);
+	dp_profile_walked_index(p, walk_first(p, p->walkers));
 	dp_perf_finish_events(p);
 	dp_profile_rewind(p);
 	return 0;

@@ -118,6 +118,7 @@ struct dp_perf_state {
 	size_t cpos;	       /* position in that chunk */
 	size_t nz;	       /* compressed records met on this pass */
 	uint32_t nattr;	       /* HEADER_ATTR records met on this pass */
+	uint64_t chunk_at;     /* the opening walk: the sample that starts the next chunk */
 	void *zds;	       /* ZSTD_DStream, one for the whole stream as perf writes it */
 	uint64_t zbytes, zcap; /* decompressed bytes, and the most the input justifies */
 	DP_VEC(dp_zchunk) chunks;

@@ -600,11 +600,13 @@ static bool read_whole(int fd, dp_profile *p, dp_error *err)
 
 dp_profile *dp_profile_open_file(const char *path, dp_error *err)
 {
-	return dp_profile_open_file_beside(path, NULL, err);
+	static const dp_profile_open_opts plain;
+
+	return dp_profile_open_file_with(path, &plain, err);
 }
 
-dp_profile *dp_profile_open_file_beside(const char *path, const dp_profile_map *walked,
-					dp_error *err)
+dp_profile *dp_profile_open_file_with(const char *path, const dp_profile_open_opts *o,
+				      dp_error *err)
 {
 	dp_profile *p = dp_calloc(1, sizeof(*p));
 	int fd = !strcmp(path, "-") ? 0 : open(path, O_RDONLY | O_CLOEXEC);
@@ -635,7 +637,8 @@ dp_profile *dp_profile_open_file_beside(const char *path, const dp_profile_map *
 	 * The perf reader takes all three, to refuse the last two clearly. */
 	if (p->size >= 8 && (!memcmp(p->data, "PERFILE2", 8) || !memcmp(p->data, "2ELIFREP", 8) ||
 			     !memcmp(p->data, "PERFFILE", 8))) {
-		p->beside = walked;
+		p->beside = o->beside;
+		p->walkers = o->threads;
 		if (dp_perf_open(p, err) < 0) {
 			dp_profile_close(p);
 			return NULL;

@@ -7,6 +7,9 @@
 #include "util.h"
 #include "window.h"
 
+/* file offsets, or sample numbers */
+typedef DP_VEC(uint64_t) dp_u64_vec;
+
 typedef struct dp_meta_kv {
 	char *key, *value;
 } dp_meta_kv;
@@ -75,11 +78,12 @@ struct dp_profile {
 	 * (walked) the map perf.data's opening walk made */
 	bool stored, walked;
 	/* while opening: the map another reader's walk of the same perf.data
-	 * made (dp_profile_open_beside), or NULL */
+	 * made (dp_profile_open_with), or NULL */
 	const dp_profile_map *beside;
+	unsigned walkers; /* while opening: threads perf.data's opening walk may use */
 	uint64_t stored_samples;
-	DP_VEC(uint64_t) stored_side, stored_chunks;
-	DP_VEC(uint64_t) stored_seq; /* a series': each chunk's first sample */
+	dp_u64_vec stored_side, stored_chunks;
+	dp_u64_vec stored_seq; /* each chunk's first sample (none: chunk c's is c * chunk) */
 	size_t dropped;	 /* pages of the mapping before this were given back */
 	dp_window win;	 /* the mapping, read through buffers (window.h) */
 	/* the records of the PACKED record being read (decompressed) */
@@ -129,10 +133,9 @@ void dp_profile_join_index(dp_profile *p, dp_profile *const *q, size_t n);
 
 /* One file, as dp_profile_open opens it when given one path. */
 dp_profile *dp_profile_open_file(const char *path, struct dp_error *err);
-/* The same, beside another reader of the file whose opening walk made
- * walked (NULL: none). */
-dp_profile *dp_profile_open_file_beside(const char *path, const dp_profile_map *walked,
-					struct dp_error *err);
+/* The same, as o says (dp_profile_open_with). */
+dp_profile *dp_profile_open_file_with(const char *path, const dp_profile_open_opts *o,
+				      struct dp_error *err);
 /* Makes segment k of a series the current one, at its first record. */
 void dp_profile_seg_enter(dp_profile *p, size_t k);
 /* The segment holding series position pos. */

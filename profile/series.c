@@ -151,19 +151,22 @@ static dp_profile *join(part *v, size_t n)
 
 dp_profile *dp_profile_open(const char *spec, dp_error *err)
 {
-	return dp_profile_open_beside(spec, NULL, err);
+	static const dp_profile_open_opts plain;
+
+	return dp_profile_open_with(spec, &plain, err);
 }
 
-dp_profile *dp_profile_open_beside(const char *spec, const dp_profile_map *walked, dp_error *err)
+dp_profile *dp_profile_open_with(const char *spec, const dp_profile_open_opts *o, dp_error *err)
 {
 	path_vec paths = {0};
 	DP_VEC(part) parts = {0};
 	dp_profile *p = NULL;
+	dp_profile_open_opts one = {NULL, o->threads};
 
 	if (expand(spec, &paths, err) < 0)
 		goto out;
 	if (paths.n == 1) {
-		p = dp_profile_open_file_beside(paths.v[0], walked, err);
+		p = dp_profile_open_file_with(paths.v[0], o, err);
 		goto out;
 	}
 	for (size_t i = 0; i < paths.n; i++) {
@@ -173,7 +176,9 @@ dp_profile *dp_profile_open_beside(const char *spec, const dp_profile_map *walke
 			dp_error_set(err, "standard input cannot be read with other files");
 			goto fail;
 		}
-		if (!(x.p = dp_profile_open_file(paths.v[i], err)))
+		/* (another reader's map is the whole series': each file is
+		 * walked, by as many threads as asked) */
+		if (!(x.p = dp_profile_open_file_with(paths.v[i], &one, err)))
 			goto fail;
 		dp_vec_push(&parts, x);
 	}

@@ -43,7 +43,11 @@ int dp_report_part_begin(dp_report_part *w, const dp_report_opts *o, unsigned in
 	w->nparts = nparts;
 	w->tlo = tlo;
 	w->thi = thi;
-	w->res.p = dp_profile_open_beside(o->input, beside, err);
+	/* the first part's opening walk (of a perf.data file) uses the cores
+	 * the other parts will: they wait for its map */
+	dp_profile_open_opts po = {beside, index == 0 ? nparts : 0};
+
+	w->res.p = dp_profile_open_with(o->input, &po, err);
 	if (!w->res.p)
 		return -1;
 	w->res.dec = dp_decoder_new(w->res.p, &dopts, err);

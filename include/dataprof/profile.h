@@ -294,12 +294,21 @@ bool dp_profile_stored_index(const dp_profile *p, dp_profile_map *m);
  * opening it takes anyway (m->stored false: nothing to check it against).
  * false without (a perf.data compressed with -z). */
 bool dp_profile_own_map(const dp_profile *p, dp_profile_map *m);
-/* dp_profile_open for another reader of a profile open already, whose own
- * map is walked (NULL: none): a perf.data file's opening walk then reads
- * only the records walked names as side band (the description records are
- * among them) and takes its chunks, instead of every record of the file. */
-dp_profile *dp_profile_open_beside(const char *path, const dp_profile_map *walked,
-				   struct dp_error *err);
+/* How dp_profile_open_with opens a profile (all zero: as dp_profile_open). */
+typedef struct dp_profile_open_opts {
+	/* another reader of the profile, open already, whose own map this is
+	 * (NULL: none): a perf.data file's opening walk then reads only the
+	 * records it names as side band (the description records are among
+	 * them) and takes its chunks, instead of every record of the file */
+	const dp_profile_map *beside;
+	/* without beside, how many threads the opening walk of a large
+	 * perf.data file may use (0 or 1: the caller's alone); the map it
+	 * makes says where chunks start (seq), which then may hold fewer
+	 * samples than chunk */
+	unsigned threads;
+} dp_profile_open_opts;
+dp_profile *dp_profile_open_with(const char *path, const dp_profile_open_opts *o,
+				 struct dp_error *err);
 /* The position of the next record (of the PACKED record being read, while
  * inside one), and reading from such a position. */
 uint64_t dp_profile_tell(const dp_profile *p);

@@ -1,9 +1,11 @@
 /* libFuzzer target: arbitrary bytes through dp_profile_open and
  * dp_profile_next to the end, twice (rewind), for both formats (the first
- * bytes choose: raw profile, perf.data file or pipe mode). Everything a
+ * bytes choose: raw profile, perf.data file or pipe mode), and the same
+ * records through a reader whose opening walk was split. Everything a
  * record points to is read, so that ASan sees a pointer past the input. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -65,6 +67,32 @@ static void touch_record(const dp_record *r)
 	}
 }
 
+/* Opened with its opening walk split between threads (perf.data; shares of
+ * a page), the profile reads the same records as p, which is left at its
+ * first record. */
+static void check_split(const char *path, dp_profile *p)
+{
+	static const dp_profile_open_opts split = {NULL, 4};
+	dp_error err;
+	dp_profile *q;
+	dp_record r, s;
+	int a, b;
+
+	setenv("DATAPROF_WALK_SHARE", "4096", 1);
+	q = dp_profile_open_with(path, &split, &err);
+	unsetenv("DATAPROF_WALK_SHARE");
+	if (!q)
+		__builtin_trap(); /* p opened */
+	do {
+		a = dp_profile_next(p, &r);
+		b = dp_profile_next(q, &s);
+		if (a != b || (a > 0 && (r.type != s.type || r.offset != s.offset)))
+			__builtin_trap();
+	} while (a > 0);
+	dp_profile_close(q);
+	dp_profile_rewind(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -79,6 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p = dp_profile_open(path, &err);
 	if (!p)
 		return 0;
+	check_split(path, p);
 	for (int pass = 0; pass < 2; pass++) {
 		while (dp_profile_next(p, &r) > 0)
 			touch_record(&r);
