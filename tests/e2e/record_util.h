@@ -115,6 +115,12 @@ void rec_expect_exit(int status, const char *want, const char *fmt, ...)
 /* A test run once per build of a fixture: named test_FIXTURE, fn finds the
  * fixture's name in *state. */
 #define REC_FIXTURE_TEST(fn, fixture) REC_CASE("test_" fixture, fn, fixture)
+/* The two cases of a test run on both builds of a fixture, FIXTURE_O0 and
+ * FIXTURE_O2 (fixture a string literal): named name_O0 and name_O2. */
+#define REC_CASE_BUILDS(name, fn, fixture)                                                         \
+	REC_CASE(name "_O0", fn, fixture "_O0"), REC_CASE(name "_O2", fn, fixture "_O2")
+/* REC_FIXTURE_TEST on both builds of the fixture: test_FIXTURE_O0, _O2. */
+#define REC_FIXTURE_BUILDS(fn, fixture) REC_CASE_BUILDS("test_" fixture, fn, fixture)
 
 /* Can record sim: events here (dataprof's Valgrind tool built, valgrind
  * installed)? When not, *why says what is missing. */

@@ -518,27 +518,22 @@ static void test_kernel_mapping(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    REC_FIXTURE_TEST(test_truth, "objects_O0"),
-	    REC_FIXTURE_TEST(test_truth, "objects_O2"),
-	    REC_FIXTURE_TEST(test_truth, "objects_cxx_O0"),
-	    REC_FIXTURE_TEST(test_truth, "objects_cxx_O2"),
+	    REC_FIXTURE_BUILDS(test_truth, "objects"),
+	    REC_FIXTURE_BUILDS(test_truth, "objects_cxx"),
 	    REC_CASE("test_objects_debuglink", test_moved_debug, "debuglink"),
 	    REC_CASE("test_objects_dwz", test_moved_debug, "dwz"),
 	    cmocka_unit_test(test_kernel_mapping),
-	    REC_FIXTURE_TEST(test_allocator, "allocator_O0"),
-	    REC_FIXTURE_TEST(test_allocator, "allocator_O2"),
+	    REC_FIXTURE_BUILDS(test_allocator, "allocator"),
 	    REC_FIXTURE_TEST(test_mremap_block, "mremap_O2"),
 	    REC_FIXTURE_TEST(test_redzone, "redzone_O2"),
 	    /* blocks allocated through wrappers nothing names (xmalloc and
 	     * kin): their site is the wrapper's caller; functions that fill in
 	     * the block or do more are the site themselves (fixture wrappers.c) */
-	    REC_FIXTURE_TEST(test_truth, "wrappers_O0"),
-	    REC_FIXTURE_TEST(test_truth, "wrappers_O2"),
+	    REC_FIXTURE_BUILDS(test_truth, "wrappers"),
 	    /* blocks touched through untyped pointers: typed by the pointers
 	     * their allocation's result went to, and by the block a realloc
 	     * grew (fixture alloc_types.c) */
-	    REC_FIXTURE_TEST(test_truth, "alloc_types_O0"),
-	    REC_FIXTURE_TEST(test_truth, "alloc_types_O2"),
+	    REC_FIXTURE_BUILDS(test_truth, "alloc_types"),
 	    REC_FIXTURE_TEST(test_truth_sim, "alloc_types_O2"),
 	    REC_FIXTURE_TEST(test_truth_sim, "wrappers_O2"),
 	};

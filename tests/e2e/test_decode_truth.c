@@ -190,10 +190,8 @@ static void test_bpwatch(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    REC_FIXTURE_TEST(test_addrmodes, "addrmodes_O0"),
-	    REC_FIXTURE_TEST(test_addrmodes, "addrmodes_O2"),
-	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O0"),
-	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O2"),
+	    REC_FIXTURE_BUILDS(test_addrmodes, "addrmodes"),
+	    REC_FIXTURE_BUILDS(test_bpwatch, "bpwatch"),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	return cmocka_run_group_tests(tests, NULL, tu_teardown);

@@ -487,14 +487,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_insn_ea),
-	    REC_FIXTURE_TEST(test_addrmodes, "addrmodes_O0"),
-	    REC_FIXTURE_TEST(test_addrmodes, "addrmodes_O2"),
-	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O0"),
-	    REC_FIXTURE_TEST(test_bpwatch, "bpwatch_O2"),
-	    REC_FIXTURE_TEST(test_objects, "objects_O0"),
-	    REC_FIXTURE_TEST(test_objects, "objects_O2"),
-	    REC_FIXTURE_TEST(test_objects, "objects_cxx_O0"),
-	    REC_FIXTURE_TEST(test_objects, "objects_cxx_O2"),
+	    REC_FIXTURE_BUILDS(test_addrmodes, "addrmodes"),
+	    REC_FIXTURE_BUILDS(test_bpwatch, "bpwatch"),
+	    REC_FIXTURE_BUILDS(test_objects, "objects"),
+	    REC_FIXTURE_BUILDS(test_objects, "objects_cxx"),
 	};
 	tu_require_program(DP_PROBE_PAGE_FAULTS, DP_PROBE_COUNT);
 	signal(SIGPIPE, SIG_IGN);

@@ -708,8 +708,7 @@ static void test_list(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    REC_CASE("test_page_faults_O0", test_page_faults, "pagetouch_O0"),
-	    REC_CASE("test_page_faults_O2", test_page_faults, "pagetouch_O2"),
+	    REC_CASE_BUILDS("test_page_faults", test_page_faults, "pagetouch"),
 	    cmocka_unit_test(test_cpu_clock_functions),
 	    cmocka_unit_test(test_breakpoint_rw),
 	    cmocka_unit_test(test_breakpoint_w),

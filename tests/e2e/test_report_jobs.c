@@ -110,6 +110,22 @@ static unsigned long header_samples(const char *out)
 	return n;
 }
 
+/* The samples a report with args (its filters) keeps: the sum of the
+ * samples column of its CSV by event. */
+static unsigned long kept_samples(const char *file, const char *args)
+{
+	char *rargs = dp_asprintf("--by event --csv -m samples %s", args);
+	char *csv = report(file, 1, rargs);
+	unsigned long n = 0;
+
+	/* depth,event,samples,... */
+	for (const char *s = strchr(csv, '\n'); s && s[1]; s = strchr(s + 1, '\n'))
+		n += strtoul(strchr(strchr(s + 1, ',') + 1, ',') + 1, NULL, 10);
+	free(rargs);
+	free(csv);
+	return n;
+}
+
 static void test_profile_is_mixed(void **state)
 {
 	(void)state;
@@ -518,8 +534,8 @@ static void test_export_same_for_any_jobs(void **state)
 	tu_result_free(&r);
 	for (size_t f = 0; f < 2; f++)
 		for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
-			char *out[2], *kept;
-			unsigned long events = 0, samples = 0;
+			char *out[2];
+			unsigned long events, samples;
 
 			for (int k = 0; k < 2; k++) {
 				out[k] = dp_asprintf("%s/export%d", tu_tmpdir(), k);
@@ -542,19 +558,11 @@ static void test_export_same_for_any_jobs(void **state)
 			    tu_sh(&r, "grep -o '\"cat\":\"sample\"' '%s.json' | wc -l", out[0]), 0);
 			events = strtoul(r.out, NULL, 10);
 			tu_result_free(&r);
-			char *rargs = dp_asprintf("--by event --csv -m samples %s", args[i]);
-
-			kept = report(files[f], 1, rargs);
-			free(rargs);
-			/* depth,event,samples,... */
-			for (const char *s = strchr(kept, '\n'); s && s[1]; s = strchr(s + 1, '\n'))
-				samples +=
-				    strtoul(strchr(strchr(s + 1, ',') + 1, ',') + 1, NULL, 10);
+			samples = kept_samples(files[f], args[i]);
 			printf("export %s of %s: %lu sample events, report keeps %lu\n", args[i],
 			       f ? "chains" : "mixed", events, samples);
 			assert_true(events > 0);
 			assert_int_equal(events, samples);
-			free(kept);
 			free(out[0]);
 			free(out[1]);
 		}
@@ -570,9 +578,9 @@ static void test_sqlite_same_for_any_jobs(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
-		char *db[2], *kept;
+		char *db[2];
 		tu_result r;
-		unsigned long rows, samples = 0;
+		unsigned long rows, samples;
 
 		for (int k = 0; k < 2; k++) {
 			db[k] = dp_asprintf("%s/jobs%d.sqlite", tu_tmpdir(), k ? 4 : 1);
@@ -588,17 +596,12 @@ static void test_sqlite_same_for_any_jobs(void **state)
 				 0);
 		rows = strtoul(r.out, NULL, 10);
 		tu_result_free(&r);
-		char *rargs = dp_asprintf("--by event --csv -m samples %s",
-					  strstr(args[i], "--where") ? "--where kind=heap" : "");
-		kept = report(profile(), 1, rargs);
-		for (const char *s = strchr(kept, '\n'); s && s[1]; s = strchr(s + 1, '\n'))
-			samples += strtoul(strchr(strchr(s + 1, ',') + 1, ',') + 1, NULL, 10);
+		samples =
+		    kept_samples(profile(), strstr(args[i], "--where") ? "--where kind=heap" : "");
 		printf("report %s --sqlite: %lu sample rows, report keeps %lu\n", args[i], rows,
 		       samples);
 		assert_true(rows > 0);
 		assert_int_equal(rows, samples);
-		free(rargs);
-		free(kept);
 		free(db[0]);
 		free(db[1]);
 	}

@@ -765,13 +765,11 @@ int main(void)
 	    cmocka_unit_test(test_lua_heap_objects),
 	    cmocka_unit_test(test_lua_skid1_precision),
 	    cmocka_unit_test(test_lua_skid5_precision),
-	    REC_CASE("test_chase_attribution_O2", test_chase_attribution, "simwork_O2"),
-	    REC_CASE("test_chase_attribution_O0", test_chase_attribution, "simwork_O0"),
+	    REC_CASE_BUILDS("test_chase_attribution", test_chase_attribution, "simwork"),
 	    cmocka_unit_test(test_deterministic),
 	    cmocka_unit_test(test_real_clock),
 	    cmocka_unit_test(test_layout_diff),
-	    REC_CASE("test_bpwatch_twin_O0", test_bpwatch_twin, "bpwatch_O0"),
-	    REC_CASE("test_bpwatch_twin_O2", test_bpwatch_twin, "bpwatch_O2"),
+	    REC_CASE_BUILDS("test_bpwatch_twin", test_bpwatch_twin, "bpwatch"),
 	    cmocka_unit_test(test_objects_twin),
 	};
 	int rc;
