@@ -247,22 +247,28 @@ int dp_view_model_finish(dp_view_model *m, dp_report_result *res, dp_error *err)
 	return dp_series_build(res, m->o.counters, DP_SERIES_DEFAULT, m->o.max_points, &m->ss, err);
 }
 
+/* The cells' and groups' order: by lane, then bucket (what put_step's
+ * steps rely on). */
+static int cmp_lane_bucket(uint32_t lane_a, uint32_t bucket_a, uint32_t lane_b, uint32_t bucket_b)
+{
+	int c = dp_cmp_u64(lane_a, lane_b);
+
+	return c ? c : dp_cmp_u64(bucket_a, bucket_b);
+}
+
 static int cmp_cell(const void *a, const void *b)
 {
 	const cell *x = a, *y = b;
-	int c = dp_cmp_u64(x->lane, y->lane);
+	int c = cmp_lane_bucket(x->lane, x->bucket, y->lane, y->bucket);
 
-	if (!c)
-		c = dp_cmp_u64(x->bucket, y->bucket);
 	return c ? c : dp_cmp_u64(x->combo, y->combo);
 }
 
 static int cmp_group(const void *a, const void *b)
 {
 	const group *x = a, *y = b;
-	int c = dp_cmp_u64(x->lane, y->lane);
 
-	return c ? c : dp_cmp_u64(x->bucket, y->bucket);
+	return cmp_lane_bucket(x->lane, x->bucket, y->lane, y->bucket);
 }
 
 static void json_num(FILE *f, double v)
