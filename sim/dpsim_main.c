@@ -498,28 +498,20 @@ static ULong data_src(Bool store, UInt level, Bool tlb_miss)
 static void put_regs(UChar **p, const VexGuestAMD64State *gs, Addr ip)
 {
 	VexGuestAMD64State g = *gs; /* get_rflags takes it writable */
+	ULong flags = LibVEX_GuestAMD64_get_rflags(&g);
+	const ULong regs[] = {
+	    g.guest_RAX, g.guest_RBX, g.guest_RCX, g.guest_RDX,
+	    g.guest_RSI, g.guest_RDI, g.guest_RBP, g.guest_RSP,
+	    ip,		 flags,	      0x33,	   0x2b, /* CS, SS: x86-64 Linux's user selectors */
+	    g.guest_R8,	 g.guest_R9,  g.guest_R10, g.guest_R11,
+	    g.guest_R12, g.guest_R13, g.guest_R14, g.guest_R15,
+	};
 
+	/* SAMPLE_SIZE counts NREGS of them */
+	_Static_assert(sizeof(regs) / sizeof(regs[0]) == NREGS, "sample_regs_user");
 	put64(p, REGS_ABI_64);
-	put64(p, g.guest_RAX);
-	put64(p, g.guest_RBX);
-	put64(p, g.guest_RCX);
-	put64(p, g.guest_RDX);
-	put64(p, g.guest_RSI);
-	put64(p, g.guest_RDI);
-	put64(p, g.guest_RBP);
-	put64(p, g.guest_RSP);
-	put64(p, ip);
-	put64(p, LibVEX_GuestAMD64_get_rflags(&g));
-	put64(p, 0x33);
-	put64(p, 0x2b);
-	put64(p, g.guest_R8);
-	put64(p, g.guest_R9);
-	put64(p, g.guest_R10);
-	put64(p, g.guest_R11);
-	put64(p, g.guest_R12);
-	put64(p, g.guest_R13);
-	put64(p, g.guest_R14);
-	put64(p, g.guest_R15);
+	for (UInt i = 0; i < NREGS; i++)
+		put64(p, regs[i]);
 }
 
 /* A THREAD record the first time a thread samples: its thread pointer,
