@@ -46,6 +46,24 @@ int dp_diff_read_runs(const char *const *paths, size_t n, dp_diff_result *r, dp_
 	return 0;
 }
 
+/* x against ref: one program, one event; -1 with the error if not. */
+static int comparable(const dp_run *x, const dp_run *ref, dp_error *err)
+{
+	if (*ref->program && *x->program && strcmp(ref->program, x->program))
+		dp_error_set(err,
+			     "%s is a profile of '%s' but %s is of '%s': diff compares "
+			     "runs of one program (--force compares them anyway)",
+			     x->path, x->program, ref->path, ref->program);
+	else if (strcmp(ref->event, x->event))
+		dp_error_set(err,
+			     "%s samples %s but %s samples %s: diff compares one event "
+			     "(--event chooses it; --force compares them anyway)",
+			     x->path, x->event, ref->path, ref->event);
+	else
+		return 0;
+	return -1;
+}
+
 /* Every run against the first base run: one program, one event. */
 static int check_runs(const dp_diff_opts *o, dp_diff_result *r, dp_error *err)
 {
@@ -59,22 +77,8 @@ static int check_runs(const dp_diff_opts *o, dp_diff_result *r, dp_error *err)
 
 			if (o->force)
 				continue;
-			if (*ref->program && *x->program && strcmp(ref->program, x->program)) {
-				dp_error_set(
-				    err,
-				    "%s is a profile of '%s' but %s is of '%s': diff compares "
-				    "runs of one program (--force compares them anyway)",
-				    x->path, x->program, ref->path, ref->program);
+			if (comparable(x, ref, err) < 0)
 				return -1;
-			}
-			if (strcmp(ref->event, x->event)) {
-				dp_error_set(
-				    err,
-				    "%s samples %s but %s samples %s: diff compares one event "
-				    "(--event chooses it; --force compares them anyway)",
-				    x->path, x->event, ref->path, ref->event);
-				return -1;
-			}
 			if (o->metric == DP_M_SAMPLES && (x->sample_freq != ref->sample_freq ||
 							  x->sample_period != ref->sample_period))
 				fprintf(
@@ -85,6 +89,29 @@ static int check_runs(const dp_diff_opts *o, dp_diff_result *r, dp_error *err)
 		}
 	}
 	return 0;
+}
+
+/* x has nothing to divide by under --per: why, as an error. */
+static int no_exposure(const dp_diff_opts *o, const dp_run *x, dp_error *err)
+{
+	if (o->per == DP_PER_SECOND)
+		dp_error_set(err, "%s covers no time (no samples?): use --per run", x->path);
+	else if (o->per == DP_PER_GINSN)
+		dp_error_set(err,
+			     "%s counted no instructions: record with -e instructions as "
+			     "well (needs a hardware PMU), or use --per second or --per run",
+			     x->path);
+	else
+		dp_error_set(err,
+			     !x->markers ? "%s carries no code markers: --per interval "
+					   "needs a run recorded with --markers"
+			     : !o->run.sel.between[0]
+				 ? "%s: --per interval counts the intervals of "
+				   "--between A B: name the two markers"
+				 : "%s has no interval from the first marker to the "
+				   "second",
+			     x->path);
+	return -1;
 }
 
 static int exposure(const dp_diff_opts *o, dp_diff_side *side, dp_error *err)
@@ -98,43 +125,19 @@ static int exposure(const dp_diff_opts *o, dp_diff_side *side, dp_error *err)
 		switch (o->per) {
 		case DP_PER_SECOND:
 			e = x->seconds;
-			if (e <= 0) {
-				dp_error_set(err, "%s covers no time (no samples?): use --per run",
-					     x->path);
-				return -1;
-			}
 			break;
 		case DP_PER_RUN:
 			e = 1;
 			break;
 		case DP_PER_GINSN:
 			e = x->ginsn;
-			if (e <= 0) {
-				dp_error_set(
-				    err,
-				    "%s counted no instructions: record with -e instructions as "
-				    "well (needs a hardware PMU), or use --per second or --per run",
-				    x->path);
-				return -1;
-			}
 			break;
 		case DP_PER_INTERVAL:
 			e = x->intervals;
-			if (e <= 0) {
-				dp_error_set(
-				    err,
-				    !x->markers ? "%s carries no code markers: --per interval "
-						  "needs a run recorded with --markers"
-				    : !o->run.sel.between[0]
-					? "%s: --per interval counts the intervals of "
-					  "--between A B: name the two markers"
-					: "%s has no interval from the first marker to the "
-					  "second",
-				    x->path);
-				return -1;
-			}
 			break;
 		}
+		if (e <= 0)
+			return no_exposure(o, x, err);
 		side->runs.v[i].exposure = e;
 		side->exposure += e;
 		side->seconds += x->seconds;

@@ -92,10 +92,39 @@ static Bool parse_list(const HChar *s, ULong *v, UInt n)
 	return *s == 0;
 }
 
+/* The options that take a fixed number of numbers: the cache levels'
+ * geometry (size, ways, line; the dTLB's entries, ways) and the latencies. */
+static const struct list_opt {
+	const HChar *name;
+	ULong *v;
+	UInt n;
+} list_opts[] = {
+    {"--dp-l1d", geo[0], 3},  {"--dp-l2", geo[1], 3}, {"--dp-llc", geo[2], 3},
+    {"--dp-dtlb", geo[3], 2}, {"--dp-lat", lat, 5},
+};
+
+/* True if arg is one of list_opts, as VG_STR_CLO would match it ("NAME=",
+ * its name not a literal here); *ok: whether its value parsed. */
+static Bool list_option(const HChar *arg, Bool *ok)
+{
+	for (UInt i = 0; i < sizeof(list_opts) / sizeof(list_opts[0]); i++) {
+		const struct list_opt *o = &list_opts[i];
+		SizeT len = VG_(strlen)(o->name);
+
+		if (VG_(check_clom)(cloP, arg, o->name,
+				    VG_STREQN(len, arg, o->name) && arg[len] == '=')) {
+			*ok = parse_list(arg + len + 1, o->v, o->n);
+			return True;
+		}
+	}
+	return False;
+}
+
 static Bool process_cmd_line_option(const HChar *arg)
 {
 	const HChar *s;
 	Long num = 0;
+	Bool ok;
 
 	if VG_INT_CLO (arg, "--dp-fd", num)
 		out_fd = (Int)num;
@@ -111,22 +140,9 @@ static Bool process_cmd_line_option(const HChar *arg)
 		events[nevents].left = v[1];
 		events[nevents].id = v[2];
 		nevents++;
-	} else if VG_STR_CLO (arg, "--dp-l1d", s) {
-		if (!parse_list(s, geo[0], 3))
-			return False;
-	} else if VG_STR_CLO (arg, "--dp-l2", s) {
-		if (!parse_list(s, geo[1], 3))
-			return False;
-	} else if VG_STR_CLO (arg, "--dp-llc", s) {
-		if (!parse_list(s, geo[2], 3))
-			return False;
-	} else if VG_STR_CLO (arg, "--dp-dtlb", s) {
-		if (!parse_list(s, geo[3], 2))
-			return False;
-	} else if VG_STR_CLO (arg, "--dp-lat", s) {
-		if (!parse_list(s, lat, 5))
-			return False;
-	} else if VG_INT_CLO (arg, "--dp-t0", num)
+	} else if (list_option(arg, &ok))
+		return ok;
+	else if VG_INT_CLO (arg, "--dp-t0", num)
 		t0_ns = (ULong)num;
 	else if VG_XACT_CLO (arg, "--dp-clock=real", real_clock, True) {
 	} else if VG_INT_CLO (arg, "--dp-skid", num)
@@ -482,28 +498,20 @@ static ULong data_src(Bool store, UInt level, Bool tlb_miss)
 static void put_regs(UChar **p, const VexGuestAMD64State *gs, Addr ip)
 {
 	VexGuestAMD64State g = *gs; /* get_rflags takes it writable */
+	ULong flags = LibVEX_GuestAMD64_get_rflags(&g);
+	const ULong regs[] = {
+	    g.guest_RAX, g.guest_RBX, g.guest_RCX, g.guest_RDX,
+	    g.guest_RSI, g.guest_RDI, g.guest_RBP, g.guest_RSP,
+	    ip,		 flags,	      0x33,	   0x2b, /* CS, SS: x86-64 Linux's user selectors */
+	    g.guest_R8,	 g.guest_R9,  g.guest_R10, g.guest_R11,
+	    g.guest_R12, g.guest_R13, g.guest_R14, g.guest_R15,
+	};
 
+	/* SAMPLE_SIZE counts NREGS of them */
+	_Static_assert(sizeof(regs) / sizeof(regs[0]) == NREGS, "sample_regs_user");
 	put64(p, REGS_ABI_64);
-	put64(p, g.guest_RAX);
-	put64(p, g.guest_RBX);
-	put64(p, g.guest_RCX);
-	put64(p, g.guest_RDX);
-	put64(p, g.guest_RSI);
-	put64(p, g.guest_RDI);
-	put64(p, g.guest_RBP);
-	put64(p, g.guest_RSP);
-	put64(p, ip);
-	put64(p, LibVEX_GuestAMD64_get_rflags(&g));
-	put64(p, 0x33);
-	put64(p, 0x2b);
-	put64(p, g.guest_R8);
-	put64(p, g.guest_R9);
-	put64(p, g.guest_R10);
-	put64(p, g.guest_R11);
-	put64(p, g.guest_R12);
-	put64(p, g.guest_R13);
-	put64(p, g.guest_R14);
-	put64(p, g.guest_R15);
+	for (UInt i = 0; i < NREGS; i++)
+		put64(p, regs[i]);
 }
 
 /* A THREAD record the first time a thread samples: its thread pointer,

@@ -214,8 +214,7 @@ static void write_cells(wctx *w)
 		prev = c->bucket;
 		n++;
 	}
-	fprintf(w->f, "\"ncells\":%zu,\"cells\":", n);
-	dp_base64_json(w->f, &b);
+	dp_varint_column_json(w->f, "cells", n, &b);
 	dp_buf_free(&b);
 }
 

@@ -47,3 +47,9 @@ void dp_base64_json(FILE *f, const dp_buf *b)
 	}
 	fputc('"', f);
 }
+
+void dp_varint_column_json(FILE *f, const char *name, size_t n, const dp_buf *b)
+{
+	fprintf(f, "\"n%s\":%zu,\"%s\":", name, n, name);
+	dp_base64_json(f, b);
+}

@@ -17,4 +17,8 @@ void dp_varint_put(dp_buf *b, uint64_t v);
 /* b as one base64 string (RFC 4648, with padding), quotes included. */
 void dp_base64_json(FILE *f, const dp_buf *b);
 
+/* A column of n records as the page reads it: "nNAME":n,"NAME":b in
+ * base64. */
+void dp_varint_column_json(FILE *f, const char *name, size_t n, const dp_buf *b);
+
 #endif

@@ -12,17 +12,21 @@ static void slot(void *ctx, const char *name, size_t n, FILE *f)
 {
 	page_ctx *c = ctx;
 
-	if (n == 3 && !strncmp(name, "css", 3)) {
+	if (dp_view_slot_is(name, n, "generator")) {
+		fputs("dataprof history show --html", f);
+	} else if (dp_view_slot_is(name, n, "title")) {
+		fputs("dataprof history", f);
+	} else if (dp_view_slot_is(name, n, "css")) {
 		fputs("<style>\n", f);
 		dp_view_put(f, "vendor/uplot/uPlot.min.css");
 		dp_view_put(f, "history/history.css");
 		fputs("</style>", f);
-	} else if (n == 4 && !strncmp(name, "data", 4)) {
+	} else if (dp_view_slot_is(name, n, "data")) {
 		fputs("<script type=\"application/json\" id=\"dp-history\">", f);
 		/* its strings escape '<': no "</script>" in a key ends it */
 		dp_history_model_json(c->m, c->db, f);
 		fputs("</script>", f);
-	} else if (n == 2 && !strncmp(name, "js", 2)) {
+	} else if (dp_view_slot_is(name, n, "js")) {
 		fputs("<script>\n", f);
 		dp_view_put(f, "vendor/uplot/uPlot.iife.min.js");
 		/* the view page's helpers, then the page's own, in one scope */

@@ -247,22 +247,28 @@ int dp_view_model_finish(dp_view_model *m, dp_report_result *res, dp_error *err)
 	return dp_series_build(res, m->o.counters, DP_SERIES_DEFAULT, m->o.max_points, &m->ss, err);
 }
 
+/* The cells' and groups' order: by lane, then bucket (what put_step's
+ * steps rely on). */
+static int cmp_lane_bucket(uint32_t lane_a, uint32_t bucket_a, uint32_t lane_b, uint32_t bucket_b)
+{
+	int c = dp_cmp_u64(lane_a, lane_b);
+
+	return c ? c : dp_cmp_u64(bucket_a, bucket_b);
+}
+
 static int cmp_cell(const void *a, const void *b)
 {
 	const cell *x = a, *y = b;
-	int c = dp_cmp_u64(x->lane, y->lane);
+	int c = cmp_lane_bucket(x->lane, x->bucket, y->lane, y->bucket);
 
-	if (!c)
-		c = dp_cmp_u64(x->bucket, y->bucket);
 	return c ? c : dp_cmp_u64(x->combo, y->combo);
 }
 
 static int cmp_group(const void *a, const void *b)
 {
 	const group *x = a, *y = b;
-	int c = dp_cmp_u64(x->lane, y->lane);
 
-	return c ? c : dp_cmp_u64(x->bucket, y->bucket);
+	return cmp_lane_bucket(x->lane, x->bucket, y->lane, y->bucket);
 }
 
 static void json_num(FILE *f, double v)
@@ -344,9 +350,25 @@ static void write_time(dp_view_model *m, FILE *f, uint64_t start)
 	fputs("},\n", f);
 }
 
+/* Where a column of cells or groups is: the last record's lane and bucket
+ * (the lane UINT32_MAX before the first). */
+typedef struct lane_step {
+	uint32_t lane, bucket;
+} lane_step;
+
+/* A record's bucket as its step from the lane's previous record (the column
+ * is sorted by lane, then bucket; a lane's first steps from 0): the small
+ * numbers js/model.js's laneRecords adds up. */
+static void put_step(dp_buf *b, lane_step *at, uint32_t lane_no, uint32_t bucket)
+{
+	dp_varint_put(b, bucket - (at->lane == lane_no ? at->bucket : 0));
+	*at = (lane_step){lane_no, bucket};
+}
+
 static void write_cells(dp_view_model *m, FILE *f)
 {
 	dp_buf b = {0};
+	lane_step at = {UINT32_MAX, 0};
 	size_t *first = dp_calloc(m->lanes.n + 1, sizeof(size_t));
 	size_t *gfirst = dp_calloc(m->lanes.n + 1, sizeof(size_t));
 
@@ -378,31 +400,26 @@ static void write_cells(dp_view_model *m, FILE *f)
 	 * combination, the count, the period */
 	for (size_t i = 0; i < m->cells.n; i++) {
 		const cell *c = &m->cells.v[i];
-		uint32_t prev =
-		    i && m->cells.v[i - 1].lane == c->lane ? m->cells.v[i - 1].bucket : 0;
 
-		dp_varint_put(&b, c->bucket - prev);
+		put_step(&b, &at, c->lane, c->bucket);
 		dp_varint_put(&b, c->combo);
 		dp_varint_put(&b, c->count);
 		dp_varint_put(&b, c->period);
 	}
-	fprintf(f, "\"ncells\":%zu,\"cells\":", m->cells.n);
-	dp_base64_json(f, &b);
+	dp_varint_column_json(f, "cells", m->cells.n, &b);
 	fputs(",\n", f);
 	/* per group: the bucket's step, the count, the mean time past the
 	 * bucket's start */
 	b.len = 0;
+	at = (lane_step){UINT32_MAX, 0};
 	for (size_t i = 0; i < m->groups.n; i++) {
 		const group *g = &m->groups.v[i];
-		uint32_t prev =
-		    i && m->groups.v[i - 1].lane == g->lane ? m->groups.v[i - 1].bucket : 0;
 
-		dp_varint_put(&b, g->bucket - prev);
+		put_step(&b, &at, g->lane, g->bucket);
 		dp_varint_put(&b, g->count);
 		dp_varint_put(&b, (g->toff + g->count / 2) / g->count);
 	}
-	fprintf(f, "\"ngroups\":%zu,\"groups\":", m->groups.n);
-	dp_base64_json(f, &b);
+	dp_varint_column_json(f, "groups", m->groups.n, &b);
 	fputs(",\n", f);
 	dp_buf_free(&b);
 	free(first);

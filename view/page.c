@@ -35,18 +35,20 @@ void dp_view_put_all(FILE *f, const char *prefix, const char *suffix)
 	}
 }
 
-int dp_view_template_write(const char *name, FILE *f, dp_view_slot_fn slot, void *ctx,
-			   dp_error *err)
+bool dp_view_slot_is(const char *name, size_t n, const char *want)
 {
-	const struct dp_asset *tpl = dp_view_asset(name);
-	const char *p, *end;
+	return n == strlen(want) && !strncmp(name, want, n);
+}
 
-	if (!tpl) {
-		dp_error_set(err, "view: the page template %s is missing from this build", name);
-		return -1;
-	}
-	p = (const char *)tpl->data;
-	end = p + tpl->len;
+/* A template's text with its slots filled; head: the shared <head>,
+ * whose last line break is the one after its slot in the page. */
+static void put_template(const struct dp_asset *tpl, bool head, FILE *f, dp_view_slot_fn slot,
+			 void *ctx)
+{
+	const char *p = (const char *)tpl->data, *end = p + tpl->len;
+
+	if (head && end > p && end[-1] == '\n')
+		end--;
 	/* the template's slots: <!--dp:NAME--> */
 	while (p < end) {
 		const char *at = memmem(p, (size_t)(end - p), "<!--dp:", 7), *close;
@@ -59,9 +61,25 @@ int dp_view_template_write(const char *name, FILE *f, dp_view_slot_fn slot, void
 		close = memmem(at, (size_t)(end - at), "-->", 3);
 		if (!close)
 			break;
-		slot(ctx, at + 7, (size_t)(close - at - 7), f);
+		if (!head && dp_view_slot_is(at + 7, (size_t)(close - at - 7), "head"))
+			put_template(dp_view_asset("head.html"), true, f, slot, ctx);
+		else
+			slot(ctx, at + 7, (size_t)(close - at - 7), f);
 		p = close + 3;
 	}
+}
+
+int dp_view_template_write(const char *name, FILE *f, dp_view_slot_fn slot, void *ctx,
+			   dp_error *err)
+{
+	const struct dp_asset *tpl = dp_view_asset(name);
+
+	if (!tpl || !dp_view_asset("head.html")) {
+		dp_error_set(err, "view: the page template %s is missing from this build",
+			     tpl ? "head.html" : name);
+		return -1;
+	}
+	put_template(tpl, false, f, slot, ctx);
 	if (ferror(f)) {
 		dp_error_set(err, "view: writing the page failed");
 		return -1;
@@ -71,16 +89,18 @@ int dp_view_template_write(const char *name, FILE *f, dp_view_slot_fn slot, void
 
 static void view_slot(void *ctx, const char *name, size_t n, FILE *f)
 {
-	if (n == 3 && !strncmp(name, "css", 3)) {
+	if (dp_view_slot_is(name, n, "generator") || dp_view_slot_is(name, n, "title")) {
+		fputs("dataprof view", f);
+	} else if (dp_view_slot_is(name, n, "css")) {
 		fputs("<style>\n", f);
 		dp_view_put(f, "vendor/uplot/uPlot.min.css");
 		dp_view_put_all(f, "", "view.css");
 		fputs("</style>", f);
-	} else if (n == 4 && !strncmp(name, "data", 4)) {
+	} else if (dp_view_slot_is(name, n, "data")) {
 		fputs("<script type=\"application/json\" id=\"dp-data\">", f);
 		dp_view_model_json(ctx, f);
 		fputs("</script>", f);
-	} else if (n == 2 && !strncmp(name, "js", 2)) {
+	} else if (dp_view_slot_is(name, n, "js")) {
 		fputs("<script>\n", f);
 		dp_view_put(f, "vendor/uplot/uPlot.iife.min.js");
 		/* the page's files share one scope, in their order */

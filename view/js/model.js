@@ -16,6 +16,13 @@ function laneRecords(lanes, data, first, end, each) {
 	}
 }
 
+/* A column per record field: o[name], a new spec[name] (a typed array
+ * type) of n. */
+function typedColumns(o, n, spec) {
+	for (const [name, T] of Object.entries(spec))
+		o[name] = new T(n);
+}
+
 function loadModel(d) {
 	const S = d.strings;
 	const m = {
@@ -34,11 +41,8 @@ function loadModel(d) {
 		i, kind: l.kind, pid: l.pid, tid: l.tid, cpu: l.cpu, name: S[l.name],
 		c0: l.cells[0], c1: l.cells[1], g0: l.groups[0], g1: l.groups[1], total: 0,
 	}));
-	const nc = d.ncells;
-	m.cBucket = new Uint32Array(nc);
-	m.cCombo = new Uint32Array(nc);
-	m.cCount = new Float64Array(nc);
-	m.cPeriod = new Float64Array(nc);
+	typedColumns(m, d.ncells,
+		{ cBucket: Uint32Array, cCombo: Uint32Array, cCount: Float64Array, cPeriod: Float64Array });
 	laneRecords(m.lanes, d.cells, "c0", "c1", (i, b, l, next) => {
 		m.cBucket[i] = b;
 		m.cCombo[i] = next();
@@ -49,10 +53,8 @@ function loadModel(d) {
 	});
 	/* sample groups: per thread and bucket, the count and the mean time */
 	const ng = d.ngroups;
-	m.gBucket = new Uint32Array(ng);
-	m.gCount = new Float64Array(ng);
-	m.gTime = new Float64Array(ng);
-	m.gLane = new Uint32Array(ng);
+	typedColumns(m, ng,
+		{ gBucket: Uint32Array, gCount: Float64Array, gTime: Float64Array, gLane: Uint32Array });
 	laneRecords(m.lanes, d.groups, "g0", "g1", (i, b, l, next) => {
 		m.gBucket[i] = b;
 		m.gCount[i] = next();
