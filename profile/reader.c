@@ -485,6 +485,8 @@ static int dprof_next(dp_profile *p, dp_record *r, bool first_pass)
 		}
 		dp_win_need(&p->win, p->pos, sizeof(*h));
 		h = (const void *)(p->data + p->pos);
+		/* a page ahead, as the perf.data walk (perf_file.c) */
+		__builtin_prefetch(p->data + p->pos + 4096);
 		if (h->size < sizeof(*h) || (h->size & 7)) {
 			snprintf(p->st.error, sizeof(p->st.error),
 				 "corrupt record at offset %llu (type %u, size %u): the profile is "
