@@ -329,6 +329,10 @@ static void *ring_reserve(size_t size)
 	}
 	p = my_data + (my_head & (DP_RING_SLOT_BYTES - 1));
 	my_head += size;
+	/* the lines written next, asked for now: each record's first store
+	 * to a line the recorder read last missed (2.5% of the wall time of
+	 * record --heap on Lua) */
+	__builtin_prefetch((uint8_t *)p + 2048, 1);
 	return p;
 }
 
