@@ -468,21 +468,12 @@ static dp_image *main_image(dp_annotator *a, const dp_sample *s)
 	for (size_t i = 0; i < n; i++) {
 		dp_map *m = &v[i];
 		dp_image *im;
-		size_t nph;
 
 		if (!m->exec || m->time > s->time || s->time >= m->end_time)
 			continue;
 		im = dp_decoder_map_image(a->dec, m);
-		if (!im || elf_getphdrnum(im->elf, &nph) < 0)
-			continue;
-		if (im->type == ET_EXEC)
+		if (im && dp_image_is_program(im))
 			return im;
-		for (size_t k = 0; k < nph; k++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(im->elf, (int)k, &ph) && ph.p_type == PT_INTERP)
-				return im;
-		}
 	}
 	return NULL;
 }

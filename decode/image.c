@@ -285,6 +285,23 @@ void dp_image_free(dp_image *im)
 	free(im);
 }
 
+bool dp_image_is_program(const dp_image *im)
+{
+	size_t nph;
+
+	if (im->type == ET_EXEC)
+		return true;
+	if (!im->elf || elf_getphdrnum(im->elf, &nph) < 0)
+		return false;
+	for (size_t k = 0; k < nph; k++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(im->elf, (int)k, &ph) && ph.p_type == PT_INTERP)
+			return true;
+	}
+	return false;
+}
+
 bool dp_image_bias(const dp_image *im, uint64_t map_start, uint64_t pgoff, uint64_t *bias)
 {
 	if (im->type == ET_EXEC) {

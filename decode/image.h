@@ -61,6 +61,10 @@ dp_image *dp_image_open(const char *path, const uint8_t *build_id, size_t build_
 			const dp_image_opts *o, dp_reason *why, dp_error *err);
 void dp_image_free(dp_image *im);
 
+/* Whether the image is a program rather than a library: not position-
+ * independent, or asking for an interpreter (a PIE executable). */
+bool dp_image_is_program(const dp_image *im);
+
 /* The bias of a mapping of this image (start, file offset). */
 bool dp_image_bias(const dp_image *im, uint64_t map_start, uint64_t pgoff, uint64_t *bias);
 

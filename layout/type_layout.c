@@ -395,23 +395,6 @@ static const char *base_name(const char *p)
 /* The binaries to search: of a profile, the programs first. */
 typedef DP_VEC(dp_image *) image_vec;
 
-static bool is_program(dp_image *im)
-{
-	size_t nph;
-
-	if (im->type == ET_EXEC)
-		return true;
-	if (!im->elf || elf_getphdrnum(im->elf, &nph) < 0)
-		return false;
-	for (size_t k = 0; k < nph; k++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(im->elf, (int)k, &ph) && ph.p_type == PT_INTERP)
-			return true;
-	}
-	return false;
-}
-
 /* The binaries a profile mapped, the programs first; *program gets the
  * first one executed (NULL when none could be opened: its path in
  * *program_path). */
@@ -448,7 +431,7 @@ static void profile_images(dp_profile *p, dp_decoder *d, image_vec *out, const c
 			seen |= libs.v[i] == im;
 		if (seen)
 			continue;
-		if (is_program(im))
+		if (dp_image_is_program(im))
 			dp_vec_push(out, im);
 		else
 			dp_vec_push(&libs, im);
