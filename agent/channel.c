@@ -365,6 +365,11 @@ void *dp_chan_reserve(size_t size)
 	return p;
 }
 
+bool dp_chan_on_ring(void)
+{
+	return my_ring != NULL;
+}
+
 void dp_chan_put(const void *rec, size_t size)
 {
 	void *p = dp_chan_reserve(size);

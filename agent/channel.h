@@ -6,6 +6,7 @@
 #ifndef DP_AGENT_CHANNEL_H
 #define DP_AGENT_CHANNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,9 @@ void dp_chan_put(const void *rec, size_t size);
  * this thread's batch, for the caller to fill in place before its next
  * call here; NULL when there is no channel. */
 void *dp_chan_reserve(size_t size);
+/* Whether this thread writes to a ring of its own (chan_ring.h): its
+ * heap records may then be the ring's smaller ones. */
+bool dp_chan_on_ring(void);
 /* Sends this thread's batch now. */
 void dp_chan_flush(void);
 /* Sends this thread's batch and gives its ring back: the thread or the

@@ -24,6 +24,7 @@
 #include <unwind.h>
 #include <asm/prctl.h>
 
+#include "chan_ring.h"
 #include "channel.h"
 #include "mark_clock.h"
 
@@ -320,6 +321,25 @@ static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *uc, void *arg)
 	return c->n < c->max ? _URC_NO_REASON : _URC_END_OF_STACK;
 }
 
+/* An ALLOC in this thread's ring, as chan_ring.h has it: the thread is
+ * the ring's. */
+static void put_ring_alloc(void *p, size_t size, uint32_t kind, const uint64_t *frames, int n)
+{
+	struct dp_ring_alloc *a = dp_chan_reserve(sizeof(*a) + (size_t)n * 8);
+
+	_Static_assert(sizeof(*a) == 32, "struct dp_ring_alloc has no padding");
+	if (!a)
+		return;
+	a->h.type = DP_RING_REC_ALLOC;
+	a->h.misc = time_misc;
+	a->h.size = (uint16_t)(sizeof(*a) + (size_t)n * 8);
+	a->time = now();
+	a->addr = (uint64_t)(uintptr_t)p;
+	a->size_kind_n =
+	    (uint64_t)size | (uint64_t)(kind & 0xff) << DP_RING_SIZE_BITS | (uint64_t)n << 56;
+	memcpy(a->frames, frames, (size_t)n * 8);
+}
+
 /* caller: the return address into the code that called the allocator;
  * slot: where it is on the stack (the hook's frame address + 8), or NULL */
 static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void *slot)
@@ -355,6 +375,11 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void
 		}
 		n += stack_scan(slot, (uintptr_t)caller, frames + 1);
 	}
+	if (dp_chan_on_ring() && !((uint64_t)size >> DP_RING_SIZE_BITS)) {
+		put_ring_alloc(p, size, kind, frames, n);
+		busy = 0;
+		return;
+	}
 	/* written where it is sent from: every field, no padding between */
 	_Static_assert(sizeof(*a) == 48, "struct dp_rec_alloc has no padding");
 	a = dp_chan_reserve(sizeof(*a) + (size_t)n * 8);
@@ -389,6 +414,20 @@ static void record_free(void *p, uint32_t kind, size_t size)
 	if (!enabled || !p || busy)
 		return;
 	busy = 1;
+	if (!size && dp_chan_on_ring()) {
+		struct dp_ring_free *r = dp_chan_reserve(sizeof(*r));
+
+		_Static_assert(sizeof(*r) == 24, "struct dp_ring_free has no padding");
+		if (r) {
+			r->h.type = DP_RING_REC_FREE;
+			r->h.misc = (uint16_t)(time_misc | (kind & 0xff) << 8);
+			r->h.size = sizeof(*r);
+			r->time = now();
+			r->addr = (uint64_t)(uintptr_t)p;
+		}
+		busy = 0;
+		return;
+	}
 	_Static_assert(sizeof(*f) == 48, "struct dp_rec_free has no padding");
 	f = dp_chan_reserve(sizeof(*f));
 	if (f) {

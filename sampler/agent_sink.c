@@ -45,6 +45,7 @@ static void open_rings(dp_agent_sink *s)
 	s->rings = h;
 	s->ring_fd = fd;
 	s->ring_tail = dp_calloc(DP_RING_SLOTS, sizeof(*s->ring_tail));
+	s->ring_who = dp_calloc(DP_RING_SLOTS, sizeof(*s->ring_who));
 }
 
 int dp_agent_sink_open(dp_agent_sink *s, dp_error *err)
@@ -96,6 +97,14 @@ bool dp_agent_record_ok(const void *rec, size_t size)
 	case DP_REC_FREE:
 		min = sizeof(struct dp_rec_free);
 		break;
+	case DP_RING_REC_ALLOC: {
+		const struct dp_ring_alloc *a = rec;
+		if (size < sizeof(*a))
+			return false;
+		return a->size_kind_n >> 56 == (size - sizeof(*a)) / 8;
+	}
+	case DP_RING_REC_FREE:
+		return size == sizeof(struct dp_ring_free);
 	case DP_REC_THREAD:
 		min = sizeof(struct dp_rec_thread);
 		break;
@@ -146,9 +155,76 @@ static void set_broken(dp_agent_sink *s, dp_writer *w)
 	s->broken = true;
 }
 
+/* A ring's heap record (chan_ring.h) as the profile's, in s->whole, its
+ * thread who (pid << 32 | tid); NULL when the ring has not said its
+ * thread. Another record: its thread, if it says one, is the ring's from
+ * now on (who). */
+static struct dp_rec_header *made_whole(dp_agent_sink *s, struct dp_rec_header *h, uint64_t *who)
+{
+	const struct dp_ring_alloc *ra = (const void *)h;
+	const struct dp_ring_free *rf = (const void *)h;
+	struct dp_rec_alloc *a;
+	struct dp_rec_free *f;
+	uint32_t n;
+
+	switch (h->type) {
+	case DP_REC_ALLOC:
+	case DP_REC_FREE:
+	case DP_REC_THREAD:
+		/* (pid and tid at the same place in all three) */
+		_Static_assert(
+		    offsetof(struct dp_rec_alloc, pid) == offsetof(struct dp_rec_free, pid) &&
+			offsetof(struct dp_rec_alloc, pid) == offsetof(struct dp_rec_thread, pid),
+		    "a heap or THREAD record's thread where the others have it");
+		if (who) {
+			a = (void *)h;
+			*who = (uint64_t)a->pid << 32 | a->tid;
+		}
+		return h;
+	case DP_RING_REC_ALLOC:
+		if (!who || !*who)
+			return NULL;
+		n = (uint32_t)(ra->size_kind_n >> 56);
+		s->whole.len = 0;
+		dp_buf_reserve(&s->whole, sizeof(*a) + (size_t)n * 8);
+		a = (void *)s->whole.p;
+		a->h.type = DP_REC_ALLOC;
+		a->h.misc = h->misc;
+		a->h.size = (uint16_t)(sizeof(*a) + (size_t)n * 8);
+		a->time = ra->time;
+		a->pid = (uint32_t)(*who >> 32);
+		a->tid = (uint32_t)*who;
+		a->addr = ra->addr;
+		a->size = ra->size_kind_n & ((1ull << DP_RING_SIZE_BITS) - 1);
+		a->kind = (uint32_t)(ra->size_kind_n >> DP_RING_SIZE_BITS) & 0xff;
+		a->nframes = n;
+		memcpy(a->frames, ra->frames, (size_t)n * 8);
+		return &a->h;
+	case DP_RING_REC_FREE:
+		if (!who || !*who)
+			return NULL;
+		s->whole.len = 0;
+		dp_buf_reserve(&s->whole, sizeof(*f));
+		f = (void *)s->whole.p;
+		f->h.type = DP_REC_FREE;
+		f->h.misc = h->misc & 0xff;
+		f->h.size = sizeof(*f);
+		f->time = rf->time;
+		f->pid = (uint32_t)(*who >> 32);
+		f->tid = (uint32_t)*who;
+		f->addr = rf->addr;
+		f->kind = h->misc >> 8;
+		f->reserved = 0;
+		f->size = 0;
+		return &f->h;
+	}
+	return h;
+}
+
 /* The whole records at the start of b into the profile; what follows them
- * (a record's beginning) is left in b. */
-static void take(dp_agent_sink *s, dp_buf *b, dp_writer *w)
+ * (a record's beginning) is left in b. who: the thread of the ring b
+ * comes from, NULL for the pipe's. */
+static void take(dp_agent_sink *s, dp_buf *b, uint64_t *who, dp_writer *w)
 {
 	size_t off = 0;
 
@@ -161,7 +237,7 @@ static void take(dp_agent_sink *s, dp_buf *b, dp_writer *w)
 		}
 		if (b->len - off < h->size)
 			break; /* the rest comes with the next read */
-		if (dp_agent_record_ok(h, h->size)) {
+		if (dp_agent_record_ok(h, h->size) && (h = made_whole(s, h, who))) {
 			if ((h->misc & DP_AGENT_TICKS) &&
 			    (h->type == DP_REC_ALLOC || h->type == DP_REC_FREE))
 				to_ns(s, h);
@@ -173,7 +249,7 @@ static void take(dp_agent_sink *s, dp_buf *b, dp_writer *w)
 		} else {
 			s->rejected++;
 		}
-		off += h->size;
+		off += ((struct dp_rec_header *)(b->p + off))->size;
 	}
 	if (s->broken) {
 		b->len = 0;
@@ -250,7 +326,7 @@ static size_t drain_rings(dp_agent_sink *s, dp_writer *w)
 			s->ring_tail[i] = head;
 			__atomic_store_n(&c->tail, head, __ATOMIC_RELEASE);
 			s->ticks.fresh = false;
-			take(s, &s->ring_data, w);
+			take(s, &s->ring_data, &s->ring_who[i], w);
 			/* a ring carries whole batches: a record cut at the head is malformed */
 			if (s->ring_data.len)
 				set_broken(s, w);
@@ -258,9 +334,10 @@ static size_t drain_rings(dp_agent_sink *s, dp_writer *w)
 			s->ring_flowed = true;
 		}
 		/* closed before its head was read: nothing can follow what was taken */
-		if (state == DP_RING_SLOT_CLOSED || (!n && look && owner_gone(c)))
-			__atomic_compare_exchange_n(&c->state, &state, DP_RING_SLOT_FREE, false,
-						    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+		if ((state == DP_RING_SLOT_CLOSED || (!n && look && owner_gone(c))) &&
+		    __atomic_compare_exchange_n(&c->state, &state, DP_RING_SLOT_FREE, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			s->ring_who[i] = 0; /* its next thread says who it is */
 	}
 	return got;
 }
@@ -293,7 +370,7 @@ size_t dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
 			continue; /* keep the pipe empty so the target never blocks */
 		s->ticks.fresh = false;
 		s->pending.len += (size_t)n;
-		take(s, &s->pending, w);
+		take(s, &s->pending, NULL, w);
 	}
 	return got + drain_rings(s, w);
 }
@@ -317,4 +394,7 @@ void dp_agent_sink_close(dp_agent_sink *s)
 	s->rings = NULL;
 	free(s->ring_tail);
 	s->ring_tail = NULL;
+	free(s->ring_who);
+	s->ring_who = NULL;
+	dp_buf_free(&s->whole);
 }

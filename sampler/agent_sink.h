@@ -21,6 +21,8 @@ typedef struct dp_agent_sink {
 	int ring_fd;		      /* the rings' memory file, -1: none */
 	struct dp_ring_header *rings; /* mapped; NULL: none, or no longer trusted */
 	uint64_t *ring_tail;	      /* per slot: what the recorder took (its own count) */
+	uint64_t *ring_who;	      /* per slot: its thread, pid << 32 | tid (0: not told yet) */
+	dp_buf whole;		      /* a ring's heap record, made the profile's */
 	uint64_t ring_checked;	      /* when owned slots' threads were last looked for */
 	dp_buf ring_data;	      /* one slot's bytes, copied out before they are read */
 	bool ring_flowed;	      /* the last drain took bytes from a ring */

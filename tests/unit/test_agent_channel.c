@@ -5,8 +5,9 @@
  * went: a thread's shared ring, given back when the thread ends and taken
  * again by the next; the pipe, for the threads beyond the rings; a ring
  * that wraps many times with its writer waiting for room; a forked child's
- * own ring. Then what the recorder does with rings it cannot trust, and its
- * probe of whether the target may read the TSC for its times. */
+ * own ring. Then what the recorder does with rings it cannot trust, the
+ * ring's own smaller heap records, and its probe of whether the target may
+ * read the TSC for its times. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -355,6 +356,84 @@ static void test_taking_slot_by_its_tid(void **state)
 	free(path);
 }
 
+/* ---- the ring's own heap records (agent/chan_ring.h) ---- */
+
+/* A thread's records: a ring FREE before the ring has said its thread
+ * (dropped), a whole FREE that says it, then a ring ALLOC and a ring FREE,
+ * which the recorder writes out as the profile's with that thread. */
+static void *ring_records_main(void *arg)
+{
+	struct dp_ring_free rf = {
+	    {DP_RING_REC_FREE, (uint16_t)(DP_ALLOC_REALLOC << 8), sizeof(rf)}, 11, 0x5000};
+	uint64_t buf[(sizeof(struct dp_ring_alloc) + 16) / 8];
+	struct dp_ring_alloc *ra = (void *)buf;
+	struct dp_rec_free f;
+
+	(void)arg;
+	dp_chan_put(&rf, sizeof(rf));
+	memset(&f, 0, sizeof(f));
+	f.h.type = DP_REC_FREE;
+	f.h.size = sizeof(f);
+	f.pid = 4242;
+	f.tid = 77;
+	f.addr = 0x6000;
+	dp_chan_put(&f, sizeof(f));
+	ra->h = (struct dp_rec_header){DP_RING_REC_ALLOC, 0, sizeof(buf)};
+	ra->time = 10;
+	ra->addr = 0x4000;
+	ra->size_kind_n = 96 | (uint64_t)DP_ALLOC_CALLOC << DP_RING_SIZE_BITS | 2ull << 56;
+	ra->frames[0] = 0x401000;
+	ra->frames[1] = 0x402000 | 3ull << 48;
+	dp_chan_put(buf, sizeof(buf));
+	dp_chan_put(&rf, sizeof(rf));
+	return NULL;
+}
+
+static void test_ring_records(void **state)
+{
+	uint64_t rejected = sink.rejected;
+	size_t allocs = 0, frees = 0;
+	pthread_t t;
+	dp_error err;
+	dp_profile *p;
+	dp_record r;
+
+	(void)state;
+	start_profile();
+	assert_int_equal(pthread_create(&t, NULL, ring_records_main, NULL), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(pipe_bytes(), 0);
+	dp_agent_sink_drain(&sink, &out);
+	dp_agent_sink_flush(&sink, &out);
+	assert_int_equal(dp_writer_close(&out), 0);
+	assert_int_equal(sink.rejected, rejected + 1);
+	p = dp_profile_open(out_path, &err);
+	assert_non_null(p);
+	while (dp_profile_next(p, &r) > 0) {
+		if (r.kind == DP_R_ALLOC && r.alloc->addr == 0x4000) {
+			assert_int_equal(r.alloc->pid, 4242);
+			assert_int_equal(r.alloc->tid, 77);
+			assert_int_equal(r.alloc->time, 10);
+			assert_int_equal(r.alloc->size, 96);
+			assert_int_equal(r.alloc->kind, DP_ALLOC_CALLOC);
+			assert_int_equal(r.alloc->nframes, 2);
+			assert_int_equal(r.alloc->frames[0], 0x401000);
+			assert_int_equal(r.alloc->frames[1], 0x402000 | 3ull << 48);
+			allocs++;
+		} else if (r.kind == DP_R_FREE && r.free_rec->addr == 0x5000) {
+			assert_int_equal(r.free_rec->pid, 4242);
+			assert_int_equal(r.free_rec->tid, 77);
+			assert_int_equal(r.free_rec->time, 11);
+			assert_int_equal(r.free_rec->kind, DP_ALLOC_REALLOC);
+			assert_int_equal(r.free_rec->size, 0);
+			frees++;
+		}
+	}
+	dp_profile_close(p);
+	assert_int_equal(allocs, 1);
+	assert_int_equal(frees, 1); /* the one before the thread was told is not there */
+}
+
 /* ---- whether the TSC may stand for the clock (sampler/agent_ticks.c) ---- */
 
 static void test_ticks_agree(void **state)
@@ -390,6 +469,7 @@ int main(void)
 	    cmocka_unit_test_prestate(test_hostile, (void *)&behind),
 	    cmocka_unit_test_prestate(test_hostile, (void *)&cut),
 	    cmocka_unit_test(test_taking_slot_by_its_tid),
+	    cmocka_unit_test(test_ring_records),
 	    cmocka_unit_test(test_ticks_agree),
 	};
 	dp_error err;
