@@ -155,6 +155,10 @@ static void set_broken(dp_agent_sink *s, dp_writer *w)
 	s->broken = true;
 }
 
+_Static_assert(offsetof(struct dp_rec_alloc, pid) == offsetof(struct dp_rec_free, pid) &&
+		   offsetof(struct dp_rec_alloc, pid) == offsetof(struct dp_rec_thread, pid),
+	       "a heap or THREAD record's thread where the others have it");
+
 /* A ring's heap record (chan_ring.h) as the profile's, in s->whole, its
  * thread who (pid << 32 | tid); NULL when the ring has not said its
  * thread. Another record: its thread, if it says one, is the ring's from
@@ -171,13 +175,8 @@ static struct dp_rec_header *made_whole(dp_agent_sink *s, struct dp_rec_header *
 	case DP_REC_ALLOC:
 	case DP_REC_FREE:
 	case DP_REC_THREAD:
-		/* (pid and tid at the same place in all three) */
-		_Static_assert(
-		    offsetof(struct dp_rec_alloc, pid) == offsetof(struct dp_rec_free, pid) &&
-			offsetof(struct dp_rec_alloc, pid) == offsetof(struct dp_rec_thread, pid),
-		    "a heap or THREAD record's thread where the others have it");
 		if (who) {
-			a = (void *)h;
+			a = (void *)h; /* (pid and tid where all three have them) */
 			*who = (uint64_t)a->pid << 32 | a->tid;
 		}
 		return h;
