@@ -254,7 +254,9 @@ static void add_index(dp_writer *w)
 	e.nchunks = w->chunks.n;
 	e.samples = w->samples;
 	e.magic = DP_INDEX_MAGIC;
-	e.check = dp_fnv1a(w->buf.p + from, w->buf.len - from, DP_FNV_INIT);
+	/* (no offsets at all: nothing to hash, and maybe no buffer either) */
+	e.check = w->buf.len > from ? dp_fnv1a(w->buf.p + from, w->buf.len - from, DP_FNV_INIT)
+				    : DP_FNV_INIT;
 	e.check = dp_fnv1a(&e, offsetof(struct dp_rec_index_end, check), e.check);
 	dp_buf_add(&w->buf, &e, sizeof(e));
 }
