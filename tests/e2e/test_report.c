@@ -436,6 +436,28 @@ static void test_counters_per_bucket(void **state)
 	tu_result_free(&res);
 }
 
+/* A hostile file's counter readings span 1.1M buckets of 1 ms: report fills
+ * at most 100,000 of them without samples, says so, and ends. */
+static void test_counters_span_bound(void **state)
+{
+	char *path = tu_data_path("hostile/counters-span.dprof");
+	tu_result res;
+	size_t lines = 0;
+
+	(void)state;
+	assert_int_equal(tu_sh(&res, "'%s' report -i '%s' --by time:1ms --counters '*' --csv",
+			       DATAPROF_BIN, path),
+			 0);
+	for (const char *p = res.out; (p = strchr(p, '\n')); p++)
+		lines++;
+	printf("rows: %zu; %s", lines, res.err);
+	assert_non_null(strstr(res.err, "readings span 1099512 buckets of 1000000 ns"));
+	assert_non_null(strstr(res.err, "use a wider --by time:WIDTH"));
+	assert_true(lines >= 100000 && lines <= 100010); /* the header, then the buckets */
+	tu_result_free(&res);
+	free(path);
+}
+
 static void test_marks_and_counters_errors(void **state)
 {
 	(void)state;
@@ -466,5 +488,5 @@ static int teardown(void **state)
 TU_MAIN_AFTER(tu_require_program(DP_PROBE_CPU_CLOCK, DP_PROBE_COUNT), NULL, teardown,
 	      test_member_split, test_filter_then_regroup, test_formats_against_schema,
 	      test_sqlite_export, test_bad_input, test_truncated_profile, test_default_view,
-	      test_marker_regions, test_counters_per_bucket, test_marks_and_counters_errors,
-	      test_lost_by_cpu)
+	      test_marker_regions, test_counters_per_bucket, test_counters_span_bound,
+	      test_marks_and_counters_errors, test_lost_by_cpu)
