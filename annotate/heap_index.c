@@ -10,6 +10,9 @@
 #define MAX_SPAN   16	/* cells a block may cover at its level */
 #define HUGE	   (DP_HEAP_LEVELS - 1)
 #define HEAP_FREED (1u << 31) /* an event's block: the free of it */
+/* A FREE's event before matching: HEAP_FREED and its thread (NIL: none
+ * known); after, HEAP_FREED and the block it ended. */
+#define FREE_BY(tid) (HEAP_FREED | ((tid) & (HEAP_FREED - 1)))
 /* millions of blocks and events are written into fresh memory: their pages
  * faulted in this many at a time (a fault each: a sixth of a report's
  * time before the samples, in a VM) */
@@ -162,7 +165,7 @@ void dp_heap_observe(dp_heap_index *x, const dp_record *r)
 		/* matched to its block when replayed, in time order */
 		const struct dp_rec_free *f = r->free_rec;
 
-		push_event(h, f->time, NIL, f->pid, f->addr);
+		push_event(h, f->time, FREE_BY(f->tid), f->pid, f->addr);
 		if (h->last_realloc && f->kind == DP_ALLOC_REALLOC &&
 		    f->pid == h->last_realloc_pid && f->tid == h->last_realloc_tid)
 			dp_hashmap_put(&h->realloc_from, h->last_realloc - 1, f->addr);
@@ -208,6 +211,24 @@ static bool in_part(const struct match_part *m, uint64_t key)
 	return m->nparts == 1 || (unsigned)((dp_hash64(key) >> 32) * m->nparts >> 32) == m->part;
 }
 
+/* The block a FREE ends: the one live at its key, unless that one was
+ * made by another thread after an earlier block there ended unfreed (ended:
+ * key -> that block). Malloc gave the address again, so the earlier block
+ * was freed first: this FREE, timed late (a ring's FREE takes its thread's
+ * next allocation's time, chan_ring.h), or one never recorded. */
+static uint32_t freed_by(dp_heap_history *h, dp_hashmap *ended, uint64_t k, uint32_t live,
+			 uint32_t by)
+{
+	uint64_t old;
+
+	if (!ended->n || !dp_hashmap_get(ended, k, &old))
+		return live;
+	dp_hashmap_del(ended, k);
+	if (by != NIL && (h->blocks.v[live].tid & (HEAP_FREED - 1)) != (by & ~HEAP_FREED))
+		return (uint32_t)old;
+	return live;
+}
+
 /* Each free of the share to the block it ends, as a replay would: every
  * block's t_free is known before any lookup, and a reader's replay is
  * only the blocks entering and leaving its cells. A key's events all go
@@ -219,16 +240,18 @@ static void *match_part_run(void *arg)
 	struct match_part *m = arg;
 	dp_heap_history *h = m->h;
 	/* (pid, addr) -> the block allocated there last, with HEAP_FREED once
-	 * freed */
-	dp_hashmap live;
+	 * freed; ended: freed_by's */
+	dp_hashmap live, ended;
 	uint64_t v, from;
 
 	dp_hashmap_init(&live, 1024);
+	dp_hashmap_init(&ended, 16);
 	for (size_t i = 0; i < h->ev.n; i++) {
 		const struct heap_event *e = &h->ev.v[i];
 		uint64_t k = key_of(e->pid, e->addr);
+		uint32_t b;
 
-		if (e->block != NIL) {
+		if (!(e->block & HEAP_FREED)) {
 			/* a realloc's new block: the one its old address held
 			 * (looked up before the new block enters: in place) */
 			if (h->realloc_from.n &&
@@ -236,21 +259,31 @@ static void *match_part_run(void *arg)
 			    in_part(m, key_of(e->pid, from)) &&
 			    dp_hashmap_get(&live, key_of(e->pid, from), &v))
 				h->blocks.v[e->block].origin = (uint32_t)v & ~HEAP_FREED;
-			if (in_part(m, k)) {
-				dp_hashmap_put(&live, k, e->block);
-				m->out[i] = e->block;
+			if (!in_part(m, k))
+				continue;
+			if (dp_hashmap_get(&live, k, &v) && !(v & HEAP_FREED)) {
+				/* freed before this one was made: its FREE, if
+				 * any, comes later (freed_by) */
+				h->blocks.v[v].t_free = e->time;
+				dp_hashmap_put(&ended, k, v);
 			}
+			dp_hashmap_put(&live, k, e->block);
+			m->out[i] = e->block;
 		} else if (!in_part(m, k)) {
 			continue;
 		} else if (dp_hashmap_get(&live, k, &v) && !(v & HEAP_FREED)) {
-			h->blocks.v[v].t_free = e->time;
-			m->out[i] = (uint32_t)v | HEAP_FREED;
-			dp_hashmap_put(&live, k, v | HEAP_FREED);
+			b = freed_by(h, &ended, k, (uint32_t)v, e->block);
+			m->out[i] = b | HEAP_FREED;
+			if (b == v) {
+				h->blocks.v[v].t_free = e->time;
+				dp_hashmap_put(&live, k, v | HEAP_FREED);
+			}
 		} else {
 			m->out[i] = NIL;
 			m->unmatched++;
 		}
 	}
+	dp_hashmap_free(&ended);
 	dp_hashmap_free(&live);
 	return NULL;
 }
@@ -369,9 +402,29 @@ static void enter_block(dp_heap_index *h, uint32_t bi)
 	}
 }
 
+/* A block that ended before its FREE's time (freed_by) into c's freed list
+ * where its end puts it, so that the list stays latest end first. */
+static void link_freed(dp_heap_index *h, struct heap_cell *c, struct heap_freed f)
+{
+	const dp_heap_block *blocks = h->hist->blocks.v;
+	uint64_t end = blocks[f.block].t_free;
+	uint32_t prev = NIL, at = c->freed;
+
+	while (at != NIL && blocks[h->freed.v[at].block].t_free > end) {
+		prev = at;
+		at = h->freed.v[at].next;
+	}
+	f.next = at;
+	dp_vec_push(&h->freed, f);
+	if (prev == NIL)
+		c->freed = (uint32_t)(h->freed.n - 1);
+	else
+		h->freed.v[prev].next = (uint32_t)(h->freed.n - 1);
+}
+
 /* A free: from the live blocks of its cells to the head of their freed
  * lists (frees are replayed in time order). */
-static void free_block(dp_heap_index *h, uint32_t bi)
+static void free_block(dp_heap_index *h, uint32_t bi, bool ended_before)
 {
 	const dp_heap_block *b = &h->hist->blocks.v[bi];
 	uint64_t first, last, v;
@@ -392,6 +445,10 @@ static void free_block(dp_heap_index *h, uint32_t bi)
 			memmove(c->e + at - 1, c->e + at, (c->n - at) * sizeof(*c->e));
 			c->n--;
 		}
+		if (ended_before) {
+			link_freed(h, c, f);
+			continue;
+		}
 		c->freed = (uint32_t)h->freed.n;
 		dp_vec_push(&h->freed, f);
 	}
@@ -403,10 +460,11 @@ static void advance(dp_heap_index *h, uint64_t t)
 	const dp_heap_history *y = h->hist;
 
 	while (h->next_ev < y->ev.n && y->ev.v[h->next_ev].time <= t) {
-		uint32_t bi = y->ev.v[h->next_ev++].block;
+		const struct heap_event *e = &y->ev.v[h->next_ev++];
+		uint32_t bi = e->block & ~HEAP_FREED;
 
-		if (bi & HEAP_FREED)
-			free_block(h, bi & ~HEAP_FREED);
+		if (e->block & HEAP_FREED)
+			free_block(h, bi, y->blocks.v[bi].t_free < e->time);
 		else
 			enter_block(h, bi);
 	}
@@ -433,11 +491,15 @@ static uint32_t find_in(const dp_heap_index *h, const struct heap_cell *c, uint3
 	while (at-- > 0) {
 		const struct heap_entry *e = &c->e[at];
 
-		if (addr < e->end && e->pid == pid && e->t_alloc <= t &&
-		    (found == NIL || e->block > found))
-			found = e->block;
-		if (!c->overlap)
+		if (!c->overlap) {
+			if (addr < e->end && e->pid == pid && e->t_alloc <= t)
+				found = e->block;
 			break;
+		}
+		/* an unfreed block's end is the next one's start there */
+		if (addr < e->end && e->pid == pid && e->t_alloc <= t &&
+		    t < h->hist->blocks.v[e->block].t_free && (found == NIL || e->block > found))
+			found = e->block;
 	}
 	/* blocks freed after t only: the list runs back in time */
 	for (uint32_t i = c->freed; i != NIL; i = h->freed.v[i].next) {

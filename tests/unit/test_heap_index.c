@@ -178,8 +178,8 @@ static void test_random_against_brute_force(void **state)
 	free(v);
 }
 
-/* A free the tracker missed leaves two live blocks at one address: the one
- * allocated last is the answer, before and after the other's own free. */
+/* A free the tracker missed leaves two blocks made at one address: malloc
+ * gave it again, so the older one ended when the newer one was made. */
 static void test_missed_free_newest_wins(void **state)
 {
 	dp_heap_index h;
@@ -198,16 +198,72 @@ static void test_missed_free_newest_wins(void **state)
 	b = dp_heap_find(&h, 7, 0x1010, 25);
 	assert_non_null(b);
 	assert_int_equal(b->t_alloc, 20);
-	/* past the newer one's end, the older still holds it */
-	b = dp_heap_find(&h, 7, 0x1030, 25);
+	/* past the newer one's end: the older one's memory, but it ended */
+	b = dp_heap_find(&h, 7, 0x1030, 19);
 	assert_non_null(b);
 	assert_int_equal(b->t_alloc, 10);
+	assert_null(dp_heap_find(&h, 7, 0x1030, 25));
 	assert_null(dp_heap_find(&h, 7, 0x2000, 45));
 	/* asked about the past after the replay went beyond the free */
 	b = dp_heap_find(&h, 7, 0x2008, 35);
 	assert_non_null(b);
 	assert_int_equal(b->t_alloc, 30);
 	assert_null(dp_heap_find(&h, 8, 0x1010, 25));
+	dp_heap_free(&h);
+}
+
+/* A ring's FREE takes its thread's next allocation's time (chan_ring.h):
+ * thread 2 frees 0x1000 at 18, its FREE says 30, and thread 3 got 0x1000
+ * again at 20. The FREE is the first block's: the second lives on, and
+ * the first ended at 20. Thread 3's own FREE of its block, timed late as
+ * well, is its block's; so is a FREE by the thread that made the live
+ * block, when the block before it ended without one. */
+static void test_late_free_of_another_thread(void **state)
+{
+	dp_heap_index h;
+	const dp_heap_block *b;
+
+	(void)state;
+	dp_heap_init(&h);
+	observe_alloc_kind(&h, 7, 2, 0x1000, 64, 10, DP_ALLOC_MALLOC);
+	observe_alloc_kind(&h, 7, 5, 0x1100, 64, 12, DP_ALLOC_MALLOC); /* same cell */
+	observe_alloc_kind(&h, 7, 3, 0x1000, 64, 20, DP_ALLOC_MALLOC);
+	observe_free_kind(&h, 7, 5, 0x1100, 26, 0);
+	observe_free_kind(&h, 7, 2, 0x1000, 30, 0);
+	observe_alloc_kind(&h, 7, 2, 0x3000, 64, 30, DP_ALLOC_MALLOC);
+	observe_free_kind(&h, 7, 3, 0x1000, 50, 0);
+	/* thread 4: a missed free, then its own FREE of the newer block */
+	observe_alloc_kind(&h, 7, 4, 0x5000, 64, 10, DP_ALLOC_MALLOC);
+	observe_alloc_kind(&h, 7, 4, 0x5000, 64, 20, DP_ALLOC_MALLOC);
+	observe_free_kind(&h, 7, 4, 0x5000, 30, 0);
+	dp_heap_finish(&h, 1);
+	assert_int_equal(h.hist->unmatched_frees, 0);
+	b = dp_heap_find(&h, 7, 0x1008, 15);
+	assert_non_null(b);
+	assert_int_equal(b->tid, 2);
+	for (uint64_t t = 20; t < 50; t += 5) {
+		b = dp_heap_find(&h, 7, 0x1008, t);
+		assert_non_null(b);
+		assert_int_equal(b->tid, 3);
+		assert_int_equal(b->t_free, 50);
+	}
+	assert_null(dp_heap_find(&h, 7, 0x1008, 50));
+	/* asked about the past after the replay went beyond both ends */
+	b = dp_heap_find(&h, 7, 0x1008, 19);
+	assert_non_null(b);
+	assert_int_equal(b->tid, 2);
+	assert_int_equal(b->t_free, 20);
+	b = dp_heap_find(&h, 7, 0x1008, 21);
+	assert_non_null(b);
+	assert_int_equal(b->tid, 3);
+	/* freed at 26, before the first block's FREE at 30 but after its end */
+	b = dp_heap_find(&h, 7, 0x1108, 24);
+	assert_non_null(b);
+	assert_int_equal(b->tid, 5);
+	b = dp_heap_find(&h, 7, 0x5008, 25);
+	assert_non_null(b);
+	assert_int_equal(b->t_alloc, 20);
+	assert_null(dp_heap_find(&h, 7, 0x5008, 31));
 	dp_heap_free(&h);
 }
 
@@ -425,4 +481,5 @@ static void test_long_history(void **state)
 }
 
 TU_MAIN(NULL, NULL, test_random_against_brute_force, test_missed_free_newest_wins,
-	test_shared_history, test_realloc_origin, test_threads_same, test_long_history)
+	test_late_free_of_another_thread, test_shared_history, test_realloc_origin,
+	test_threads_same, test_long_history)
