@@ -48,6 +48,7 @@ static TLS uint8_t *my_data;
 static TLS uint64_t my_head, my_pub, my_limit;
 static TLS pid_t my_ring_pid; /* the process that took it */
 static TLS int no_ring; /* none to be had, or given back: the pipe from now */
+static TLS uint32_t my_epoch; /* rings taken by this thread (its copy, after fork) */
 
 uint64_t dp_chan_now(void)
 {
@@ -279,6 +280,7 @@ static int take_ring(void)
 			break;
 		}
 		my_ring = c;
+		my_epoch++;
 		my_ring_pid = (pid_t)syscall(SYS_getpid);
 		my_head = my_pub = __atomic_load_n(&c->head, __ATOMIC_RELAXED);
 		my_limit = __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) + DP_RING_SLOT_BYTES;
@@ -365,9 +367,9 @@ void *dp_chan_reserve(size_t size)
 	return p;
 }
 
-bool dp_chan_on_ring(void)
+uint32_t dp_chan_on_ring(void)
 {
-	return my_ring != NULL;
+	return my_ring ? my_epoch : 0;
 }
 
 void dp_chan_put(const void *rec, size_t size)

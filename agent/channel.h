@@ -27,8 +27,11 @@ void dp_chan_put(const void *rec, size_t size);
  * call here; NULL when there is no channel. */
 void *dp_chan_reserve(size_t size);
 /* Whether this thread writes to a ring of its own (chan_ring.h): its
- * heap records may then be the ring's smaller ones. */
-bool dp_chan_on_ring(void);
+ * heap records may then be the ring's smaller ones. 0: no; else which of
+ * the rings this thread took it is (1 for the first; it changes when the
+ * thread takes another, as a fork's child does), for state that the
+ * recorder keeps per ring (the chains of DP_RING_REC_ALLOC). */
+uint32_t dp_chan_on_ring(void);
 /* Sends this thread's batch now. */
 void dp_chan_flush(void);
 /* Sends this thread's batch and gives its ring back: the thread or the

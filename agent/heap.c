@@ -44,7 +44,8 @@ static size_t min_size;
 static int depth = 1;
 static int enabled; /* the channel is there */
 /* times are CPU ticks (DP_AGENT_TICKS), where they are the kernel's clock
- * too: a third of a clock_gettime, twice per allocation and its free */
+ * too: a third of a clock_gettime, once per allocation (a FREE in the ring
+ * has none) */
 static uint16_t time_misc;
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
@@ -321,23 +322,49 @@ static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *uc, void *arg)
 	return c->n < c->max ? _URC_NO_REASON : _URC_END_OF_STACK;
 }
 
+/* This thread's half of its ring's chain table (chan_ring.h), for the
+ * ring it took epoch-th. */
+static TLS struct dp_ring_chain chains[DP_RING_CHAINS];
+static TLS uint32_t chains_epoch;
+
 /* An ALLOC in this thread's ring, as chan_ring.h has it: the thread is
- * the ring's. */
-static void put_ring_alloc(void *p, size_t size, uint32_t kind, const uint64_t *frames, int n)
+ * the ring's, the frames the chain table's where it has them. */
+static void put_ring_alloc(void *p, size_t size, uint32_t kind, const uint64_t *frames, int n,
+			   uint32_t epoch)
 {
-	struct dp_ring_alloc *a = dp_chan_reserve(sizeof(*a) + (size_t)n * 8);
+	struct dp_ring_alloc *a;
+	uint64_t ref = 0;
+	unsigned at = 0;
+	size_t frame_bytes = (size_t)n * 8;
 
 	_Static_assert(sizeof(*a) == 32, "struct dp_ring_alloc has no padding");
+	if (epoch != chains_epoch) {
+		memset(chains, 0, sizeof(chains)); /* the recorder's is empty too */
+		chains_epoch = epoch;
+	}
+	if (n <= DP_RING_CHAIN_FRAMES) {
+		struct dp_ring_chain *c = &chains[at = dp_ring_chain_at(frames, (unsigned)n)];
+
+		if (c->n == (uint64_t)n && !memcmp(c->frames, frames, frame_bytes)) {
+			ref = DP_RING_CHAIN_REF;
+			frame_bytes = 0;
+		} else {
+			c->n = (uint64_t)n;
+			memcpy(c->frames, frames, frame_bytes);
+		}
+		at++;
+	}
+	a = dp_chan_reserve(sizeof(*a) + frame_bytes);
 	if (!a)
 		return;
 	a->h.type = DP_RING_REC_ALLOC;
-	a->h.misc = time_misc;
-	a->h.size = (uint16_t)(sizeof(*a) + (size_t)n * 8);
+	a->h.misc = (uint16_t)(time_misc | at << 8);
+	a->h.size = (uint16_t)(sizeof(*a) + frame_bytes);
 	a->time = now();
 	a->addr = (uint64_t)(uintptr_t)p;
 	a->size_kind_n =
-	    (uint64_t)size | (uint64_t)(kind & 0xff) << DP_RING_SIZE_BITS | (uint64_t)n << 56;
-	memcpy(a->frames, frames, (size_t)n * 8);
+	    (uint64_t)size | (uint64_t)(kind & 0xff) << DP_RING_SIZE_BITS | (uint64_t)n << 56 | ref;
+	memcpy(a->frames, frames, frame_bytes);
 }
 
 /* caller: the return address into the code that called the allocator;
@@ -346,6 +373,7 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void
 {
 	struct dp_rec_alloc *a;
 	uint64_t frames[MAX_DEPTH];
+	uint32_t epoch;
 	int n = 1;
 
 	if (!enabled || !p || busy || size < min_size)
@@ -375,8 +403,8 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void
 		}
 		n += stack_scan(slot, (uintptr_t)caller, frames + 1);
 	}
-	if (dp_chan_on_ring() && !((uint64_t)size >> DP_RING_SIZE_BITS)) {
-		put_ring_alloc(p, size, kind, frames, n);
+	if ((epoch = dp_chan_on_ring()) && !((uint64_t)size >> DP_RING_SIZE_BITS)) {
+		put_ring_alloc(p, size, kind, frames, n, epoch);
 		busy = 0;
 		return;
 	}
@@ -417,13 +445,12 @@ static void record_free(void *p, uint32_t kind, size_t size)
 	if (!size && dp_chan_on_ring()) {
 		struct dp_ring_free *r = dp_chan_reserve(sizeof(*r));
 
-		_Static_assert(sizeof(*r) == 24, "struct dp_ring_free has no padding");
+		_Static_assert(sizeof(*r) == 16, "struct dp_ring_free has no padding");
 		if (r) {
 			r->h.type = DP_RING_REC_FREE;
 			r->h.misc = (uint16_t)(time_misc | (kind & 0xff) << 8);
 			r->h.size = sizeof(*r);
-			r->time = now();
-			r->addr = (uint64_t)(uintptr_t)p;
+			r->addr = (uint64_t)(uintptr_t)p; /* no time: chan_ring.h */
 		}
 		busy = 0;
 		return;

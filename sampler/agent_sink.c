@@ -46,6 +46,9 @@ static void open_rings(dp_agent_sink *s)
 	s->ring_fd = fd;
 	s->ring_tail = dp_calloc(DP_RING_SLOTS, sizeof(*s->ring_tail));
 	s->ring_who = dp_calloc(DP_RING_SLOTS, sizeof(*s->ring_who));
+	s->ring_held = dp_calloc(DP_RING_SLOTS, sizeof(*s->ring_held));
+	s->ring_last = dp_calloc(DP_RING_SLOTS, sizeof(*s->ring_last));
+	s->ring_chains = dp_calloc((size_t)DP_RING_SLOTS * DP_RING_CHAINS, sizeof(*s->ring_chains));
 }
 
 int dp_agent_sink_open(dp_agent_sink *s, dp_error *err)
@@ -101,7 +104,10 @@ bool dp_agent_record_ok(const void *rec, size_t size)
 		const struct dp_ring_alloc *a = rec;
 		if (size < sizeof(*a))
 			return false;
-		return a->size_kind_n >> 56 == (size - sizeof(*a)) / 8;
+		/* its frames here, or none here: the chain table's */
+		return (a->size_kind_n & DP_RING_CHAIN_REF)
+			   ? size == sizeof(*a)
+			   : (a->size_kind_n >> 56 & 0x7f) == (size - sizeof(*a)) / 8;
 	}
 	case DP_RING_REC_FREE:
 		return size == sizeof(struct dp_ring_free);
@@ -159,16 +165,37 @@ _Static_assert(offsetof(struct dp_rec_alloc, pid) == offsetof(struct dp_rec_free
 		   offsetof(struct dp_rec_alloc, pid) == offsetof(struct dp_rec_thread, pid),
 	       "a heap or THREAD record's thread where the others have it");
 
-/* A ring's heap record (chan_ring.h) as the profile's, in s->whole, its
+/* A ring's ALLOC (chan_ring.h) as the profile's, in s->whole, its
  * thread who (pid << 32 | tid); NULL when the ring has not said its
  * thread. Another record: its thread, if it says one, is the ring's from
  * now on (who). */
-static struct dp_rec_header *made_whole(dp_agent_sink *s, struct dp_rec_header *h, uint64_t *who)
+/* A ring ALLOC's frames: its own, or its ring's chain table's
+ * (chan_ring.h), which one that carries them updates; NULL if the table
+ * has no such chain. */
+static const uint64_t *alloc_frames(dp_agent_sink *s, const struct dp_ring_alloc *ra, int slot,
+				    uint32_t n)
+{
+	struct dp_ring_chain *c;
+	unsigned at = ra->h.misc >> 8;
+
+	if (!at)
+		return ra->size_kind_n & DP_RING_CHAIN_REF ? NULL : ra->frames;
+	if (at > DP_RING_CHAINS || n > DP_RING_CHAIN_FRAMES)
+		return NULL;
+	c = &s->ring_chains[(size_t)slot * DP_RING_CHAINS + at - 1];
+	if (ra->size_kind_n & DP_RING_CHAIN_REF)
+		return c->n == n ? c->frames : NULL;
+	c->n = n;
+	memcpy(c->frames, ra->frames, (size_t)n * 8);
+	return ra->frames;
+}
+
+static struct dp_rec_header *made_whole(dp_agent_sink *s, struct dp_rec_header *h, int slot)
 {
 	const struct dp_ring_alloc *ra = (const void *)h;
-	const struct dp_ring_free *rf = (const void *)h;
+	uint64_t *who = slot < 0 ? NULL : &s->ring_who[slot];
+	const uint64_t *frames;
 	struct dp_rec_alloc *a;
-	struct dp_rec_free *f;
 	uint32_t n;
 
 	switch (h->type) {
@@ -181,14 +208,19 @@ static struct dp_rec_header *made_whole(dp_agent_sink *s, struct dp_rec_header *
 		}
 		return h;
 	case DP_RING_REC_ALLOC:
-		if (!who || !*who)
+		if (slot < 0)
 			return NULL;
-		n = (uint32_t)(ra->size_kind_n >> 56);
+		/* (the chain table as the thread has it, even if the record is
+		 * not kept) */
+		n = (uint32_t)(ra->size_kind_n >> 56) & 0x7f;
+		frames = alloc_frames(s, ra, slot, n);
+		if (!*who || !frames)
+			return NULL;
 		s->whole.len = 0;
 		dp_buf_reserve(&s->whole, sizeof(*a) + (size_t)n * 8);
 		a = (void *)s->whole.p;
 		a->h.type = DP_REC_ALLOC;
-		a->h.misc = h->misc;
+		a->h.misc = h->misc & 0xff;
 		a->h.size = (uint16_t)(sizeof(*a) + (size_t)n * 8);
 		a->time = ra->time;
 		a->pid = (uint32_t)(*who >> 32);
@@ -197,34 +229,54 @@ static struct dp_rec_header *made_whole(dp_agent_sink *s, struct dp_rec_header *
 		a->size = ra->size_kind_n & ((1ull << DP_RING_SIZE_BITS) - 1);
 		a->kind = (uint32_t)(ra->size_kind_n >> DP_RING_SIZE_BITS) & 0xff;
 		a->nframes = n;
-		memcpy(a->frames, ra->frames, (size_t)n * 8);
+		memcpy(a->frames, frames, (size_t)n * 8);
 		return &a->h;
-	case DP_RING_REC_FREE:
-		if (!who || !*who)
-			return NULL;
-		s->whole.len = 0;
-		dp_buf_reserve(&s->whole, sizeof(*f));
-		f = (void *)s->whole.p;
-		f->h.type = DP_REC_FREE;
-		f->h.misc = h->misc & 0xff;
-		f->h.size = sizeof(*f);
-		f->time = rf->time;
-		f->pid = (uint32_t)(*who >> 32);
-		f->tid = (uint32_t)*who;
-		f->addr = rf->addr;
-		f->kind = h->misc >> 8;
-		f->reserved = 0;
-		f->size = 0;
-		return &f->h;
 	}
 	return h;
 }
 
-/* The whole records at the start of b into the profile; what follows them
- * (a record's beginning) is left in b. who: the thread of the ring b
- * comes from, NULL for the pipe's. */
-static void take(dp_agent_sink *s, dp_buf *b, uint64_t *who, dp_writer *w)
+/* A record into the profile: heap records packed, others as they are. */
+static void put(dp_agent_sink *s, struct dp_rec_header *h, dp_writer *w)
 {
+	if (!s->no_pack && (h->type == DP_REC_ALLOC || h->type == DP_REC_FREE))
+		dp_heap_pack_add(&s->pack, h, h->size, w);
+	else
+		dp_writer_add(w, h, h->size);
+	s->records++;
+}
+
+/* Slot i's held FREEs into the profile, as the profile's, at time ns. */
+static void held_out(dp_agent_sink *s, uint32_t i, uint64_t ns, dp_writer *w)
+{
+	dp_buf *held = &s->ring_held[i];
+
+	for (size_t off = 0; off < held->len; off += sizeof(struct dp_ring_free)) {
+		const struct dp_ring_free *rf = (const void *)(held->p + off);
+		struct dp_rec_free f = {
+		    .h = {.type = DP_REC_FREE, .size = sizeof(f)},
+		    .time = ns,
+		    .pid = (uint32_t)(s->ring_who[i] >> 32),
+		    .tid = (uint32_t)s->ring_who[i],
+		    .addr = rf->addr,
+		    .kind = rf->h.misc >> 8,
+		};
+
+		put(s, &f.h, w);
+	}
+	held->len = 0;
+}
+
+/* At most this many bytes of FREEs wait in a slot (a thread that frees and
+ * never allocates): beyond, they go out at the ring's last time, before
+ * the frees (a block then looks dead a little early, never wrongly alive). */
+#define HELD_MAX (4u << 20)
+
+/* The whole records at the start of b into the profile; what follows them
+ * (a record's beginning) is left in b. slot: the ring b comes from, -1
+ * for the pipe. */
+static void take(dp_agent_sink *s, dp_buf *b, int slot, dp_writer *w)
+{
+	uint64_t *who = slot < 0 ? NULL : &s->ring_who[slot];
 	size_t off = 0;
 
 	while (b->len - off >= sizeof(struct dp_rec_header)) {
@@ -236,15 +288,26 @@ static void take(dp_agent_sink *s, dp_buf *b, uint64_t *who, dp_writer *w)
 		}
 		if (b->len - off < h->size)
 			break; /* the rest comes with the next read */
-		if (dp_agent_record_ok(h, h->size) && (h = made_whole(s, h, who))) {
+		if (!dp_agent_record_ok(h, h->size)) {
+			s->rejected++;
+		} else if (h->type == DP_RING_REC_FREE) {
+			if (!who || !*who) { /* a ring that has not said its thread, or the pipe */
+				s->rejected++;
+			} else {
+				if (s->ring_held[slot].len >= HELD_MAX)
+					held_out(s, (uint32_t)slot, s->ring_last[slot], w);
+				dp_buf_add(&s->ring_held[slot], h, sizeof(struct dp_ring_free));
+			}
+		} else if ((h = made_whole(s, h, slot))) {
 			if ((h->misc & DP_AGENT_TICKS) &&
 			    (h->type == DP_REC_ALLOC || h->type == DP_REC_FREE))
 				to_ns(s, h);
-			if (!s->no_pack && (h->type == DP_REC_ALLOC || h->type == DP_REC_FREE))
-				dp_heap_pack_add(&s->pack, h, h->size, w);
-			else
-				dp_writer_add(w, h, h->size);
-			s->records++;
+			if (slot >= 0 && (h->type == DP_REC_ALLOC || h->type == DP_REC_FREE)) {
+				/* the frees before it end now at the latest */
+				s->ring_last[slot] = ((struct dp_rec_free *)h)->time;
+				held_out(s, (uint32_t)slot, s->ring_last[slot], w);
+			}
+			put(s, h, w);
 		} else {
 			s->rejected++;
 		}
@@ -325,7 +388,7 @@ static size_t drain_rings(dp_agent_sink *s, dp_writer *w)
 			s->ring_tail[i] = head;
 			__atomic_store_n(&c->tail, head, __ATOMIC_RELEASE);
 			s->ticks.fresh = false;
-			take(s, &s->ring_data, &s->ring_who[i], w);
+			take(s, &s->ring_data, (int)i, w);
 			/* a ring carries whole batches: a record cut at the head is malformed */
 			if (s->ring_data.len)
 				set_broken(s, w);
@@ -335,8 +398,13 @@ static size_t drain_rings(dp_agent_sink *s, dp_writer *w)
 		/* closed before its head was read: nothing can follow what was taken */
 		if ((state == DP_RING_SLOT_CLOSED || (!n && look && owner_gone(c))) &&
 		    __atomic_compare_exchange_n(&c->state, &state, DP_RING_SLOT_FREE, false,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+			/* its thread ended: its last frees were before now */
+			held_out(s, i, dp_now_ns(), w);
 			s->ring_who[i] = 0; /* its next thread says who it is */
+			memset(&s->ring_chains[(size_t)i * DP_RING_CHAINS], 0,
+			       DP_RING_CHAINS * sizeof(*s->ring_chains)); /* and its chains */
+		}
 	}
 	return got;
 }
@@ -369,13 +437,18 @@ size_t dp_agent_sink_drain(dp_agent_sink *s, dp_writer *w)
 			continue; /* keep the pipe empty so the target never blocks */
 		s->ticks.fresh = false;
 		s->pending.len += (size_t)n;
-		take(s, &s->pending, NULL, w);
+		take(s, &s->pending, -1, w);
 	}
 	return got + drain_rings(s, w);
 }
 
-void dp_agent_sink_flush(dp_agent_sink *s, dp_writer *w)
+void dp_agent_sink_flush(dp_agent_sink *s, dp_writer *w, bool last)
 {
+	/* the target's end follows every free; a file of a series that goes
+	 * on takes a thread's last time, which its next records follow */
+	for (uint32_t i = 0; s->rings && i < DP_RING_SLOTS; i++)
+		if (s->ring_held[i].len)
+			held_out(s, i, last ? dp_now_ns() : s->ring_last[i], w);
 	dp_heap_pack_flush(&s->pack, w);
 }
 
@@ -395,5 +468,13 @@ void dp_agent_sink_close(dp_agent_sink *s)
 	s->ring_tail = NULL;
 	free(s->ring_who);
 	s->ring_who = NULL;
+	for (uint32_t i = 0; s->ring_held && i < DP_RING_SLOTS; i++)
+		dp_buf_free(&s->ring_held[i]);
+	free(s->ring_held);
+	s->ring_held = NULL;
+	free(s->ring_last);
+	s->ring_last = NULL;
+	free(s->ring_chains);
+	s->ring_chains = NULL;
 	dp_buf_free(&s->whole);
 }

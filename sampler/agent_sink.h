@@ -15,6 +15,7 @@
 #include "util.h"
 
 struct dp_ring_header;
+struct dp_ring_chain;
 
 typedef struct dp_agent_sink {
 	int rfd, wfd;
@@ -22,6 +23,9 @@ typedef struct dp_agent_sink {
 	struct dp_ring_header *rings; /* mapped; NULL: none, or no longer trusted */
 	uint64_t *ring_tail;	      /* per slot: what the recorder took (its own count) */
 	uint64_t *ring_who;	      /* per slot: its thread, pid << 32 | tid (0: not told yet) */
+	dp_buf *ring_held;	      /* per slot: its FREEs waiting for a time (chan_ring.h) */
+	uint64_t *ring_last;	      /* per slot: the time of its last timed record, ns */
+	struct dp_ring_chain *ring_chains; /* per slot: its chain table (chan_ring.h) */
 	dp_buf whole;		      /* a ring's heap record, made the profile's */
 	uint64_t ring_checked;	      /* when owned slots' threads were last looked for */
 	dp_buf ring_data;	      /* one slot's bytes, copied out before they are read */
@@ -53,8 +57,10 @@ bool dp_agent_sink_can_rest(const dp_agent_sink *s);
  * quiet; -1 without rings. */
 int dp_agent_sink_poll_ms(const dp_agent_sink *s);
 #define DP_AGENT_REST_NS 1000000ull
-/* Writes the heap records still gathered for packing: before the end. */
-void dp_agent_sink_flush(dp_agent_sink *s, dp_writer *w);
+/* Writes the heap records still gathered for packing, and the rings' FREEs
+ * still waiting for a time: before the end of a file (last: of the
+ * recording, the target gone). */
+void dp_agent_sink_flush(dp_agent_sink *s, dp_writer *w, bool last);
 void dp_agent_sink_close(dp_agent_sink *s);
 
 /* Is this a record type, of a sane size, that an agent may send? Exposed for tests. */

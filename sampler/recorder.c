@@ -640,7 +640,7 @@ static void finish(recorder *r, bool switched)
 	struct dp_rec_finish f;
 
 	if (!r->disk_full)
-		dp_agent_sink_flush(&r->agent, &r->w);
+		dp_agent_sink_flush(&r->agent, &r->w, !switched);
 	memset(&f, 0, sizeof(f));
 	f.time = dp_now_ns();
 	f.wait_status = r->attached || switched ? -1 : r->child_status;

@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += n;
 	}
 	dp_agent_sink_drain(&s, &w);
-	dp_agent_sink_flush(&s, &w); /* the heap records it packs */
+	dp_agent_sink_flush(&s, &w, true); /* the heap records it packs */
 	if (dp_writer_close(&w) < 0)
 		abort();
 	p = dp_profile_open(path, &err);

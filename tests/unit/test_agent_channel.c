@@ -107,7 +107,7 @@ static void read_back(got *g)
 	dp_record r;
 
 	dp_agent_sink_drain(&sink, &out);
-	dp_agent_sink_flush(&sink, &out);
+	dp_agent_sink_flush(&sink, &out, true);
 	assert_int_equal(dp_writer_close(&out), 0);
 	p = dp_profile_open(out_path, &err);
 	assert_non_null(p);
@@ -274,7 +274,7 @@ static void test_hostile(void **state)
 	dp_agent_sink_drain(&k, &w);
 	for (int i = 0; i < DP_RING_SLOTS; i++)
 		assert_true(k.rings->ctl[i].tail == k.rings->ctl[i].head);
-	dp_agent_sink_flush(&k, &w);
+	dp_agent_sink_flush(&k, &w, true);
 	assert_int_equal(dp_writer_close(&w), 0);
 	dp_agent_sink_close(&k);
 	p = dp_profile_open(path, &err);
@@ -350,7 +350,7 @@ static void test_taking_slot_by_its_tid(void **state)
 	assert_int_equal(k.rings->ctl[2].state, DP_RING_SLOT_TAKING);
 	assert_int_equal(k.rings->ctl[3].state, DP_RING_SLOT_FREE);
 	assert_int_equal(k.rings->ctl[4].state, DP_RING_SLOT_FREE);
-	dp_agent_sink_flush(&k, &w);
+	dp_agent_sink_flush(&k, &w, true);
 	assert_int_equal(dp_writer_close(&w), 0);
 	dp_agent_sink_close(&k);
 	free(path);
@@ -359,18 +359,42 @@ static void test_taking_slot_by_its_tid(void **state)
 /* ---- the ring's own heap records (agent/chan_ring.h) ---- */
 
 /* A thread's records: a ring FREE before the ring has said its thread
- * (dropped), a whole FREE that says it, then a ring ALLOC and a ring FREE,
- * which the recorder writes out as the profile's with that thread. */
-static void *ring_records_main(void *arg)
+ * (dropped), a whole FREE that says it, then ring ALLOCs and FREEs, which
+ * the recorder writes out as the profile's with that thread. A ring FREE
+ * has no time: it takes the next ALLOC's, and the last one, which no ALLOC
+ * follows, the time of the flush after the thread ended. The second ALLOC
+ * takes its frames from the chain table's place 5, where the first put
+ * them; one that names an empty place is dropped. */
+static void put_ring_alloc(uint64_t time, uint64_t addr, unsigned place, bool ref)
 {
-	struct dp_ring_free rf = {
-	    {DP_RING_REC_FREE, (uint16_t)(DP_ALLOC_REALLOC << 8), sizeof(rf)}, 11, 0x5000};
 	uint64_t buf[(sizeof(struct dp_ring_alloc) + 16) / 8];
 	struct dp_ring_alloc *ra = (void *)buf;
+	uint16_t size = ref ? sizeof(*ra) : sizeof(buf);
+
+	ra->h = (struct dp_rec_header){DP_RING_REC_ALLOC, (uint16_t)(place << 8), size};
+	ra->time = time;
+	ra->addr = addr;
+	ra->size_kind_n = 96 | (uint64_t)DP_ALLOC_CALLOC << DP_RING_SIZE_BITS | 2ull << 56 |
+			  (ref ? DP_RING_CHAIN_REF : 0);
+	ra->frames[0] = 0x401000;
+	ra->frames[1] = 0x402000 | 3ull << 48;
+	dp_chan_put(buf, size);
+}
+
+static void put_ring_free(uint64_t addr)
+{
+	struct dp_ring_free rf = {{DP_RING_REC_FREE, (uint16_t)(DP_ALLOC_REALLOC << 8), sizeof(rf)},
+				  addr};
+
+	dp_chan_put(&rf, sizeof(rf));
+}
+
+static void *ring_records_main(void *arg)
+{
 	struct dp_rec_free f;
 
 	(void)arg;
-	dp_chan_put(&rf, sizeof(rf));
+	put_ring_free(0x5000);
 	memset(&f, 0, sizeof(f));
 	f.h.type = DP_REC_FREE;
 	f.h.size = sizeof(f);
@@ -378,21 +402,19 @@ static void *ring_records_main(void *arg)
 	f.tid = 77;
 	f.addr = 0x6000;
 	dp_chan_put(&f, sizeof(f));
-	ra->h = (struct dp_rec_header){DP_RING_REC_ALLOC, 0, sizeof(buf)};
-	ra->time = 10;
-	ra->addr = 0x4000;
-	ra->size_kind_n = 96 | (uint64_t)DP_ALLOC_CALLOC << DP_RING_SIZE_BITS | 2ull << 56;
-	ra->frames[0] = 0x401000;
-	ra->frames[1] = 0x402000 | 3ull << 48;
-	dp_chan_put(buf, sizeof(buf));
-	dp_chan_put(&rf, sizeof(rf));
+	put_ring_alloc(10, 0x4000, 5, false);
+	put_ring_free(0x5000);
+	put_ring_free(0x5010);
+	put_ring_alloc(25, 0x4100, 5, true);
+	put_ring_alloc(26, 0x4200, 9, true); /* nothing there: dropped */
+	put_ring_free(0x5100);
 	return NULL;
 }
 
 static void test_ring_records(void **state)
 {
-	uint64_t rejected = sink.rejected;
-	size_t allocs = 0, frees = 0;
+	uint64_t rejected = sink.rejected, ended;
+	size_t allocs = 0, frees = 0, at = 0;
 	pthread_t t;
 	dp_error err;
 	dp_profile *p;
@@ -402,36 +424,49 @@ static void test_ring_records(void **state)
 	start_profile();
 	assert_int_equal(pthread_create(&t, NULL, ring_records_main, NULL), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
+	ended = dp_now_ns();
 	assert_int_equal(pipe_bytes(), 0);
 	dp_agent_sink_drain(&sink, &out);
-	dp_agent_sink_flush(&sink, &out);
+	dp_agent_sink_flush(&sink, &out, true);
 	assert_int_equal(dp_writer_close(&out), 0);
-	assert_int_equal(sink.rejected, rejected + 1);
+	assert_int_equal(sink.rejected, rejected + 2);
 	p = dp_profile_open(out_path, &err);
 	assert_non_null(p);
+	/* in the thread's order: ALLOC 0x4000, FREE 0x5000 and 0x5010 at the
+	 * next ALLOC's time, ALLOC 0x4100, FREE 0x5100 at the flush */
 	while (dp_profile_next(p, &r) > 0) {
-		if (r.kind == DP_R_ALLOC && r.alloc->addr == 0x4000) {
-			assert_int_equal(r.alloc->pid, 4242);
+		if (r.kind == DP_R_ALLOC && r.alloc->pid == 4242) {
 			assert_int_equal(r.alloc->tid, 77);
-			assert_int_equal(r.alloc->time, 10);
+			assert_int_equal(r.alloc->time, r.alloc->addr == 0x4000 ? 10 : 25);
+			assert_int_equal(r.alloc->addr, at ? 0x4100 : 0x4000);
+			assert_int_equal(at, at ? 3 : 0);
 			assert_int_equal(r.alloc->size, 96);
 			assert_int_equal(r.alloc->kind, DP_ALLOC_CALLOC);
 			assert_int_equal(r.alloc->nframes, 2);
 			assert_int_equal(r.alloc->frames[0], 0x401000);
 			assert_int_equal(r.alloc->frames[1], 0x402000 | 3ull << 48);
 			allocs++;
-		} else if (r.kind == DP_R_FREE && r.free_rec->addr == 0x5000) {
+			at++;
+		} else if (r.kind == DP_R_FREE && r.free_rec->addr != 0x6000) {
 			assert_int_equal(r.free_rec->pid, 4242);
 			assert_int_equal(r.free_rec->tid, 77);
-			assert_int_equal(r.free_rec->time, 11);
 			assert_int_equal(r.free_rec->kind, DP_ALLOC_REALLOC);
 			assert_int_equal(r.free_rec->size, 0);
+			if (r.free_rec->addr == 0x5100) {
+				assert_int_equal(at, 4);
+				assert_true(r.free_rec->time >= ended);
+			} else {
+				assert_int_equal(r.free_rec->addr, at == 1 ? 0x5000 : 0x5010);
+				assert_in_range(at, 1, 2);
+				assert_int_equal(r.free_rec->time, 25);
+			}
 			frees++;
+			at++;
 		}
 	}
 	dp_profile_close(p);
-	assert_int_equal(allocs, 1);
-	assert_int_equal(frees, 1); /* the one before the thread was told is not there */
+	assert_int_equal(allocs, 2);
+	assert_int_equal(frees, 3); /* the one before the thread was told is not there */
 }
 
 /* ---- whether the TSC may stand for the clock (sampler/agent_ticks.c) ---- */
