@@ -171,6 +171,28 @@ bool dp_cfa_rule_span(Dwarf_CFI *cfi, uint64_t pc, int *reg, int64_t *off, uint6
 	return ok;
 }
 
+static bool is_var(Dwarf_Die *d)
+{
+	int tag = dwarf_tag(d);
+
+	return tag == DW_TAG_variable || tag == DW_TAG_formal_parameter;
+}
+
+bool dp_scope_var_next(Dwarf_Die *v)
+{
+	while (dwarf_siblingof(v, v) == 0)
+		if (is_var(v))
+			return true;
+	return false;
+}
+
+bool dp_scope_var_first(Dwarf_Die *scope, Dwarf_Die *v)
+{
+	if (dwarf_child(scope, v) != 0)
+		return false;
+	return is_var(v) || dp_scope_var_next(v);
+}
+
 bool dp_die_type(Dwarf_Die *die, Dwarf_Die *type)
 {
 	Dwarf_Attribute at;

@@ -31,6 +31,12 @@ typedef struct dp_loc {
 /* Where a variable (or parameter) lives at pc. */
 void dp_var_location(Dwarf_Die *var, uint64_t pc, dp_loc *out);
 
+/* The variables and formal parameters among a scope's children, in
+ * order: dp_scope_var_first sets *v to the first, dp_scope_var_next moves
+ * *v on to the next; each is false where there is none. */
+bool dp_scope_var_first(Dwarf_Die *scope, Dwarf_Die *v);
+bool dp_scope_var_next(Dwarf_Die *v);
+
 /* The concrete scopes containing pc, outermost first: the function's
  * DW_TAG_subprogram, then the inlined subroutines and lexical blocks down to
  * the innermost. (dwarf_getscopes follows an inlined function into its

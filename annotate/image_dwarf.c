@@ -682,18 +682,14 @@ const dp_frame_info *dp_frame_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t v
 
 		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
 			owner = function_name(&scopes[i], strs);
-		if (dwarf_child(&scopes[i], &c) != 0)
-			continue;
-		do {
-			int tag = dwarf_tag(&c);
+		for (bool more = dp_scope_var_first(&scopes[i], &c); more;
+		     more = dp_scope_var_next(&c)) {
 			dp_loc loc;
 			dp_frame_var fv;
 			Dwarf_Attribute at;
 			const char *vn = NULL;
 			char buf[512];
 
-			if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
-				continue;
 			if (!dp_die_type(&c, &fv.type))
 				continue;
 			dp_var_location(&c, vaddr - cb, &loc);
@@ -713,7 +709,7 @@ const dp_frame_info *dp_frame_at(dp_image_dwarf *id, dp_strtab *strs, uint64_t v
 				 vn ? vn : "?");
 			fv.name = dp_strtab_intern(strs, buf);
 			dp_vec_push(&f->vars, fv);
-		} while (dwarf_siblingof(&c, &c) == 0);
+		}
 	}
 	return f;
 }

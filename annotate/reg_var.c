@@ -20,22 +20,18 @@ static bool each_var(dp_image_dwarf *id, uint64_t pc, int reg, bool value,
 	for (int i = n - 1; i >= 0; i--) {
 		Dwarf_Die v;
 
-		if (dwarf_child(&scopes[i], &v) != 0)
-			continue;
-		do {
-			int tag = dwarf_tag(&v);
+		for (bool more = dp_scope_var_first(&scopes[i], &v); more;
+		     more = dp_scope_var_next(&v)) {
 			dp_loc loc;
 			Dwarf_Die type;
 
-			if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
-				continue;
 			dp_var_location(&v, pc - cb, &loc);
 			if (!((loc.kind == DP_LOC_REG && loc.reg == reg) ||
 			      (value && loc.kind == DP_LOC_VALUE && loc.reg == reg)))
 				continue;
 			if (dp_die_type(&v, &type) && fn(arg, &v, &type, &loc))
 				return true;
-		} while (dwarf_siblingof(&v, &v) == 0);
+		}
 	}
 	return false;
 }

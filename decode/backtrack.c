@@ -43,38 +43,39 @@ static bool self_clobbered(const dp_insn *in, const dp_memop *m, bool regs_after
 	return (need & w) != 0;
 }
 
-static void found(dp_bt *o, const dp_func_table *t, long j, int m, enum dp_event_class cls,
-		  bool regs_after, uint32_t written_between, bool crossed_leader, uint8_t distance)
+/* Why the address of candidate c's operand m cannot be verified, or
+ * DP_RS_NONE where it can: the first of the doubts that holds. */
+static dp_reason doubt(const dp_insn *c, int m, enum dp_event_class cls, bool regs_after,
+		       uint32_t written_between, bool crossed_leader)
 {
-	const dp_insn *c = &t->insns.v[j];
 	const dp_memop *mo = &c->mem[m];
 	/* the event was one access (a time sample is none: any the nearest
 	 * instruction made is as true) */
 	bool one_access = cls != DP_EVC_TIME;
 
+	if (self_clobbered(c, mo, regs_after))
+		return DP_RS_SELF_CLOBBER;
+	if (dp_memop_regs(mo, regs_after) & written_between)
+		return DP_RS_REG_WRITTEN_BETWEEN;
+	if (crossed_leader)
+		return DP_RS_BRANCH_TARGET;
+	/* the operand is the area's start; the access was somewhere in it */
+	if (one_access && (c->flags & DP_INSN_AREA))
+		return DP_RS_SAVE_AREA;
+	if (one_access && another_matches(c, m, cls))
+		return DP_RS_TWO_ACCESSES;
+	return DP_RS_NONE;
+}
+
+static void found(dp_bt *o, const dp_func_table *t, long j, int m, enum dp_event_class cls,
+		  bool regs_after, uint32_t written_between, bool crossed_leader, uint8_t distance)
+{
 	o->insn = j;
 	o->mem = m;
 	o->regs_after = regs_after;
 	o->distance = distance;
-	o->verdict = DP_V_VERIFIED;
-	o->reason = DP_RS_NONE;
-	if (self_clobbered(c, mo, regs_after)) {
-		o->verdict = DP_V_UNVERIFIABLE;
-		o->reason = DP_RS_SELF_CLOBBER;
-	} else if (dp_memop_regs(mo, regs_after) & written_between) {
-		o->verdict = DP_V_UNVERIFIABLE;
-		o->reason = DP_RS_REG_WRITTEN_BETWEEN;
-	} else if (crossed_leader) {
-		o->verdict = DP_V_UNVERIFIABLE;
-		o->reason = DP_RS_BRANCH_TARGET;
-	} else if (one_access && (c->flags & DP_INSN_AREA)) {
-		/* the operand is the area's start; the access was somewhere in it */
-		o->verdict = DP_V_UNVERIFIABLE;
-		o->reason = DP_RS_SAVE_AREA;
-	} else if (one_access && another_matches(c, m, cls)) {
-		o->verdict = DP_V_UNVERIFIABLE;
-		o->reason = DP_RS_TWO_ACCESSES;
-	}
+	o->reason = doubt(&t->insns.v[j], m, cls, regs_after, written_between, crossed_leader);
+	o->verdict = o->reason == DP_RS_NONE ? DP_V_VERIFIED : DP_V_UNVERIFIABLE;
 }
 
 static void none(dp_bt *o, dp_verdict v, dp_reason r)

@@ -1,5 +1,6 @@
 #include "perf_record.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -44,6 +45,16 @@ static inline uint64_t rd64(cur *c)
 static inline uint32_t rd32(cur *c)
 {
 	return (uint32_t)rd(c, 4);
+}
+
+/* A u64 field that sample_type st has where it has bit (and absent where
+ * not: *v is left as it is): whether it was there. */
+static inline bool rd64_if(cur *c, uint64_t st, uint64_t bit, uint64_t *v)
+{
+	if (!(st & bit))
+		return false;
+	*v = rd64(c);
+	return true;
 }
 
 /* The bytes of the fields of sample_type st among these, each 8 bytes
@@ -116,28 +127,21 @@ int dp_perf_parse_sample(const struct perf_event_attr *attr, const void *rec, si
 	s->sample_type = st;
 	s->misc = ((const struct perf_event_header *)rec)->misc;
 
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		s->id = rd64(&c);
-	if (st & PERF_SAMPLE_IP)
-		s->ip = rd64(&c);
+	rd64_if(&c, st, PERF_SAMPLE_IDENTIFIER, &s->id);
+	rd64_if(&c, st, PERF_SAMPLE_IP, &s->ip);
 	if (st & PERF_SAMPLE_TID) {
 		s->pid = rd32(&c);
 		s->tid = rd32(&c);
 	}
-	if (st & PERF_SAMPLE_TIME)
-		s->time = rd64(&c);
-	if (st & PERF_SAMPLE_ADDR)
-		s->addr = rd64(&c);
-	if (st & PERF_SAMPLE_ID)
-		s->id = rd64(&c);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		s->stream_id = rd64(&c);
+	rd64_if(&c, st, PERF_SAMPLE_TIME, &s->time);
+	rd64_if(&c, st, PERF_SAMPLE_ADDR, &s->addr);
+	rd64_if(&c, st, PERF_SAMPLE_ID, &s->id);
+	rd64_if(&c, st, PERF_SAMPLE_STREAM_ID, &s->stream_id);
 	if (st & PERF_SAMPLE_CPU) {
 		s->cpu = rd32(&c);
 		rd32(&c);
 	}
-	if (st & PERF_SAMPLE_PERIOD)
-		s->period = rd64(&c);
+	rd64_if(&c, st, PERF_SAMPLE_PERIOD, &s->period);
 	if (st & PERF_SAMPLE_READ) {
 		const uint8_t *start = c.p;
 		uint64_t n = read_size(attr);
@@ -203,25 +207,17 @@ int dp_perf_parse_sample(const struct perf_event_attr *attr, const void *rec, si
 	} else if (st & PERF_SAMPLE_WEIGHT) {
 		s->weight = rd64(&c);
 	}
-	if (st & PERF_SAMPLE_DATA_SRC)
-		s->data_src = rd64(&c);
-	if (st & PERF_SAMPLE_TRANSACTION)
-		s->transaction = rd64(&c);
+	rd64_if(&c, st, PERF_SAMPLE_DATA_SRC, &s->data_src);
+	rd64_if(&c, st, PERF_SAMPLE_TRANSACTION, &s->transaction);
 	if (st & PERF_SAMPLE_REGS_INTR)
 		read_regs(&c, attr->sample_regs_intr, &s->regs_intr);
-	if (st & PERF_SAMPLE_PHYS_ADDR)
-		s->phys_addr = rd64(&c);
-	if (st & PERF_SAMPLE_CGROUP)
-		s->cgroup = rd64(&c);
-	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
-		s->data_page_size = rd64(&c);
-	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
-		s->code_page_size = rd64(&c);
+	rd64_if(&c, st, PERF_SAMPLE_PHYS_ADDR, &s->phys_addr);
+	rd64_if(&c, st, PERF_SAMPLE_CGROUP, &s->cgroup);
+	rd64_if(&c, st, PERF_SAMPLE_DATA_PAGE_SIZE, &s->data_page_size);
+	rd64_if(&c, st, PERF_SAMPLE_CODE_PAGE_SIZE, &s->code_page_size);
 	/* AUX comes last, after the page sizes, though its bit is lower */
-	if (st & PERF_SAMPLE_AUX) {
-		s->aux_size = rd64(&c);
+	if (rd64_if(&c, st, PERF_SAMPLE_AUX, &s->aux_size))
 		s->aux = take(&c, s->aux_size);
-	}
 	return c.bad ? -1 : 0;
 }
 
@@ -247,14 +243,8 @@ int dp_perf_parse_sample_id(const struct perf_event_attr *attr, const void *rec,
 		sid->tid = rd32(&c);
 		sid->has_tid = 1;
 	}
-	if (st & PERF_SAMPLE_TIME) {
-		sid->time = rd64(&c);
-		sid->has_time = 1;
-	}
-	if (st & PERF_SAMPLE_ID) {
-		sid->id = rd64(&c);
-		sid->has_id = 1;
-	}
+	sid->has_time = rd64_if(&c, st, PERF_SAMPLE_TIME, &sid->time);
+	sid->has_id = rd64_if(&c, st, PERF_SAMPLE_ID, &sid->id);
 	if (st & PERF_SAMPLE_STREAM_ID)
 		rd64(&c);
 	if (st & PERF_SAMPLE_CPU) {
@@ -262,10 +252,8 @@ int dp_perf_parse_sample_id(const struct perf_event_attr *attr, const void *rec,
 		rd32(&c);
 		sid->has_cpu = 1;
 	}
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		sid->id = rd64(&c);
+	if (rd64_if(&c, st, PERF_SAMPLE_IDENTIFIER, &sid->id))
 		sid->has_id = 1;
-	}
 	return c.bad ? -1 : 0;
 }
 

@@ -203,18 +203,6 @@ int dp_profile_decode_kernel(dp_profile *p, const void *rec, size_t size, dp_rec
 	return 0;
 }
 
-/* A record of one thread at one time (THREAD, ALLOC, FREE). */
-static int of_thread(dp_record *r, enum dp_record_kind kind, uint64_t time, uint32_t pid,
-		     uint32_t tid)
-{
-	r->kind = kind;
-	r->time = time;
-	r->has_time = true;
-	r->pid = pid;
-	r->tid = tid;
-	return 0;
-}
-
 /* dataprof's own record types. */
 static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_record *r,
 			    bool first_pass)
@@ -277,24 +265,23 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 	case DP_REC_FINISH:
 		if (size < sizeof(struct dp_rec_finish))
 			return -1;
-		r->kind = DP_R_FINISH;
 		r->finish = (const void *)rec;
-		r->time = r->finish->time;
-		r->has_time = true;
+		dp_rec_at(r, DP_R_FINISH, r->finish->time);
 		p->st.finished = true;
 		return 0;
 	case DP_REC_THREAD:
 		if (size < sizeof(struct dp_rec_thread))
 			return -1;
 		r->thread = (const void *)rec;
-		return of_thread(r, DP_R_THREAD, r->thread->time, r->thread->pid, r->thread->tid);
+		return dp_rec_of_thread(r, DP_R_THREAD, r->thread->time, r->thread->pid,
+					r->thread->tid);
 	case DP_REC_ALLOC: {
 		const struct dp_rec_alloc *a = (const void *)rec;
 
 		if (!DP_REC_HOLDS(size, a, nframes, 8))
 			return -1;
 		r->alloc = a;
-		return of_thread(r, DP_R_ALLOC, a->time, a->pid, a->tid);
+		return dp_rec_of_thread(r, DP_R_ALLOC, a->time, a->pid, a->tid);
 	}
 	case DP_REC_FREE: {
 		const struct dp_rec_free *f = (const void *)rec;
@@ -302,7 +289,7 @@ static int decode_dp_record(dp_profile *p, const uint8_t *rec, size_t size, dp_r
 		if (size < sizeof(*f))
 			return -1;
 		r->free_rec = f;
-		return of_thread(r, DP_R_FREE, f->time, f->pid, f->tid);
+		return dp_rec_of_thread(r, DP_R_FREE, f->time, f->pid, f->tid);
 	}
 	case DP_REC_WARNING: {
 		const char *t = (const char *)rec + 16;

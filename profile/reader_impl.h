@@ -98,6 +98,25 @@ struct dp_profile {
 #define DP_REC_HOLDS(size, rec, n, each)                                                           \
 	((size) >= sizeof(*(rec)) && (rec)->n <= ((size) - sizeof(*(rec))) / (each))
 
+/* A record of one time: its kind and time. */
+static inline void dp_rec_at(dp_record *r, enum dp_record_kind kind, uint64_t time)
+{
+	r->kind = kind;
+	r->time = time;
+	r->has_time = true;
+}
+
+/* A record of one thread at one time (THREAD, ALLOC, FREE, MARKER): 0, what
+ * its decoding returns. */
+static inline int dp_rec_of_thread(dp_record *r, enum dp_record_kind kind, uint64_t time,
+				   uint32_t pid, uint32_t tid)
+{
+	dp_rec_at(r, kind, time);
+	r->pid = pid;
+	r->tid = tid;
+	return 0;
+}
+
 /* A sample record at off (inner: in a compressed perf.data stream) is
  * next: true when this reader skips it unparsed (a side-band pass, or
  * another reader's share). A side-band pass with dp_profile_index notes

@@ -67,9 +67,7 @@ int dp_profile_decode_timeline(dp_profile *p, const uint8_t *rec, size_t size, d
 
 		if (!DP_REC_HOLDS(size, g, n, 8))
 			return -1;
-		r->kind = DP_R_READING;
-		r->time = g->time;
-		r->has_time = true;
+		dp_rec_at(r, DP_R_READING, g->time);
 		r->reading.first = g->first;
 		r->reading.n = g->n;
 		r->reading.duration = g->duration;
@@ -82,11 +80,7 @@ int dp_profile_decode_timeline(dp_profile *p, const uint8_t *rec, size_t size, d
 
 		if (!DP_REC_HOLDS(size, m, n, sizeof(struct dp_mark)) || m->n == 0)
 			return -1;
-		r->kind = DP_R_MARKER;
-		r->pid = m->pid;
-		r->tid = m->tid;
-		r->time = m->marks[0].time;
-		r->has_time = true;
+		dp_rec_of_thread(r, DP_R_MARKER, m->marks[0].time, m->pid, m->tid);
 		r->marker.app = m->app;
 		r->marker.n = m->n;
 		r->marker.marks = m->marks;

@@ -83,10 +83,16 @@ void dp_agent_sink_close_writer(dp_agent_sink *s)
 	s->wfd = s->ring_fd = -1;
 }
 
+/* A record of size bytes at rec holds its fixed part, *rec, and exactly n
+ * entries of each bytes after it (n read only once the fixed part is known
+ * to be there). */
+#define HOLDS_EXACTLY(size, rec, n, each)                                                          \
+	((size) >= sizeof(*(rec)) && ((size) - sizeof(*(rec))) % (each) == 0 &&                    \
+	 (n) == ((size) - sizeof(*(rec))) / (each))
+
 bool dp_agent_record_ok(const void *rec, size_t size)
 {
 	const struct dp_rec_header *h = rec;
-	size_t min;
 
 	if (size < sizeof(*h) || (size & 7) || h->size != size)
 		return false;
@@ -98,30 +104,24 @@ bool dp_agent_record_ok(const void *rec, size_t size)
 		return a->nframes <= (size - sizeof(*a)) / 8;
 	}
 	case DP_REC_FREE:
-		min = sizeof(struct dp_rec_free);
-		break;
+		return size >= sizeof(struct dp_rec_free);
 	case DP_RING_REC_ALLOC: {
 		const struct dp_ring_alloc *a = rec;
-		if (size < sizeof(*a))
-			return false;
+
 		/* its frames here, or none here: the chain table's */
-		return (a->size_kind_n & DP_RING_CHAIN_REF)
-			   ? size == sizeof(*a)
-			   : (a->size_kind_n >> 56 & 0x7f) == (size - sizeof(*a)) / 8;
+		if (size >= sizeof(*a) && (a->size_kind_n & DP_RING_CHAIN_REF))
+			return size == sizeof(*a);
+		return HOLDS_EXACTLY(size, a, a->size_kind_n >> 56 & 0x7f, 8);
 	}
 	case DP_RING_REC_FREE:
 		return size == sizeof(struct dp_ring_free);
 	case DP_REC_THREAD:
-		min = sizeof(struct dp_rec_thread);
-		break;
+		return size >= sizeof(struct dp_rec_thread);
 	case DP_REC_MARKER: {
 		const struct dp_rec_marker *m = rec;
 
-		if (size < sizeof(*m))
-			return false;
 		/* every mark counted in n is there, and no more than that */
-		return m->n && m->n == (size - sizeof(*m)) / sizeof(struct dp_mark) &&
-		       (size - sizeof(*m)) % sizeof(struct dp_mark) == 0;
+		return HOLDS_EXACTLY(size, m, m->n, sizeof(struct dp_mark)) && m->n;
 	}
 	case DP_REC_MARKER_NAME:
 		/* a name, ended within the record */
@@ -133,7 +133,6 @@ bool dp_agent_record_ok(const void *rec, size_t size)
 	default:
 		return false;
 	}
-	return size >= min;
 }
 
 /* A heap record's time in ticks, made ns: in place, in pending. */
