@@ -178,12 +178,20 @@ static void test_random_against_brute_force(void **state)
 	free(v);
 }
 
+/* The block holding addr at t, asserted to be one. */
+static const dp_heap_block *found(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t t)
+{
+	const dp_heap_block *b = dp_heap_find(h, pid, addr, t);
+
+	assert_non_null(b);
+	return b;
+}
+
 /* A free the tracker missed leaves two blocks made at one address: malloc
  * gave it again, so the older one ended when the newer one was made. */
 static void test_missed_free_newest_wins(void **state)
 {
 	dp_heap_index h;
-	const dp_heap_block *b;
 
 	(void)state;
 	dp_heap_init(&h);
@@ -192,22 +200,14 @@ static void test_missed_free_newest_wins(void **state)
 	observe_alloc(&h, 7, 0x2000, 16, 30);
 	observe_free(&h, 7, 0x2000, 40);
 	dp_heap_finish(&h, 1);
-	b = dp_heap_find(&h, 7, 0x1010, 15);
-	assert_non_null(b);
-	assert_int_equal(b->t_alloc, 10);
-	b = dp_heap_find(&h, 7, 0x1010, 25);
-	assert_non_null(b);
-	assert_int_equal(b->t_alloc, 20);
+	assert_int_equal(found(&h, 7, 0x1010, 15)->t_alloc, 10);
+	assert_int_equal(found(&h, 7, 0x1010, 25)->t_alloc, 20);
 	/* past the newer one's end: the older one's memory, but it ended */
-	b = dp_heap_find(&h, 7, 0x1030, 19);
-	assert_non_null(b);
-	assert_int_equal(b->t_alloc, 10);
+	assert_int_equal(found(&h, 7, 0x1030, 19)->t_alloc, 10);
 	assert_null(dp_heap_find(&h, 7, 0x1030, 25));
 	assert_null(dp_heap_find(&h, 7, 0x2000, 45));
 	/* asked about the past after the replay went beyond the free */
-	b = dp_heap_find(&h, 7, 0x2008, 35);
-	assert_non_null(b);
-	assert_int_equal(b->t_alloc, 30);
+	assert_int_equal(found(&h, 7, 0x2008, 35)->t_alloc, 30);
 	assert_null(dp_heap_find(&h, 8, 0x1010, 25));
 	dp_heap_free(&h);
 }
@@ -238,31 +238,21 @@ static void test_late_free_of_another_thread(void **state)
 	observe_free_kind(&h, 7, 4, 0x5000, 30, 0);
 	dp_heap_finish(&h, 1);
 	assert_int_equal(h.hist->unmatched_frees, 0);
-	b = dp_heap_find(&h, 7, 0x1008, 15);
-	assert_non_null(b);
-	assert_int_equal(b->tid, 2);
+	assert_int_equal(found(&h, 7, 0x1008, 15)->tid, 2);
 	for (uint64_t t = 20; t < 50; t += 5) {
-		b = dp_heap_find(&h, 7, 0x1008, t);
-		assert_non_null(b);
+		b = found(&h, 7, 0x1008, t);
 		assert_int_equal(b->tid, 3);
 		assert_int_equal(b->t_free, 50);
 	}
 	assert_null(dp_heap_find(&h, 7, 0x1008, 50));
 	/* asked about the past after the replay went beyond both ends */
-	b = dp_heap_find(&h, 7, 0x1008, 19);
-	assert_non_null(b);
+	b = found(&h, 7, 0x1008, 19);
 	assert_int_equal(b->tid, 2);
 	assert_int_equal(b->t_free, 20);
-	b = dp_heap_find(&h, 7, 0x1008, 21);
-	assert_non_null(b);
-	assert_int_equal(b->tid, 3);
+	assert_int_equal(found(&h, 7, 0x1008, 21)->tid, 3);
 	/* freed at 26, before the first block's FREE at 30 but after its end */
-	b = dp_heap_find(&h, 7, 0x1108, 24);
-	assert_non_null(b);
-	assert_int_equal(b->tid, 5);
-	b = dp_heap_find(&h, 7, 0x5008, 25);
-	assert_non_null(b);
-	assert_int_equal(b->t_alloc, 20);
+	assert_int_equal(found(&h, 7, 0x1108, 24)->tid, 5);
+	assert_int_equal(found(&h, 7, 0x5008, 25)->t_alloc, 20);
 	assert_null(dp_heap_find(&h, 7, 0x5008, 31));
 	dp_heap_free(&h);
 }
