@@ -329,8 +329,8 @@ static TLS uint32_t chains_epoch;
 
 /* An ALLOC in this thread's ring, as chan_ring.h has it: the thread is
  * the ring's, the frames the chain table's where it has them. */
-static void put_ring_alloc(void *p, size_t size, uint32_t kind, const uint64_t *frames, int n,
-			   uint32_t epoch)
+static void put_ring_alloc(void *p, size_t size, uint32_t kind, uint64_t time,
+			   const uint64_t *frames, int n, uint32_t epoch)
 {
 	struct dp_ring_alloc *a;
 	uint64_t ref = 0;
@@ -345,7 +345,12 @@ static void put_ring_alloc(void *p, size_t size, uint32_t kind, const uint64_t *
 	if (n <= DP_RING_CHAIN_FRAMES) {
 		struct dp_ring_chain *c = &chains[at = dp_ring_chain_at(frames, (unsigned)n)];
 
-		if (c->n == (uint64_t)n && !memcmp(c->frames, frames, frame_bytes)) {
+		bool same = c->n == (uint64_t)n;
+
+		/* (a few words: no call to memcmp) */
+		for (int i = 0; same && i < n; i++)
+			same = c->frames[i] == frames[i];
+		if (same) {
 			ref = DP_RING_CHAIN_REF;
 			frame_bytes = 0;
 		} else {
@@ -360,11 +365,12 @@ static void put_ring_alloc(void *p, size_t size, uint32_t kind, const uint64_t *
 	a->h.type = DP_RING_REC_ALLOC;
 	a->h.misc = (uint16_t)(time_misc | at << 8);
 	a->h.size = (uint16_t)(sizeof(*a) + frame_bytes);
-	a->time = now();
+	a->time = time;
 	a->addr = (uint64_t)(uintptr_t)p;
 	a->size_kind_n =
 	    (uint64_t)size | (uint64_t)(kind & 0xff) << DP_RING_SIZE_BITS | (uint64_t)n << 56 | ref;
-	memcpy(a->frames, frames, frame_bytes);
+	if (frame_bytes)
+		memcpy(a->frames, frames, frame_bytes);
 }
 
 /* caller: the return address into the code that called the allocator;
@@ -372,7 +378,7 @@ static void put_ring_alloc(void *p, size_t size, uint32_t kind, const uint64_t *
 static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void *slot)
 {
 	struct dp_rec_alloc *a;
-	uint64_t frames[MAX_DEPTH];
+	uint64_t frames[MAX_DEPTH], time;
 	uint32_t epoch;
 	int n = 1;
 
@@ -381,6 +387,8 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void
 	busy = 1;
 	if (!thread_seen)
 		report_thread();
+	/* read before the scan: the counter's read (tens of cycles) overlaps it */
+	time = now();
 	frames[0] = (uint64_t)(uintptr_t)caller;
 	if (depth > 1) {
 		/* unwinding from here: skip this function and the hook */
@@ -404,7 +412,7 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void
 		n += stack_scan(slot, (uintptr_t)caller, frames + 1);
 	}
 	if ((epoch = dp_chan_on_ring()) && !((uint64_t)size >> DP_RING_SIZE_BITS)) {
-		put_ring_alloc(p, size, kind, frames, n, epoch);
+		put_ring_alloc(p, size, kind, time, frames, n, epoch);
 		busy = 0;
 		return;
 	}
@@ -415,7 +423,7 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void
 		a->h.type = DP_REC_ALLOC;
 		a->h.misc = time_misc;
 		a->h.size = (uint16_t)(sizeof(*a) + (size_t)n * 8);
-		a->time = now();
+		a->time = time;
 		a->pid = pid();
 		a->tid = tid();
 		a->addr = (uint64_t)(uintptr_t)p;
