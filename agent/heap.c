@@ -226,6 +226,42 @@ static int stack_scan(const uintptr_t *slot, uintptr_t ra, uint64_t *out)
 	return n;
 }
 
+/* A thread's recent chains by where its allocator's return address lies
+ * (slot) and what it is: where the stack holds the same words at the
+ * chain's places again, the scan would find the chain again (it reads the
+ * words that its hints name), and is not run. */
+#define MEMO_SLOTS 64
+static TLS struct chain_memo {
+	uintptr_t slot, caller;
+	uint64_t n, frames[SCAN_KEEP];
+} memo[MEMO_SLOTS];
+
+static int scan_memo(const uintptr_t *slot, uintptr_t caller, uint64_t *out)
+{
+	struct chain_memo *m =
+	    &memo[(((uint64_t)(uintptr_t)slot ^ caller) * 0x9e3779b97f4a7c15ull) >> 58];
+	int n;
+
+	if (m->slot == (uintptr_t)slot && m->caller == caller) {
+		bool same = true;
+
+		for (uint64_t i = 0; same && i < m->n; i++)
+			same = slot[m->frames[i] >> 48] == (m->frames[i] & 0xffffffffffffull);
+		if (same) {
+			for (uint64_t i = 0; i < m->n; i++)
+				out[i] = m->frames[i];
+			return (int)m->n;
+		}
+	}
+	n = stack_scan(slot, caller, out);
+	m->slot = (uintptr_t)slot;
+	m->caller = caller;
+	m->n = (uint64_t)n;
+	for (int i = 0; i < n; i++)
+		m->frames[i] = out[i];
+	return n;
+}
+
 /* The child of fork: one thread, with new ids, to be reported again. */
 static void forked_child(void)
 {
@@ -409,7 +445,7 @@ static void record_alloc(void *p, size_t size, uint32_t kind, void *caller, void
 			else if (!(misses++ & 1023))
 				load_ranges();
 		}
-		n += stack_scan(slot, (uintptr_t)caller, frames + 1);
+		n += scan_memo(slot, (uintptr_t)caller, frames + 1);
 	}
 	if ((epoch = dp_chan_on_ring()) && !((uint64_t)size >> DP_RING_SIZE_BITS)) {
 		put_ring_alloc(p, size, kind, time, frames, n, epoch);
