@@ -351,7 +351,13 @@ void *dp_chan_reserve(size_t size)
 {
 	void *p;
 
-	if (dp_chan_fd() < 0 || size > DP_AGENT_BATCH || (size & 7))
+	if (size > DP_AGENT_BATCH || (size & 7))
+		return NULL;
+	/* a thread with a ring took it here, the channel open and the thread
+	 * registered: the rest is for its first record */
+	if (my_ring)
+		return ring_reserve(size);
+	if (dp_chan_fd() < 0)
 		return NULL;
 	if (!tb_registered) {
 		tb_registered = 1;
