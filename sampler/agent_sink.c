@@ -270,6 +270,11 @@ static void held_out(dp_agent_sink *s, uint32_t i, uint64_t ns, dp_writer *w)
  * the frees (a block then looks dead a little early, never wrongly alive). */
 #define HELD_MAX (4u << 20)
 
+static size_t held_max(const dp_agent_sink *s)
+{
+	return s->held_max ? s->held_max : HELD_MAX;
+}
+
 /* The whole records at the start of b into the profile; what follows them
  * (a record's beginning) is left in b. slot: the ring b comes from, -1
  * for the pipe. */
@@ -293,7 +298,7 @@ static void take(dp_agent_sink *s, dp_buf *b, int slot, dp_writer *w)
 			if (!who || !*who) { /* a ring that has not said its thread, or the pipe */
 				s->rejected++;
 			} else {
-				if (s->ring_held[slot].len >= HELD_MAX)
+				if (s->ring_held[slot].len >= held_max(s))
 					held_out(s, (uint32_t)slot, s->ring_last[slot], w);
 				dp_buf_add(&s->ring_held[slot], h, sizeof(struct dp_ring_free));
 			}

@@ -26,6 +26,7 @@ typedef struct dp_agent_sink {
 	dp_buf *ring_held;	      /* per slot: its FREEs waiting for a time (chan_ring.h) */
 	uint64_t *ring_last;	      /* per slot: the time of its last timed record, ns */
 	struct dp_ring_chain *ring_chains; /* per slot: its chain table (chan_ring.h) */
+	size_t held_max;	      /* bytes of FREEs a slot holds at most; 0: 4 MiB (tests) */
 	dp_buf whole;		      /* a ring's heap record, made the profile's */
 	uint64_t ring_checked;	      /* when owned slots' threads were last looked for */
 	dp_buf ring_data;	      /* one slot's bytes, copied out before they are read */

@@ -469,6 +469,59 @@ static void test_ring_records(void **state)
 	assert_int_equal(frees, 3); /* the one before the thread was told is not there */
 }
 
+/* A thread that frees more than the recorder holds for it: the FREEs held
+ * go out at the thread's last time, in its order, and the rest at its next
+ * ALLOC's. */
+static void *many_frees_main(void *arg)
+{
+	struct dp_rec_free f;
+
+	(void)arg;
+	memset(&f, 0, sizeof(f));
+	f.h.type = DP_REC_FREE;
+	f.h.size = sizeof(f);
+	f.pid = 4243;
+	f.tid = 78;
+	f.addr = 0x6000;
+	dp_chan_put(&f, sizeof(f)); /* says the ring's thread */
+	put_ring_alloc(10, 0x4000, 0, false);
+	for (uint64_t i = 0; i < 6; i++)
+		put_ring_free(0x7000 + i * 16);
+	put_ring_alloc(30, 0x4100, 0, false);
+	return NULL;
+}
+
+static void test_ring_frees_held_at_most(void **state)
+{
+	uint64_t next = 0x7000;
+	pthread_t t;
+	dp_error err;
+	dp_profile *p;
+	dp_record r;
+
+	(void)state;
+	start_profile();
+	sink.held_max = 4 * sizeof(struct dp_ring_free);
+	assert_int_equal(pthread_create(&t, NULL, many_frees_main, NULL), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	dp_agent_sink_drain(&sink, &out);
+	dp_agent_sink_flush(&sink, &out, true);
+	sink.held_max = 0;
+	assert_int_equal(dp_writer_close(&out), 0);
+	p = dp_profile_open(out_path, &err);
+	assert_non_null(p);
+	while (dp_profile_next(p, &r) > 0) {
+		if (r.kind != DP_R_FREE || r.free_rec->tid != 78 || r.free_rec->addr < 0x7000)
+			continue;
+		assert_int_equal(r.free_rec->addr, next);
+		/* four held, then out with the fifth at the last ALLOC's time */
+		assert_int_equal(r.free_rec->time, next < 0x7040 ? 10 : 30);
+		next += 16;
+	}
+	dp_profile_close(p);
+	assert_int_equal(next, 0x7000 + 6 * 16);
+}
+
 /* ---- whether the TSC may stand for the clock (sampler/agent_ticks.c) ---- */
 
 static void test_ticks_agree(void **state)
@@ -505,6 +558,7 @@ int main(void)
 	    cmocka_unit_test_prestate(test_hostile, (void *)&cut),
 	    cmocka_unit_test(test_taking_slot_by_its_tid),
 	    cmocka_unit_test(test_ring_records),
+	    cmocka_unit_test(test_ring_frees_held_at_most),
 	    cmocka_unit_test(test_ticks_agree),
 	};
 	dp_error err;
