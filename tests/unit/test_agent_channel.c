@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -522,6 +523,64 @@ static void test_ring_frees_held_at_most(void **state)
 	assert_int_equal(next, 0x7000 + 6 * 16);
 }
 
+/* A file of a --switch-output series ends while a thread that freed has
+ * not allocated since: its FREE goes out in that file at the thread's last
+ * time, which the thread's next records follow. */
+static sem_t freed, switched;
+
+static void *switch_main(void *arg)
+{
+	struct dp_rec_free f;
+
+	(void)arg;
+	memset(&f, 0, sizeof(f));
+	f.h.type = DP_REC_FREE;
+	f.h.size = sizeof(f);
+	f.pid = 4244;
+	f.tid = 79;
+	f.addr = 0x6000;
+	dp_chan_put(&f, sizeof(f)); /* says the ring's thread */
+	put_ring_alloc(10, 0x4000, 0, false);
+	put_ring_free(0x9000);
+	dp_chan_flush();
+	sem_post(&freed);
+	sem_wait(&switched);
+	put_ring_alloc(20, 0x4100, 0, false);
+	return NULL;
+}
+
+static void test_ring_frees_at_a_switch(void **state)
+{
+	size_t seen = 0;
+	pthread_t t;
+	dp_error err;
+	dp_profile *p;
+	dp_record r;
+
+	(void)state;
+	start_profile();
+	sem_init(&freed, 0, 0);
+	sem_init(&switched, 0, 0);
+	assert_int_equal(pthread_create(&t, NULL, switch_main, NULL), 0);
+	sem_wait(&freed);
+	dp_agent_sink_drain(&sink, &out);
+	dp_agent_sink_flush(&sink, &out, false); /* the file ends; the thread goes on */
+	sem_post(&switched);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	dp_agent_sink_drain(&sink, &out);
+	dp_agent_sink_flush(&sink, &out, true);
+	assert_int_equal(dp_writer_close(&out), 0);
+	p = dp_profile_open(out_path, &err);
+	assert_non_null(p);
+	while (dp_profile_next(p, &r) > 0)
+		if (r.kind == DP_R_FREE && r.free_rec->addr == 0x9000) {
+			assert_int_equal(r.free_rec->time, 10);
+			seen++;
+		}
+	dp_profile_close(p);
+	assert_int_equal(seen, 1);
+}
+
 /* ---- whether the TSC may stand for the clock (sampler/agent_ticks.c) ---- */
 
 static void test_ticks_agree(void **state)
@@ -559,6 +618,7 @@ int main(void)
 	    cmocka_unit_test(test_taking_slot_by_its_tid),
 	    cmocka_unit_test(test_ring_records),
 	    cmocka_unit_test(test_ring_frees_held_at_most),
+	    cmocka_unit_test(test_ring_frees_at_a_switch),
 	    cmocka_unit_test(test_ticks_agree),
 	};
 	dp_error err;
