@@ -164,10 +164,6 @@ _Static_assert(offsetof(struct dp_rec_alloc, pid) == offsetof(struct dp_rec_free
 		   offsetof(struct dp_rec_alloc, pid) == offsetof(struct dp_rec_thread, pid),
 	       "a heap or THREAD record's thread where the others have it");
 
-/* A ring's ALLOC (chan_ring.h) as the profile's, in s->whole, its
- * thread who (pid << 32 | tid); NULL when the ring has not said its
- * thread. Another record: its thread, if it says one, is the ring's from
- * now on (who). */
 /* A ring ALLOC's frames: its own, or its ring's chain table's
  * (chan_ring.h), which one that carries them updates; NULL if the table
  * has no such chain. */
@@ -189,6 +185,10 @@ static const uint64_t *alloc_frames(dp_agent_sink *s, const struct dp_ring_alloc
 	return ra->frames;
 }
 
+/* A ring's ALLOC (chan_ring.h) as the profile's, in s->whole, its
+ * thread the ring's (slot's who: pid << 32 | tid); NULL when the ring has
+ * not said its thread. Another record: its thread, if it says one, is the
+ * ring's from now on. slot: -1 for the pipe. */
 static struct dp_rec_header *made_whole(dp_agent_sink *s, struct dp_rec_header *h, int slot)
 {
 	const struct dp_ring_alloc *ra = (const void *)h;
