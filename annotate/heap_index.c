@@ -403,14 +403,22 @@ static void enter_block(dp_heap_index *h, uint32_t bi)
 }
 
 /* A block that ended before its FREE's time (freed_by) into c's freed list
- * where its end puts it, so that the list stays latest end first. */
+ * where its end puts it, so that the list stays latest end first: its end
+ * is the next block's start there, a little before the FREE, so few are
+ * passed; a file made to pass many per block gets a list a little out of
+ * order after LINK_STEPS (a sample then may miss a block freed just
+ * before it), never a walk that grows with the list. */
+#define LINK_STEPS 64
+
 static void link_freed(dp_heap_index *h, struct heap_cell *c, struct heap_freed f)
 {
 	const dp_heap_block *blocks = h->hist->blocks.v;
 	uint64_t end = blocks[f.block].t_free;
 	uint32_t prev = NIL, at = c->freed;
 
-	while (at != NIL && blocks[h->freed.v[at].block].t_free > end) {
+	for (unsigned steps = 0;
+	     at != NIL && steps < LINK_STEPS && blocks[h->freed.v[at].block].t_free > end;
+	     steps++) {
 		prev = at;
 		at = h->freed.v[at].next;
 	}
