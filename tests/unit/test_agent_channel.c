@@ -390,19 +390,48 @@ static void put_ring_free(uint64_t addr)
 	dp_chan_put(&rf, sizeof(rf));
 }
 
-static void *ring_records_main(void *arg)
+/* A whole FREE (of 0x6000), which says the ring's thread: pid, tid. */
+static void say_thread(uint32_t pid, uint32_t tid)
 {
 	struct dp_rec_free f;
 
-	(void)arg;
-	put_ring_free(0x5000);
 	memset(&f, 0, sizeof(f));
 	f.h.type = DP_REC_FREE;
 	f.h.size = sizeof(f);
-	f.pid = 4242;
-	f.tid = 77;
+	f.pid = pid;
+	f.tid = tid;
 	f.addr = 0x6000;
 	dp_chan_put(&f, sizeof(f));
+}
+
+/* Runs fn in a thread of its own, which writes to its ring only; once it
+ * ended (*ended: when, if asked), the sink's drain and flush make the
+ * profile, opened. */
+static dp_profile *profile_of_thread(void *(*fn)(void *), uint64_t *ended)
+{
+	pthread_t t;
+	dp_error err;
+	dp_profile *p;
+
+	start_profile();
+	assert_int_equal(pthread_create(&t, NULL, fn, NULL), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	if (ended)
+		*ended = dp_now_ns();
+	assert_int_equal(pipe_bytes(), 0);
+	dp_agent_sink_drain(&sink, &out);
+	dp_agent_sink_flush(&sink, &out, true);
+	assert_int_equal(dp_writer_close(&out), 0);
+	p = dp_profile_open(out_path, &err);
+	assert_non_null(p);
+	return p;
+}
+
+static void *ring_records_main(void *arg)
+{
+	(void)arg;
+	put_ring_free(0x5000);
+	say_thread(4242, 77);
 	put_ring_alloc(10, 0x4000, 5, false);
 	put_ring_free(0x5000);
 	put_ring_free(0x5010);
@@ -416,23 +445,12 @@ static void test_ring_records(void **state)
 {
 	uint64_t rejected = sink.rejected, ended;
 	size_t allocs = 0, frees = 0, at = 0;
-	pthread_t t;
-	dp_error err;
 	dp_profile *p;
 	dp_record r;
 
 	(void)state;
-	start_profile();
-	assert_int_equal(pthread_create(&t, NULL, ring_records_main, NULL), 0);
-	assert_int_equal(pthread_join(t, NULL), 0);
-	ended = dp_now_ns();
-	assert_int_equal(pipe_bytes(), 0);
-	dp_agent_sink_drain(&sink, &out);
-	dp_agent_sink_flush(&sink, &out, true);
-	assert_int_equal(dp_writer_close(&out), 0);
+	p = profile_of_thread(ring_records_main, &ended);
 	assert_int_equal(sink.rejected, rejected + 2);
-	p = dp_profile_open(out_path, &err);
-	assert_non_null(p);
 	/* in the thread's order: ALLOC 0x4000, FREE 0x5000 and 0x5010 at the
 	 * next ALLOC's time, ALLOC 0x4100, FREE 0x5100 at the flush */
 	while (dp_profile_next(p, &r) > 0) {
@@ -475,16 +493,8 @@ static void test_ring_records(void **state)
  * ALLOC's. */
 static void *many_frees_main(void *arg)
 {
-	struct dp_rec_free f;
-
 	(void)arg;
-	memset(&f, 0, sizeof(f));
-	f.h.type = DP_REC_FREE;
-	f.h.size = sizeof(f);
-	f.pid = 4243;
-	f.tid = 78;
-	f.addr = 0x6000;
-	dp_chan_put(&f, sizeof(f)); /* says the ring's thread */
+	say_thread(4243, 78);
 	put_ring_alloc(10, 0x4000, 0, false);
 	for (uint64_t i = 0; i < 6; i++)
 		put_ring_free(0x7000 + i * 16);
@@ -495,22 +505,13 @@ static void *many_frees_main(void *arg)
 static void test_ring_frees_held_at_most(void **state)
 {
 	uint64_t next = 0x7000;
-	pthread_t t;
-	dp_error err;
 	dp_profile *p;
 	dp_record r;
 
 	(void)state;
-	start_profile();
 	sink.held_max = 4 * sizeof(struct dp_ring_free);
-	assert_int_equal(pthread_create(&t, NULL, many_frees_main, NULL), 0);
-	assert_int_equal(pthread_join(t, NULL), 0);
-	dp_agent_sink_drain(&sink, &out);
-	dp_agent_sink_flush(&sink, &out, true);
+	p = profile_of_thread(many_frees_main, NULL);
 	sink.held_max = 0;
-	assert_int_equal(dp_writer_close(&out), 0);
-	p = dp_profile_open(out_path, &err);
-	assert_non_null(p);
 	while (dp_profile_next(p, &r) > 0) {
 		if (r.kind != DP_R_FREE || r.free_rec->tid != 78 || r.free_rec->addr < 0x7000)
 			continue;
@@ -530,16 +531,8 @@ static sem_t freed, switched;
 
 static void *switch_main(void *arg)
 {
-	struct dp_rec_free f;
-
 	(void)arg;
-	memset(&f, 0, sizeof(f));
-	f.h.type = DP_REC_FREE;
-	f.h.size = sizeof(f);
-	f.pid = 4244;
-	f.tid = 79;
-	f.addr = 0x6000;
-	dp_chan_put(&f, sizeof(f)); /* says the ring's thread */
+	say_thread(4244, 79);
 	put_ring_alloc(10, 0x4000, 0, false);
 	put_ring_free(0x9000);
 	dp_chan_flush();
