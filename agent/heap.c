@@ -492,9 +492,9 @@ static void record_free(void *p, uint32_t kind, size_t size)
 		_Static_assert(sizeof(*r) == 16, "struct dp_ring_free has no padding");
 		if (r) {
 			r->h.type = DP_RING_REC_FREE;
-			r->h.misc = (uint16_t)(time_misc | (kind & 0xff) << 8);
+			r->h.misc = (uint16_t)((kind & 0xff) << 8); /* no time, no clock flag */
 			r->h.size = sizeof(*r);
-			r->addr = (uint64_t)(uintptr_t)p; /* no time: chan_ring.h */
+			r->addr = (uint64_t)(uintptr_t)p; /* chan_ring.h */
 		}
 		busy = 0;
 		return;
