@@ -37,7 +37,7 @@ int rec_run(tu_result *res, const char *profile, const char *opts, const char *c
 	return rc;
 }
 
-size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx)
+size_t rec_each(const char *profile, rec_record_fn fn, void *ctx)
 {
 	dp_error err = {{0}};
 	dp_profile *p = dp_profile_open(profile, &err);
@@ -48,11 +48,51 @@ size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx)
 		fail_msg("%s", err.msg);
 	while ((rc = dp_profile_next(p, &r)) > 0)
 		if (fn)
-			fn(ctx, p, &r);
+			fn(ctx, &r);
 	assert_int_equal(rc, 0);
 	size_t n = dp_profile_status(p)->samples;
 	dp_profile_close(p);
 	return n;
+}
+
+typedef struct id_hits_ctx {
+	rec_id_hits *out;
+	const tu_truth *t;
+	size_t n;
+	const char *kind;
+	bool by_tid, by_addr;
+} id_hits_ctx;
+
+static void id_hits_visit(void *ctx, const dp_record *r)
+{
+	id_hits_ctx *c = ctx;
+
+	if (r->kind == DP_R_FORK) {
+		c->out->forks++;
+		c->out->children += r->task.pid != r->task.ppid;
+	}
+	if (r->kind != DP_R_SAMPLE)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		const tu_truth *t = &c->t[i];
+		uint64_t want = tu_truth_u64(t, c->by_tid ? "tid" : "pid");
+
+		if (strcmp(t->kind, c->kind) || !want ||
+		    want != (c->by_tid ? r->sample->tid : r->sample->pid))
+			continue;
+		if (!c->by_addr || tu_truth_u64(t, "addr") == r->sample->addr)
+			c->out->hits[i]++;
+	}
+}
+
+void rec_count_id_hits(rec_id_hits *out, const char *profile, const tu_truth *t, size_t n,
+		       const char *kind, const char *key, bool by_addr)
+{
+	id_hits_ctx c = {out, t, n, kind, !strcmp(key, "tid"), by_addr};
+
+	memset(out, 0, sizeof(*out));
+	out->hits = calloc(n ? n : 1, sizeof(*out->hits));
+	rec_each(profile, id_hits_visit, &c);
 }
 
 pid_t rec_start(char **argv, const char *out)
@@ -266,12 +306,11 @@ typedef struct pf_ctx {
 	rec_pf_result *r;
 } pf_ctx;
 
-static void pf_visit(void *ctx, const dp_profile *p, const dp_record *r)
+static void pf_visit(void *ctx, const dp_record *r)
 {
 	pf_ctx *c = ctx;
 	const dp_sample *s;
 
-	(void)p;
 	if (r->kind == DP_R_MMAP && r->mmap.exec && strstr(r->mmap.filename, "pagetouch")) {
 		c->text_lo = r->mmap.start;
 		c->text_hi = r->mmap.start + r->mmap.len;

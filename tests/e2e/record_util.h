@@ -14,11 +14,23 @@
  * profile; the target's stdout (truth lines) comes back in res->out. */
 int rec_run(tu_result *res, const char *profile, const char *opts, const char *cmd);
 
-/* Iterates the samples of a profile. */
-typedef void (*rec_sample_fn)(void *ctx, const dp_profile *p, const dp_record *r);
+/* What rec_each calls with each record of a profile. */
+typedef void (*rec_record_fn)(void *ctx, const dp_record *r);
 /* Reads the whole profile, calling fn for each record; asserts it reads
  * cleanly; returns the number of samples. */
-size_t rec_each(const char *profile, rec_sample_fn fn, void *ctx);
+size_t rec_each(const char *profile, rec_record_fn fn, void *ctx);
+
+/* Which truth lines a profile's samples belong to: a truth line of kind
+ * names a thread or a process by its "tid" or "pid" (key), and, with
+ * by_addr, a data address by its "addr". */
+typedef struct rec_id_hits {
+	size_t *hits;	 /* per truth line: the samples of its id (and address) */
+	size_t forks;	 /* FORK records: new threads and new processes */
+	size_t children; /* of those, new processes */
+} rec_id_hits;
+/* Counts them in profile for t[0..n); hits is malloc'd (free it). */
+void rec_count_id_hits(rec_id_hits *out, const char *profile, const tu_truth *t, size_t n,
+		       const char *kind, const char *key, bool by_addr);
 
 /* Starts argv (dataprof record, say) with stdout to out, not through a
  * shell (a background shell job would ignore SIGINT): its pid. */

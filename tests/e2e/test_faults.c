@@ -95,64 +95,35 @@ static void test_target_execs(void **state)
 
 /* ---- many processes and threads: each one's samples, none lost ---- */
 
-typedef struct ids_ctx {
-	tu_truth *t;
-	size_t n;
-	size_t *hits;
-	const char *key; /* "pid" or "tid" */
-	size_t forks;
-} ids_ctx;
-
-static void ids_visit(void *ctx, const dp_profile *p, const dp_record *r)
-{
-	ids_ctx *c = ctx;
-
-	(void)p;
-	if (r->kind == DP_R_FORK)
-		c->forks++;
-	if (r->kind != DP_R_SAMPLE)
-		return;
-	for (size_t i = 0; i < c->n; i++) {
-		uint64_t want = tu_truth_u64(&c->t[i], c->key);
-		uint32_t got = c->key[0] == 'p' ? r->sample->pid : r->sample->tid;
-
-		if (want && want == got)
-			c->hits[i]++;
-	}
-}
-
 static void check_many(const char *mode, const char *kind, const char *key, size_t count,
 		       size_t min_hits)
 {
 	char *prof = tu_path("many.dprof"), *fx = misbehave();
 	char *cmd = dp_asprintf("'%s' %s %zu", fx, mode, count);
-	ids_ctx c = {0};
+	rec_id_hits h;
 	tu_result res;
-	tu_truth *all;
-	size_t nall, missing = 0;
+	tu_truth *t;
+	size_t n, lines = 0, missing = 0;
 	uint64_t lost;
 
 	assert_int_equal(rec_run(&res, prof, "-e page-faults", cmd), 0);
-	nall = tu_truth_parse(res.out, &all);
-	c.t = calloc(nall, sizeof(*c.t));
-	for (size_t i = 0; i < nall; i++)
-		if (!strcmp(all[i].kind, kind))
-			c.t[c.n++] = all[i];
-	assert_int_equal(c.n, count);
-	c.hits = calloc(c.n, sizeof(*c.hits));
-	c.key = key;
-	rec_each(prof, ids_visit, &c);
-	for (size_t i = 0; i < c.n; i++)
-		missing += c.hits[i] < min_hits;
+	n = tu_truth_parse(res.out, &t);
+	rec_count_id_hits(&h, prof, t, n, kind, key, false);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(t[i].kind, kind))
+			continue;
+		lines++;
+		missing += h.hits[i] < min_hits;
+	}
+	assert_int_equal(lines, count);
 	printf("%s %zu: %zu of them with fewer than %zu samples, %zu FORK records\n", mode, count,
-	       missing, min_hits, c.forks);
+	       missing, min_hits, h.forks);
 	assert_int_equal(missing, 0);
-	assert_true(c.forks >= count);
+	assert_true(h.forks >= count);
 	fault_check_usable(prof, &lost);
 	assert_int_equal(lost, 0);
-	free(c.hits);
-	free(c.t);
-	free(all);
+	free(h.hits);
+	free(t);
 	tu_result_free(&res);
 	free(cmd);
 	free(fx);

@@ -190,11 +190,10 @@ typedef struct samples {
 	const char *fixture;
 } samples;
 
-static void collect(void *ctx, const dp_profile *p, const dp_record *r)
+static void collect(void *ctx, const dp_record *r)
 {
 	samples *s = ctx;
 
-	(void)p;
 	if (r->kind == DP_R_MMAP && r->mmap.exec && strstr(r->mmap.filename, s->fixture)) {
 		s->text_lo = r->mmap.start;
 		s->text_hi = r->mmap.start + r->mmap.len;

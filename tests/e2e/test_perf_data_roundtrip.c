@@ -135,21 +135,19 @@ typedef struct regs_ctx {
 /* The target's pid, from its COMM exec record. A pass of its own: perf writes
  * each CPU's ring in turn, so the record can come after the samples in the
  * file (the target moved to another CPU after its exec). */
-static void target_visit(void *ctx, const dp_profile *p, const dp_record *r)
+static void target_visit(void *ctx, const dp_record *r)
 {
 	regs_ctx *c = ctx;
 
-	(void)p;
 	if (r->kind == DP_R_COMM && r->comm.exec && strstr(r->comm.comm, "spin"))
 		c->pid = r->pid;
 }
 
-static void regs_visit(void *ctx, const dp_profile *p, const dp_record *r)
+static void regs_visit(void *ctx, const dp_record *r)
 {
 	regs_ctx *c = ctx;
 	const dp_sample *s;
 
-	(void)p;
 	if (r->kind != DP_R_SAMPLE || r->sample->pid != c->pid || !c->pid)
 		return;
 	s = r->sample;

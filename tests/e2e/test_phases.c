@@ -54,11 +54,10 @@ typedef struct run {
 
 static run R; /* recorded once, checked by several tests */
 
-static void visit(void *ctx, const dp_profile *p, const dp_record *r)
+static void visit(void *ctx, const dp_record *r)
 {
 	run *x = ctx;
 
-	(void)p;
 	switch (r->kind) {
 	case DP_R_SENSOR:
 		dp_vec_grow(&x->sensors, r->sensor.id + 1);

@@ -47,11 +47,10 @@ typedef struct cc_ctx {
 	size_t in_a, in_b, total;
 } cc_ctx;
 
-static void cc_visit(void *ctx, const dp_profile *p, const dp_record *r)
+static void cc_visit(void *ctx, const dp_record *r)
 {
 	cc_ctx *c = ctx;
 
-	(void)p;
 	if (r->kind != DP_R_SAMPLE || r->sample->pid != c->pid)
 		return;
 	c->total++;
@@ -109,11 +108,10 @@ typedef struct bp_ctx {
 	size_t at_addr, other;
 } bp_ctx;
 
-static void bp_visit(void *ctx, const dp_profile *p, const dp_record *r)
+static void bp_visit(void *ctx, const dp_record *r)
 {
 	bp_ctx *c = ctx;
 
-	(void)p;
 	if (r->kind != DP_R_SAMPLE)
 		return;
 	if (r->sample->addr == c->addr)
@@ -163,56 +161,25 @@ static void test_breakpoint_w(void **state)
 
 /* ---- threads and children are followed ---- */
 
-typedef struct pair_ctx {
-	tu_truth *truth;
-	size_t ntruth;
-	bool *seen;
-	const char *idkey; /* "tid" or "pid" */
-	size_t forks;
-} pair_ctx;
-
-static void pair_visit(void *ctx, const dp_profile *p, const dp_record *r)
-{
-	pair_ctx *c = ctx;
-
-	(void)p;
-	if (r->kind == DP_R_FORK && r->task.pid != r->task.ppid)
-		c->forks++;
-	if (r->kind != DP_R_SAMPLE)
-		return;
-	for (size_t i = 0; i < c->ntruth; i++) {
-		uint32_t want = (uint32_t)tu_truth_u64(&c->truth[i], c->idkey);
-		uint32_t got = !strcmp(c->idkey, "tid") ? r->sample->tid : r->sample->pid;
-
-		if (!strcmp(c->truth[i].kind, "access") &&
-		    tu_truth_u64(&c->truth[i], "addr") == r->sample->addr && want == got)
-			c->seen[i] = true;
-	}
-}
-
 static size_t check_pairs(const char *fixture, const char *args, const char *idkey, size_t *forks)
 {
 	rec_truth_run r;
-	pair_ctx c = {0};
+	rec_id_hits h;
 	size_t found = 0, want = 0;
 
 	rec_fixture_truth(&r, fixture, args, "-e page-faults", "pairs.dprof");
-	c.truth = r.t;
-	c.ntruth = r.n;
-	c.seen = calloc(c.ntruth, 1);
-	c.idkey = idkey;
-	rec_each(r.profile, pair_visit, &c);
-	for (size_t i = 0; i < c.ntruth; i++) {
-		if (strcmp(c.truth[i].kind, "access"))
+	rec_count_id_hits(&h, r.profile, r.t, r.n, "access", idkey, true);
+	for (size_t i = 0; i < r.n; i++) {
+		if (strcmp(r.t[i].kind, "access"))
 			continue;
 		want++;
-		found += c.seen[i];
+		found += h.hits[i] > 0;
 	}
 	tu_report_accuracy(fixture, found, want, want);
 	assert_int_equal(found, want);
 	if (forks)
-		*forks = c.forks;
-	free(c.seen);
+		*forks = h.children;
+	free(h.hits);
 	rec_truth_run_free(&r);
 	return want;
 }
@@ -240,11 +207,10 @@ typedef struct fork_heap_ctx {
 	size_t right, wrong, threads;
 } fork_heap_ctx;
 
-static void fork_heap_visit(void *ctx, const dp_profile *p, const dp_record *r)
+static void fork_heap_visit(void *ctx, const dp_record *r)
 {
 	fork_heap_ctx *c = ctx;
 
-	(void)p;
 	if (r->kind == DP_R_THREAD) {
 		c->threads++;
 		return;
@@ -296,11 +262,10 @@ static size_t tick_thread(tick_ctx *c, uint32_t tid)
 	return c->nthreads++;
 }
 
-static void tick_visit(void *ctx, const dp_profile *p, const dp_record *r)
+static void tick_visit(void *ctx, const dp_record *r)
 {
 	tick_ctx *c = ctx;
 
-	(void)p;
 	if (r->kind == DP_R_FINISH)
 		c->finish = r->finish->time;
 	if (r->kind == DP_R_THREAD)
@@ -398,12 +363,11 @@ typedef struct chanfork_ctx {
 	size_t npids;
 } chanfork_ctx;
 
-static void chanfork_visit(void *ctx, const dp_profile *p, const dp_record *r)
+static void chanfork_visit(void *ctx, const dp_record *r)
 {
 	chanfork_ctx *c = ctx;
 	size_t i = 0;
 
-	(void)p;
 	c->warnings += r->kind == DP_R_WARNING;
 	if (r->kind != DP_R_ALLOC)
 		return;
@@ -516,11 +480,10 @@ typedef struct fin_ctx {
 	const char *name;
 } fin_ctx;
 
-static void fin_visit(void *ctx, const dp_profile *p, const dp_record *r)
+static void fin_visit(void *ctx, const dp_record *r)
 {
 	fin_ctx *c = ctx;
 
-	(void)p;
 	if (r->kind == DP_R_FINISH) {
 		c->finished = true;
 		c->interrupted = r->finish->flags & DP_FINISH_INTERRUPTED;

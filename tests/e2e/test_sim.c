@@ -483,11 +483,10 @@ struct gap {
 	size_t n;
 };
 
-static void gap_of(void *ctx, const dp_profile *p, const dp_record *r)
+static void gap_of(void *ctx, const dp_record *r)
 {
 	struct gap *g = ctx;
 
-	(void)p;
 	if (r->kind != DP_R_SAMPLE)
 		return;
 	if (g->n++ && r->sample->time > g->last && r->sample->time - g->last > g->max)

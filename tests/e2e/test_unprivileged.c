@@ -84,11 +84,10 @@ typedef struct own_ctx {
 	size_t samples, kernel_ip, not_user_mode, kernel_maps;
 } own_ctx;
 
-static void own_visit(void *ctx, const dp_profile *p, const dp_record *r)
+static void own_visit(void *ctx, const dp_record *r)
 {
 	own_ctx *c = ctx;
 
-	(void)p;
 	if (r->kind == DP_R_MMAP && r->mmap.start >= 0x800000000000ull)
 		c->kernel_maps++;
 	if (r->kind != DP_R_SAMPLE)
