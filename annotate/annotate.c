@@ -478,6 +478,16 @@ static dp_image *main_image(dp_annotator *a, const dp_sample *s)
 	return NULL;
 }
 
+/* The data is in the object named name at [addr, addr + size). */
+static void at_object(dp_annotation *o, dp_object_kind kind, uint32_t name, uint64_t addr,
+		      uint64_t size)
+{
+	o->obj_kind = kind;
+	o->object = name;
+	o->obj_addr = addr;
+	o->obj_size = size;
+}
+
 static bool stack_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x, uint64_t addr,
 			 dp_annotation *o)
 {
@@ -516,9 +526,7 @@ static bool stack_object(dp_annotator *a, const dp_sample *s, const dp_decoded *
 			continue;
 		}
 		if (addr >= va && addr - va < DP_MAX(v->size, 1)) {
-			o->object = v->name;
-			o->obj_addr = va;
-			o->obj_size = v->size;
+			at_object(o, DP_OBJ_STACK, v->name, va, v->size);
 			typed_object(a, (Dwarf_Die *)&v->type, addr - va, x->size, o);
 			return true;
 		}
@@ -564,12 +572,9 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 	if (b) {
 		const struct site *st = site_of(a, b);
 
-		o->obj_kind = DP_OBJ_HEAP;
-		o->object = st->object;
+		at_object(o, DP_OBJ_HEAP, st->object, b->addr, b->size);
 		o->site = st->site;
 		o->site_func = st->func;
-		o->obj_addr = b->addr;
-		o->obj_size = b->size;
 		*site = typed_site(a, b, st); /* (may move the sites: st is gone) */
 		return;
 	}
@@ -607,11 +612,8 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 								   x->image == im ? cu_off : 0);
 
 			if (v) {
-				o->obj_kind =
-				    v->kind == DP_VAR_GLOBAL ? DP_OBJ_GLOBAL : DP_OBJ_STATIC;
-				o->object = v->name;
-				o->obj_addr = v->addr + m->bias;
-				o->obj_size = v->size;
+				at_object(o, v->kind == DP_VAR_GLOBAL ? DP_OBJ_GLOBAL : DP_OBJ_STATIC,
+					  v->name, v->addr + m->bias, v->size);
 				if (v->has_type)
 					typed_object(a, (Dwarf_Die *)&v->type, addr - o->obj_addr,
 						     x->size, o);
@@ -636,10 +638,7 @@ static void data_object(dp_annotator *a, const dp_sample *s, const dp_decoded *x
 								x->image == exe ? cu_off : 0);
 
 			if (v) {
-				o->obj_kind = DP_OBJ_TLS;
-				o->object = v->name;
-				o->obj_addr = fs - block + v->addr;
-				o->obj_size = v->size;
+				at_object(o, DP_OBJ_TLS, v->name, fs - block + v->addr, v->size);
 				if (v->has_type)
 					typed_object(a, (Dwarf_Die *)&v->type, addr - o->obj_addr,
 						     x->size, o);
