@@ -36,8 +36,11 @@ dp_store *dp_store_open(const char *db, bool create, dp_error *err)
 
 void dp_store_close(dp_store *s)
 {
-	if (s)
-		s->ops->close(s);
+	if (!s)
+		return;
+	s->ops->close(s);
+	free(s->name);
+	free(s); /* the backend's store begins with it */
 }
 
 static int first_int(void *ctx, const dp_store_row *row)

@@ -64,7 +64,7 @@ typedef struct dp_store_ops {
 	const char *(*text)(const dp_store_row *r, int col); /* "" for NULL */
 	int64_t (*integer)(const dp_store_row *r, int col);
 	double (*real)(const dp_store_row *r, int col);
-	void (*close)(dp_store *s);
+	void (*close)(dp_store *s); /* the connection; dp_store_close frees the rest */
 } dp_store_ops;
 
 struct dp_store {

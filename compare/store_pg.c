@@ -149,11 +149,7 @@ static double pg_real(const dp_store_row *r, int col)
 
 static void pg_close(dp_store *base)
 {
-	pg_store *s = (pg_store *)base;
-
-	PQfinish(s->c);
-	free(s->base.name);
-	free(s);
+	PQfinish(((pg_store *)base)->c);
 }
 
 static const dp_store_ops ops = {
@@ -247,7 +243,7 @@ dp_store *dp_store_pg_open(const char *conninfo, dp_error *err)
 				 ? " (dataprof takes the password from PGPASSWORD, "
 				   "~/.pgpass or a service file)"
 				 : "");
-		pg_close(&s->base);
+		dp_store_close(&s->base);
 		return NULL;
 	}
 	PQsetNoticeProcessor(s->c, quiet, NULL);

@@ -119,11 +119,7 @@ static double sq_real(const dp_store_row *r, int col)
 
 static void sq_close(dp_store *base)
 {
-	sqlite_store *s = (sqlite_store *)base;
-
-	sqlite3_close(s->db);
-	free(s->base.name);
-	free(s);
+	sqlite3_close(((sqlite_store *)base)->db);
 }
 
 static const dp_store_ops ops = {
@@ -147,13 +143,13 @@ dp_store *dp_store_sqlite_open(const char *path, bool create, dp_error *err)
 		dp_error_set(err, "cannot open '%s': %s", path,
 			     !create && access(path, F_OK) ? "no such file"
 							   : sqlite3_errmsg(s->db));
-		sq_close(&s->base);
+		dp_store_close(&s->base);
 		return NULL;
 	}
 	/* CI jobs of several branches at once: a writer waits its turn */
 	sqlite3_busy_timeout(s->db, 60000);
 	if (sq_exec(&s->base, "PRAGMA foreign_keys=ON", NULL, 0, NULL, NULL, err) < 0) {
-		sq_close(&s->base);
+		dp_store_close(&s->base);
 		return NULL;
 	}
 	return &s->base;
