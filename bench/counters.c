@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("counters '%s': %zu sensors from %zu sources, %zu raw bytes a collection\n", list,
-	       k.c.n, k.c.active.n, k.c.raw_size);
+	       k.c.chosen.n, k.c.active.n, k.c.raw_size);
 
 	/* each source's collect, alone */
 	uint8_t *raw = malloc(k.c.raw_size);

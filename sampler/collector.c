@@ -49,7 +49,7 @@ int dp_collector_open(dp_collector *k, const dp_source_ctx *ctx, const char *lis
 	k->nslots = DP_MAX(want, (size_t)MIN_SLOTS);
 	if (k->nslots * k->slot_size > MAX_RING)
 		k->nslots = DP_MAX((size_t)MIN_SLOTS, MAX_RING / k->slot_size);
-	k->values = dp_calloc(k->c.n + 1, sizeof(*k->values));
+	k->values = dp_calloc(k->c.chosen.n + 1, sizeof(*k->values));
 	return 0;
 }
 
@@ -123,7 +123,7 @@ int dp_collector_start(dp_collector *k, dp_error *err)
 {
 	int e;
 
-	if (!k->open || !k->c.n)
+	if (!k->open || !k->c.chosen.n)
 		return 0;
 	k->slots = dp_calloc(k->nslots, k->slot_size);
 	k->stop_fd = eventfd(0, EFD_CLOEXEC);
@@ -157,7 +157,7 @@ void dp_collector_drain(dp_collector *k, dp_writer *w)
 				   k->values);
 		dp_writer_add_reading(w, times[0],
 				      (uint32_t)DP_MIN(times[1] - times[0], UINT32_MAX), 0,
-				      k->values, k->c.n);
+				      k->values, k->c.chosen.n);
 		if (k->on_reading)
 			k->on_reading(k->on_reading_ctx, &k->c, times[0], k->values);
 		k->readings++;

@@ -177,13 +177,10 @@ int dp_counters_open(dp_counters *c, const dp_source_ctx *ctx, const char *list,
 		for (size_t k = 0; k < s->sensors.n; k++) {
 			if (!chosen[first + k])
 				continue;
-			c->sensor = dp_realloc(c->sensor, (c->n + 1) * sizeof(*c->sensor));
-			c->src = dp_realloc(c->src, (c->n + 1) * sizeof(*c->src));
-			c->idx = dp_realloc(c->idx, (c->n + 1) * sizeof(*c->idx));
-			c->sensor[c->n] = &s->sensors.v[k];
-			c->src[c->n] = (uint32_t)(c->active.n - 1);
-			c->idx[c->n] = (uint32_t)k;
-			c->n++;
+			dp_chosen_sensor cs = {
+			    &s->sensors.v[k], (uint32_t)(c->active.n - 1), (uint32_t)k, {0}};
+
+			dp_vec_push(&c->chosen, cs);
 		}
 	}
 	free(chosen);
@@ -192,7 +189,6 @@ int dp_counters_open(dp_counters *c, const dp_source_ctx *ctx, const char *list,
 		c->raw_off[i] = c->raw_size;
 		c->raw_size += DP_ALIGN(c->active.v[i]->raw_cap, 8);
 	}
-	c->state = dp_calloc(c->n + 1, sizeof(*c->state));
 	c->scratch = dp_calloc(total + 1, sizeof(*c->scratch)); /* enough for any source */
 	return 0;
 }
@@ -202,10 +198,7 @@ void dp_counters_close(dp_counters *c)
 	dp_sources_free(&c->all);
 	dp_vec_free(&c->active);
 	free(c->raw_off);
-	free(c->sensor);
-	free(c->src);
-	free(c->idx);
-	free(c->state);
+	dp_vec_free(&c->chosen);
 	free(c->scratch);
 	dp_buf_free(&c->warnings);
 	memset(c, 0, sizeof(*c));
@@ -213,9 +206,11 @@ void dp_counters_close(dp_counters *c)
 
 void dp_counters_write_sensors(const dp_counters *c, dp_writer *w)
 {
-	for (size_t i = 0; i < c->n; i++)
-		dp_writer_add_sensor(w, (uint32_t)i, c->sensor[i]->kind, c->sensor[i]->unit,
-				     c->sensor[i]->name);
+	for (size_t i = 0; i < c->chosen.n; i++) {
+		const dp_sensor *se = c->chosen.v[i].sensor;
+
+		dp_writer_add_sensor(w, (uint32_t)i, se->kind, se->unit, se->name);
+	}
 }
 
 void dp_counters_collect(dp_counters *c, uint8_t *raw, int32_t *lens)
@@ -241,13 +236,13 @@ void dp_counters_decode(dp_counters *c, const uint8_t *raw, const int32_t *lens,
 			c->scratch[k] = DP_READING_NONE;
 		if (lens[i] >= 0)
 			s->ops->decode(s, raw + c->raw_off[i], (size_t)lens[i], c->scratch);
-		for (; id < c->n && c->src[id] == i; id++) {
-			const dp_sensor *se = c->sensor[id];
-			uint64_t v = c->scratch[c->idx[id]];
+		for (; id < c->chosen.n && c->chosen.v[id].src == i; id++) {
+			dp_chosen_sensor *cs = &c->chosen.v[id];
+			uint64_t v = c->scratch[cs->idx];
 
-			values[id] = se->kind == DP_SENSOR_COUNTER
-					     ? dp_counter_extend(&c->state[id], v, se->width)
-					     : v;
+			values[id] = cs->sensor->kind == DP_SENSOR_COUNTER
+					 ? dp_counter_extend(&cs->state, v, cs->sensor->width)
+					 : v;
 		}
 	}
 }

@@ -32,18 +32,21 @@ typedef struct dp_counter_state {
 } dp_counter_state;
 uint64_t dp_counter_extend(dp_counter_state *st, uint64_t raw, unsigned width);
 
+/* A sensor chosen, where its values come from, and its running total. */
+typedef struct dp_chosen_sensor {
+	const dp_sensor *sensor;
+	uint32_t src; /* its active source */
+	uint32_t idx; /* its index in that source */
+	dp_counter_state state;
+} dp_chosen_sensor;
+
 typedef struct dp_counters {
 	dp_source_vec all;    /* every source, prepared or unavailable */
 	dp_source_vec active; /* those with chosen sensors, in collection order */
 	size_t *raw_off;      /* offset of each active source in a snapshot */
 	size_t raw_size;      /* bytes of one raw snapshot */
-	/* chosen sensors, by id */
-	size_t n;
-	const dp_sensor **sensor;
-	uint32_t *src;  /* its active source */
-	uint32_t *idx;  /* its index in that source */
-	dp_counter_state *state;
-	uint64_t *scratch; /* decode: one source's values */
+	DP_VEC(dp_chosen_sensor) chosen; /* by id */
+	uint64_t *scratch;		 /* decode: one source's values */
 	dp_buf warnings;   /* one line each: sources asked for but not available here */
 } dp_counters;
 

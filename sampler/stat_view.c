@@ -61,12 +61,14 @@ void dp_stat_view_reading(void *ctx, const dp_counters *c, uint64_t time, const 
 	dp_stat_view *v = ctx;
 
 	if (!v->s) {
-		v->n = c->n;
-		v->s = dp_calloc(c->n + 1, sizeof(*v->s));
+		v->n = c->chosen.n;
+		v->s = dp_calloc(c->chosen.n + 1, sizeof(*v->s));
 		for (size_t i = 0; i < v->n; i++) {
-			v->s[i].name = dp_strdup(c->sensor[i]->name);
-			v->s[i].kind = c->sensor[i]->kind;
-			snprintf(v->s[i].unit, sizeof(v->s[i].unit), "%s", c->sensor[i]->unit);
+			const dp_sensor *se = c->chosen.v[i].sensor;
+
+			v->s[i].name = dp_strdup(se->name);
+			v->s[i].kind = se->kind;
+			snprintf(v->s[i].unit, sizeof(v->s[i].unit), "%s", se->unit);
 		}
 		v->next_draw = time + DP_MAX(LIVE_NS, v->interval_ns);
 	}

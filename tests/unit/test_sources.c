@@ -109,8 +109,8 @@ static dp_source_ctx ctx(void)
 /* value of a sensor by name in the last decode */
 static uint64_t value(const dp_counters *c, const uint64_t *v, const char *name)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->sensor[i]->name, name))
+	for (size_t i = 0; i < c->chosen.n; i++)
+		if (!strcmp(c->chosen.v[i].sensor->name, name))
 			return v[i];
 	fail_msg("no sensor %s", name);
 	return 0;
@@ -118,9 +118,9 @@ static uint64_t value(const dp_counters *c, const uint64_t *v, const char *name)
 
 static const dp_sensor *sensor(const dp_counters *c, const char *name)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->sensor[i]->name, name))
-			return c->sensor[i];
+	for (size_t i = 0; i < c->chosen.n; i++)
+		if (!strcmp(c->chosen.v[i].sensor->name, name))
+			return c->chosen.v[i].sensor;
 	fail_msg("no sensor %s", name);
 	return NULL;
 }
@@ -151,7 +151,7 @@ static void test_decode(void **state)
 					  "proc/pid_*/*,proc/task_*/*",
 					  &err),
 			 0);
-	v = calloc(c.n, 8);
+	v = calloc(c.chosen.n, 8);
 	snapshot(&c, v);
 
 	/* /proc/stat: ticks become ns; per CPU and in total */
@@ -226,7 +226,7 @@ static void test_gone(void **state)
 
 	(void)state;
 	assert_int_equal(dp_counters_open(&c, &x, "proc/pid_stat/minflt,proc/stat/ctxt", &err), 0);
-	assert_int_equal(c.n, 2);
+	assert_int_equal(c.chosen.n, 2);
 	snapshot(&c, v);
 	assert_int_equal(value(&c, v, "proc/pid_stat/minflt"), 1000);
 	put_pid("%d/stat", ""); /* what a reaped process's file reads as, near enough */
@@ -303,7 +303,7 @@ static void test_unavailable(void **state)
 	mkdir(proc, 0755);
 	x = ctx();
 	assert_int_equal(dp_counters_open(&c, &x, "proc/pressure/*", &err), 0);
-	assert_int_equal(c.n, 0);
+	assert_int_equal(c.chosen.n, 0);
 	tu_assert_contains(c.warnings.p, "proc/pressure/cpu_some", "no ", NULL);
 	dp_counters_close(&c);
 	free(proc);
