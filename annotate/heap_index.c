@@ -364,17 +364,7 @@ static struct heap_cell *cell_make(dp_heap_index *h, unsigned level, uint32_t pi
 /* The first entry of cell c whose address is above addr. */
 static uint32_t upper(const struct heap_cell *c, uint64_t addr)
 {
-	uint32_t lo = 0, hi = c->n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (c->e[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)DP_PARTITION_POINT(c->n, i, c->e[i].addr <= addr);
 }
 
 /* An allocation: into the live blocks of every cell it covers. */

@@ -176,22 +176,14 @@ static void finish_space(dp_maps *m, dp_addr_space *as, int depth);
 bool dp_maps_in_block(dp_maps *m, uint32_t pid, uint64_t addr, uint64_t t)
 {
 	dp_addr_space *as = space(m, pid, false);
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!as || !as->blocks.n)
 		return false;
 	if (!as->finished)
 		finish_space(m, as, 0);
 	/* the last part that starts at addr or below */
-	hi = as->blocks.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (as->blocks.v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = DP_PARTITION_POINT(as->blocks.n, i, as->blocks.v[i].start <= addr);
 	return lo && addr < as->blocks.v[lo - 1].end && as->blocks.v[lo - 1].time <= t;
 }
 
