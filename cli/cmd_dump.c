@@ -28,18 +28,6 @@ static void usage(FILE *f)
 		  "@help\n");
 }
 
-/* dump's own options */
-static int dump_opt(void *ctx, int c, const char *arg)
-{
-	dp_dump_opts *o = ctx;
-
-	(void)arg;
-	if (c != 'a')
-		return CLI_OPT_SHARED;
-	o->annotated = o->decoded = true;
-	return CLI_OPT_TAKEN;
-}
-
 /* How the reading ended, when not at a clean end: one line on stderr. */
 static void say_status(const dp_profile *p, const char *path, bool failed)
 {
@@ -67,7 +55,7 @@ int cmd_dump(int argc, char **argv)
 	    CLI_SET("summary", 's', dp_dump_opts, summary_only),
 	    CLI_SET("decoded", 'd', dp_dump_opts, decoded),
 	    CLI_SHARED("symfs"),
-	    CLI_OWN("annotated", no_argument, 'a'),
+	    CLI_SET("annotated", 'a', dp_dump_opts, annotated),
 	    CLI_SHARED("help"),
 	    CLI_END,
 	};
@@ -78,7 +66,7 @@ int cmd_dump(int argc, char **argv)
 	int rc;
 
 	cli_common_init(&co, "dump", usage);
-	rc = cli_parse(&co, argc, argv, "i:rgbsdah", opts, dump_opt, &o);
+	rc = cli_parse(&co, argc, argv, "i:rgbsdah", opts, NULL, &o);
 	if (rc != CLI_OPT_TAKEN)
 		return rc;
 	o.symfs = co.sel.symfs;

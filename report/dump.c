@@ -60,11 +60,15 @@ static void print_summary(FILE *f, const dp_profile *p)
 	fputc('\n', f);
 }
 
-int dp_dump(dp_profile *p, const dp_dump_opts *o, FILE *f, dp_error *err)
+int dp_dump(dp_profile *p, const dp_dump_opts *given, FILE *f, dp_error *err)
 {
+	dp_dump_opts opts = *given;
+	const dp_dump_opts *o = &opts;
 	dumper d = {o, NULL, NULL};
 	dp_record r;
 	int rc;
+
+	opts.decoded |= opts.annotated; /* what is annotated is the decoded sample */
 
 	if (o->decoded) {
 		dp_decode_opts dopts = {o->symfs, false};
