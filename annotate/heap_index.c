@@ -484,13 +484,15 @@ static uint32_t find_in(const dp_heap_index *h, const struct heap_cell *c, uint3
 
 	/* live blocks do not overlap: only the one starting last below addr
 	 * can hold it, unless a missed free left two. A live block is freed
-	 * after every event replayed so far, so after t: its entry says the
-	 * rest. */
+	 * after every event replayed so far, so after t, but for one that an
+	 * allocation in a cell of another size ended, its FREE to replay
+	 * later: its end says (the block is read next anyway). */
 	while (at-- > 0) {
 		const struct heap_entry *e = &c->e[at];
 
 		if (!c->overlap) {
-			if (addr < e->end && e->pid == pid && e->t_alloc <= t)
+			if (addr < e->end && e->pid == pid && e->t_alloc <= t &&
+			    t < h->hist->blocks.v[e->block].t_free)
 				found = e->block;
 			break;
 		}
