@@ -140,7 +140,7 @@ dp_annotator *dp_annotator_new(dp_decoder *d, dp_profile *p, dp_error *err)
 
 void dp_annotator_observe(dp_annotator *a, const dp_record *r)
 {
-	if (r->kind == DP_R_ALLOC || r->kind == DP_R_FREE)
+	if (r->kind == DP_R_ALLOC || r->kind == DP_R_FREE || r->kind == DP_R_COMM)
 		dp_heap_observe(&a->heap, r);
 }
 

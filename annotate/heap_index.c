@@ -49,6 +49,7 @@ static void history_release(dp_heap_history *y)
 		return;
 	dp_vec_free(&y->blocks);
 	dp_vec_free(&y->ev);
+	dp_vec_free(&y->execs);
 	for (size_t i = 0; i < y->chain_pages.n; i++)
 		free(y->chain_pages.v[i]);
 	dp_vec_free(&y->chain_pages);
@@ -172,6 +173,10 @@ void dp_heap_observe(dp_heap_index *x, const dp_record *r)
 		h->last_realloc = 0;
 		h->last_free = *f;
 		h->last_free.time |= !h->last_free.time; /* (0 says none) */
+	} else if (r->kind == DP_R_COMM && r->comm.exec && r->has_time) {
+		struct heap_exec e = {r->time, r->pid};
+
+		dp_vec_push(&h->execs, e);
 	}
 }
 
@@ -322,12 +327,43 @@ static void match_frees(dp_heap_history *h, unsigned nparts)
 	free(out);
 }
 
+static int cmp_exec(const void *a, const void *b)
+{
+	const struct heap_exec *x = a, *y = b;
+
+	return x->pid != y->pid ? dp_cmp_u64(x->pid, y->pid) : dp_cmp_u64(x->time, y->time);
+}
+
+/* An exec replaces the process's memory: each block made before it ends
+ * there at the latest. Its FREE, if any, may come later or never: the
+ * image that made it is gone, and with it the thread's ring of records
+ * still to stamp (a ring FREE takes its thread's next allocation's time). */
+static void end_at_execs(dp_heap_history *h)
+{
+	const struct heap_exec *e = h->execs.v;
+	size_t n = h->execs.n;
+
+	if (!n)
+		return;
+	qsort(h->execs.v, n, sizeof(*e), cmp_exec);
+	for (size_t i = 0; i < h->blocks.n; i++) {
+		dp_heap_block *b = &h->blocks.v[i];
+		size_t at = DP_PARTITION_POINT(
+		    n, k, e[k].pid < b->pid || (e[k].pid == b->pid && e[k].time <= b->t_alloc));
+
+		if (at < n && e[at].pid == b->pid && e[at].time < b->t_free)
+			b->t_free = e[at].time;
+	}
+}
+
 void dp_heap_finish(dp_heap_index *x, unsigned threads)
 {
 	dp_heap_history *h = x->hist;
 
 	sort_events(h);
 	match_frees(h, threads);
+	end_at_execs(h);
+	dp_vec_free(&h->execs);
 	dp_hashmap_free(&h->realloc_from);
 	dp_hashmap_init(&h->realloc_from, 1);
 }

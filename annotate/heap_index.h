@@ -82,6 +82,12 @@ typedef struct dp_heap_history {
 	/* the last record, if a realloc's ALLOC (block + 1; 0: not): its
 	 * old block's FREE may follow (the sim tool's order) */
 	uint32_t last_realloc, last_realloc_pid, last_realloc_tid;
+	/* the execs of processes: an exec ends every block of its process */
+	DP_VEC(struct heap_exec {
+		uint64_t time;
+		uint32_t pid;
+	})
+	execs;
 	uint64_t unmatched_frees;
 	unsigned users; /* the indexes that read it */
 } dp_heap_history;

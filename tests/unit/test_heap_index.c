@@ -61,6 +61,20 @@ static void observe_free(dp_heap_index *h, uint32_t pid, uint64_t addr, uint64_t
 	observe_free_kind(h, pid, pid, addr, t, 0);
 }
 
+static void observe_exec(dp_heap_index *h, uint32_t pid, uint64_t t)
+{
+	dp_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = DP_R_COMM;
+	r.pid = r.tid = pid;
+	r.time = t;
+	r.has_time = true;
+	r.comm.comm = "next";
+	r.comm.exec = true;
+	dp_heap_observe(h, &r);
+}
+
 /* A program's blocks as the tracker saw them: the truth. */
 struct truth {
 	uint32_t pid;
@@ -284,6 +298,40 @@ static void test_late_free_across_sizes(void **state)
 	dp_heap_free(&h);
 }
 
+/* An exec ends every block of its process: blocks never freed, and one
+ * whose FREE comes after it (a ring FREE still to stamp when the image
+ * went); the new image's blocks and another process's are not touched. */
+static void test_exec_ends_blocks(void **state)
+{
+	dp_heap_index h;
+	const dp_heap_block *b;
+
+	(void)state;
+	dp_heap_init(&h);
+	observe_alloc(&h, 7, 0x1000, 64, 10);
+	observe_alloc(&h, 7, 0x200000, 1 << 20, 12);
+	observe_alloc(&h, 8, 0x1000, 64, 14);
+	observe_exec(&h, 7, 20);
+	observe_exec(&h, 9, 21); /* another process's: nothing of 7 or 8 */
+	observe_alloc(&h, 7, 0x3000, 64, 30);
+	observe_free(&h, 7, 0x1000, 40); /* the old image's, late */
+	dp_heap_finish(&h, 1);
+	assert_int_equal(found(&h, 7, 0x1008, 15)->t_alloc, 10);
+	assert_int_equal(found(&h, 7, 0x200008, 19)->t_alloc, 12);
+	for (uint64_t t = 20; t < 60; t += 5) {
+		assert_null(dp_heap_find(&h, 7, 0x1008, t));
+		assert_null(dp_heap_find(&h, 7, 0x200008, t));
+		assert_int_equal(found(&h, 8, 0x1008, t)->pid, 8);
+	}
+	b = found(&h, 7, 0x3008, 35);
+	assert_int_equal(b->t_alloc, 30);
+	assert_int_equal(b->t_free, UINT64_MAX);
+	/* the past, asked after the replay went beyond the exec */
+	b = found(&h, 7, 0x1008, 11);
+	assert_int_equal(b->t_free, 20);
+	dp_heap_free(&h);
+}
+
 /* Two readers of one history (a parallel report's parts), each at its own
  * place in time: the same answers as the one that read the records. */
 static void test_shared_history(void **state)
@@ -498,5 +546,5 @@ static void test_long_history(void **state)
 }
 
 TU_MAIN(NULL, NULL, test_random_against_brute_force, test_missed_free_newest_wins,
-	test_late_free_of_another_thread, test_late_free_across_sizes, test_shared_history,
-	test_realloc_origin, test_threads_same, test_long_history)
+	test_late_free_of_another_thread, test_late_free_across_sizes, test_exec_ends_blocks,
+	test_shared_history, test_realloc_origin, test_threads_same, test_long_history)
