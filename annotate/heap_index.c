@@ -38,6 +38,7 @@ void dp_heap_init(dp_heap_index *h)
 	memset(h, 0, sizeof(*h));
 	h->hist = dp_calloc(1, sizeof(*h->hist));
 	h->hist->users = 1;
+	h->hist->first_alloc = UINT64_MAX;
 	dp_hashmap_init(&h->hist->chain_of, 1024);
 	dp_hashmap_init(&h->hist->realloc_from, 64);
 	dp_hashmap_init(&h->cell_of, 1024);
@@ -153,6 +154,7 @@ void dp_heap_observe(dp_heap_index *x, const dp_record *r)
 		b.addr = a->addr;
 		b.size = a->size;
 		b.t_alloc = a->time;
+		h->first_alloc = DP_MIN(h->first_alloc, a->time);
 		b.t_free = UINT64_MAX;
 		b.pid = a->pid;
 		b.tid = a->tid;
@@ -342,12 +344,19 @@ static void end_at_execs(dp_heap_history *h)
 {
 	const struct heap_exec *e = h->execs.v;
 	size_t n = h->execs.n;
+	uint64_t last = 0;
 
-	if (!n)
+	for (size_t i = 0; i < n; i++)
+		last = DP_MAX(last, e[i].time);
+	/* the common case: the one exec is the target's start, before any block */
+	if (last <= h->first_alloc)
 		return;
 	qsort(h->execs.v, n, sizeof(*e), cmp_exec);
 	for (size_t i = 0; i < h->blocks.n; i++) {
 		dp_heap_block *b = &h->blocks.v[i];
+
+		if (b->t_alloc >= last)
+			continue;
 		size_t at = DP_PARTITION_POINT(
 		    n, k, e[k].pid < b->pid || (e[k].pid == b->pid && e[k].time <= b->t_alloc));
 

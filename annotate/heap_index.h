@@ -88,6 +88,7 @@ typedef struct dp_heap_history {
 		uint32_t pid;
 	})
 	execs;
+	uint64_t first_alloc; /* the earliest block's time (UINT64_MAX: none) */
 	uint64_t unmatched_frees;
 	unsigned users; /* the indexes that read it */
 } dp_heap_history;
