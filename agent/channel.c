@@ -100,6 +100,14 @@ void dp_chan_close(void)
 	no_ring = 1;
 }
 
+void dp_chan_before_exec(void)
+{
+	if (my_ring)
+		dp_chan_close(); /* (which leaves a vfork child's ring to its parent) */
+	else
+		dp_chan_flush();
+}
+
 static void thread_exit(void *unused)
 {
 	(void)unused;

@@ -37,6 +37,10 @@ void dp_chan_flush(void);
 /* Sends this thread's batch and gives its ring back: the thread or the
  * process ends (what it sends after goes through the pipe). */
 void dp_chan_close(void);
+/* Before this thread's exec: its batch goes out and its ring back
+ * (dp_chan_close), but in a vfork child, whose thread variables are its
+ * parent's: there only the batch, which is sent once either way. */
+void dp_chan_before_exec(void);
 /* Counts records that could not be sent (channel closed by the program). */
 uint64_t dp_chan_dropped(void);
 uint64_t dp_chan_now(void);

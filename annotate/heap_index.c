@@ -337,9 +337,8 @@ static int cmp_exec(const void *a, const void *b)
 }
 
 /* An exec replaces the process's memory: each block made before it ends
- * there at the latest. Its FREE, if any, may come later or never: the
- * image that made it is gone, and with it the thread's ring of records
- * still to stamp (a ring FREE takes its thread's next allocation's time). */
+ * there at the latest. Most have no FREE: the image that would have freed
+ * them is gone. */
 static void end_at_execs(dp_heap_history *h)
 {
 	const struct heap_exec *e = h->execs.v;

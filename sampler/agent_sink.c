@@ -331,9 +331,9 @@ bool dp_agent_sink_can_rest(const dp_agent_sink *s)
 }
 
 /* Whether an owned slot's thread is gone without giving it back (a process
- * that ended by a signal; after an exec, the thread that made it lives on
- * until the process ends): looked at now and then, for slots found empty,
- * so that a program of many short processes keeps its rings. */
+ * that ended by a signal; another thread of a process that exec'ed): looked
+ * at now and then, for slots found empty, so that a program of many short
+ * processes keeps its rings. */
 static bool owner_gone(const struct dp_ring_ctl *c)
 {
 	uint32_t tid = __atomic_load_n(&c->tid, __ATOMIC_RELAXED);

@@ -440,6 +440,69 @@ static void test_mremap_block(void **state)
 	rec_truth_run_free(&r);
 }
 
+/* An exec ends every block of its process: the second image's page
+ * faults over the first image's block, never unmapped, are not named by
+ * it, while the first image's are (fixture execheap.c). */
+struct exec_count {
+	uint64_t lo, hi; /* the block */
+	size_t first, first_named, second, second_named;
+};
+
+static void count_exec(void *ctx, const rec_annotated *r)
+{
+	struct exec_count *c = ctx;
+	bool named = r->a->obj_kind == DP_OBJ_HEAP && r->a->obj_addr == c->lo;
+	const char *fn;
+
+	if (r->s->addr < c->lo || r->s->addr >= c->hi || !r->a->function)
+		return;
+	fn = dp_strtab_get(r->strs, r->a->function);
+	if (!strcmp(fn, "touch_block")) {
+		c->first++;
+		c->first_named += named;
+	} else if (!strcmp(fn, "touch_remap")) {
+		c->second++;
+		c->second_named += named;
+	}
+}
+
+static void test_exec_ends_blocks(void **state)
+{
+	const char *fixture = *state;
+	struct exec_count c = {0};
+	const tu_truth *block = NULL, *remap = NULL;
+	rec_truth_run r;
+
+	rec_fixture_truth(&r, fixture, "", "--heap -e page-faults", "execheap.dprof");
+	for (size_t i = 0; i < r.n; i++) {
+		if (!strcmp(r.t[i].kind, "skip")) {
+			printf("SKIP: %s\n", tu_truth_get(&r.t[i], "reason"));
+			rec_truth_run_free(&r);
+			skip();
+		}
+		if (!strcmp(r.t[i].kind, "block"))
+			block = &r.t[i];
+		if (!strcmp(r.t[i].kind, "remap"))
+			remap = &r.t[i];
+	}
+	assert_non_null(block);
+	assert_non_null(remap);
+	c.lo = tu_truth_u64(block, "addr");
+	c.hi = c.lo + tu_truth_u64(block, "size");
+	assert_int_equal(tu_truth_u64(remap, "addr"), c.lo);
+	rec_annotate_each(r.profile, count_exec, &c);
+	tu_report_accuracy("execheap: the first image's page faults named by its block",
+			   c.first_named, c.first, c.first);
+	printf("execheap: the second image's page faults there: %zu, named by the first's block: "
+	       "%zu\n",
+	       c.second, c.second_named);
+	assert_true(c.first >= 200);
+	assert_true(c.first_named * 100 >= c.first * 95);
+	assert_true(c.second >= 200);
+	assert_int_equal(c.second_named, 0);
+	rec_truth_run_free(&r);
+}
+
 /* A leaf's local in the red zone, below the stack pointer: the stack
  * variable it is, with its type. (An address below rsp was taken for one
  * 16 EiB above it, and named by the mapping: 5% of SQLite's memory
@@ -525,6 +588,7 @@ int main(void)
 	    cmocka_unit_test(test_kernel_mapping),
 	    REC_FIXTURE_BUILDS(test_allocator, "allocator"),
 	    REC_FIXTURE_TEST(test_mremap_block, "mremap_O2"),
+	    REC_FIXTURE_TEST(test_exec_ends_blocks, "execheap_O2"),
 	    REC_FIXTURE_TEST(test_redzone, "redzone_O2"),
 	    /* blocks allocated through wrappers nothing names (xmalloc and
 	     * kin): their site is the wrapper's caller; functions that fill in
