@@ -6,7 +6,6 @@
 #ifndef DP_AGENT_CHANNEL_H
 #define DP_AGENT_CHANNEL_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -527,23 +527,17 @@ static uint32_t find_in(const dp_heap_index *h, const struct heap_cell *c, uint3
 	uint32_t found = NIL, at = upper(c, addr);
 
 	/* live blocks do not overlap: only the one starting last below addr
-	 * can hold it, unless a missed free left two. A live block is freed
-	 * after every event replayed so far, so after t, but for one that an
-	 * allocation in a cell of another size ended, its FREE to replay
-	 * later: its end says (the block is read next anyway). */
+	 * can hold it, unless a missed free left two. A block's end says
+	 * whether it still held addr at t: one that an allocation or an exec
+	 * ended stays here until its FREE, timed later, replays (if ever). */
 	while (at-- > 0) {
 		const struct heap_entry *e = &c->e[at];
 
-		if (!c->overlap) {
-			if (addr < e->end && e->pid == pid && e->t_alloc <= t &&
-			    t < h->hist->blocks.v[e->block].t_free)
-				found = e->block;
-			break;
-		}
-		/* an unfreed block's end is the next one's start there */
 		if (addr < e->end && e->pid == pid && e->t_alloc <= t &&
 		    t < h->hist->blocks.v[e->block].t_free && (found == NIL || e->block > found))
 			found = e->block;
+		if (!c->overlap)
+			break;
 	}
 	/* blocks freed after t only: the list runs back in time */
 	for (uint32_t i = c->freed; i != NIL; i = h->freed.v[i].next) {
